@@ -1,0 +1,182 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cxlv/cxlv/completions"
+	"github.com/cxlv/cxlv/sysfs"
+)
+
+func completionCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "completion",
+		Usage:     "print the shell completion script",
+		ArgsUsage: "bash|zsh|fish",
+		Description: "bash: cxlvctl completion bash > /etc/bash_completion.d/cxlvctl\n" +
+			"zsh:  cxlvctl completion zsh > \"${fpath[1]}/_cxlvctl\"\n" +
+			"fish: cxlvctl completion fish > ~/.config/fish/completions/cxlvctl.fish",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("completion needs one shell: %s", strings.Join(completions.Shells(), ", "))
+			}
+			script, err := completions.Script(c.Args().First())
+			if err != nil {
+				return usageError{err}
+			}
+			_, err = c.App.Writer.Write(script)
+			return err
+		},
+	}
+}
+
+// completeCommand is what the completion scripts call with the words of
+// the command line (the last one being completed). It prints one candidate
+// per line: subcommands, flags, or live names read from sysfs, picked from
+// the command tree itself, so new commands complete without script changes.
+func completeCommand() *cli.Command {
+	return &cli.Command{
+		Name:            "__complete",
+		Hidden:          true,
+		SkipFlagParsing: true,
+		Action: func(c *cli.Context) error {
+			for _, s := range completeWords(c.App, c.String("sysfs-root"), c.Args().Slice()) {
+				fmt.Fprintln(c.App.Writer, s)
+			}
+			return nil
+		},
+	}
+}
+
+// What a positional argument completes to, from the command's ArgsUsage
+// ("cxlvN", "regionN..."), and what a flag's value completes to, by
+// "command path/flag" or by flag name alone: a kind of live name
+// (sysfs.NameKinds) or fixed choices separated by "|".
+var (
+	argKinds = map[string]string{
+		"cxlvN": "cxlv", "memN": "memdev", "decoderX.Y": "decoder",
+		"regionN": "region", "namespaceX.Y": "namespace", "namespaceR.N": "namespace",
+	}
+	flagValues = map[string]string{
+		"device": "cxlv", "memdev": "memdev", "decoder": "root-decoder",
+		"region create/namespace": "fsdax|devdax|raw|none",
+		"region create/fs":        "xfs|ext4",
+		"namespace create/region": "nd-region",
+		"namespace create/mode":   "fsdax|devdax|raw",
+	}
+)
+
+// values lists the candidates of a kind or a choice list.
+func values(sysRoot, what string) []string {
+	if strings.Contains(what, "|") {
+		return strings.Split(what, "|")
+	}
+	return liveNames(sysRoot, what)
+}
+
+// completeWords completes the last of words; sysRoot is the sysfs to read
+// names from unless the words give --sysfs-root themselves.
+func completeWords(app *cli.App, sysRoot string, words []string) []string {
+	if len(words) == 0 {
+		words = []string{""}
+	}
+	cur := words[len(words)-1]
+	commands, flags := app.Commands, app.Flags
+	var cmd *cli.Command
+	var path []string
+	valueOf := "" // flag whose value the current word is
+	for i := 0; i < len(words)-1; i++ {
+		w := words[i]
+		if strings.HasPrefix(w, "-") {
+			name, _, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
+			if f := findFlag(flags, name); f != nil && takesValue(f) && !hasValue {
+				if i+1 == len(words)-1 {
+					valueOf = name
+				} else if name == "sysfs-root" {
+					sysRoot = words[i+1]
+				}
+				i++
+			}
+			continue
+		}
+		if sub := findCommand(commands, w); sub != nil {
+			cmd, commands, flags = sub, sub.Subcommands, sub.Flags
+			path = append(path, sub.Name)
+		}
+	}
+	var candidates []string
+	switch {
+	case valueOf != "":
+		what, ok := flagValues[strings.Join(path, " ")+"/"+valueOf]
+		if !ok {
+			what = flagValues[valueOf]
+		}
+		candidates = values(sysRoot, what)
+	case strings.HasPrefix(cur, "-"):
+		for _, f := range flags {
+			candidates = append(candidates, "--"+f.Names()[0])
+		}
+	case len(commands) > 0:
+		for _, c := range commands {
+			if !c.Hidden {
+				candidates = append(candidates, c.Name)
+			}
+		}
+	case cmd != nil:
+		usage, _, _ := strings.Cut(cmd.ArgsUsage, " ")
+		usage = strings.TrimSuffix(usage, "...")
+		if kind, ok := argKinds[usage]; ok {
+			usage = kind
+		}
+		candidates = values(sysRoot, usage)
+	}
+	var out []string
+	for _, c := range candidates {
+		if strings.HasPrefix(c, cur) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func findFlag(flags []cli.Flag, name string) cli.Flag {
+	for _, f := range flags {
+		if slices.Contains(f.Names(), name) {
+			return f
+		}
+	}
+	return nil
+}
+
+func takesValue(f cli.Flag) bool {
+	dv, ok := f.(cli.DocGenerationFlag)
+	return ok && dv.TakesValue()
+}
+
+func findCommand(commands []*cli.Command, name string) *cli.Command {
+	for _, c := range commands {
+		if c.Name == name || slices.Contains(c.Aliases, name) {
+			return c
+		}
+	}
+	return nil
+}
+
+// liveNames lists the objects of one kind that exist now.
+func liveNames(sysRoot, kind string) []string {
+	if kind == "" {
+		return nil
+	}
+	sys, err := sysfs.NewFS(sysRoot)
+	if err != nil {
+		return nil
+	}
+	t, err := sys.Topology()
+	if err != nil {
+		return nil
+	}
+	return t.Names(kind)
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cxlv/cxlv/debugfs"
+)
+
+func createCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "create",
+		Usage: "create a cxl_virt device on a reserved memory range",
+		Description: "The range must be reserved with the memmap= kernel argument (see `cxlvctl ranges`).\n" +
+			"Sizes and addresses take K/M/G/T suffixes (powers of 1024), decimal or 0x hex.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "memstart", Usage: "start of the reserved range (e.g. 6G, 0x180000000)"},
+			&cli.StringFlag{Name: "size", Usage: "bytes of the range the device uses (e.g. 2G)"},
+			&cli.BoolFlag{Name: "pmem", Usage: "persistent memory (needed for regions and namespaces on Linux 6.1)"},
+			&cli.StringFlag{Name: "serial", Usage: "device serial number (default: derived from memstart)"},
+			&cli.BoolFlag{Name: "wait", Usage: "wait until the device's memdev is ready"},
+			&cli.DurationFlag{Name: "timeout", Value: defaultTimeout, Usage: "how long --wait waits"},
+			jsonFlag(),
+		},
+		Action: runCreate,
+	}
+}
+
+func runCreate(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("create takes no arguments, got %q", c.Args().First())
+	}
+	spec := debugfs.CreateSpec{Pmem: c.Bool("pmem")}
+	// An absent flag stays 0, which Validate reports as required.
+	for _, f := range []struct {
+		name string
+		dst  *uint64
+	}{{"memstart", &spec.Memstart}, {"size", &spec.Memsize}, {"serial", &spec.Serial}} {
+		if s := c.String(f.name); s != "" {
+			v, err := debugfs.ParseSize(s)
+			if err != nil {
+				return fmt.Errorf("--%s: %w", f.name, err)
+			}
+			*f.dst = v
+		}
+	}
+	e, err := newEnv(c)
+	if err != nil {
+		return err
+	}
+	ctl := e.control()
+	made, err := ctl.Create(spec)
+	if err != nil || e.dryRun {
+		return err
+	}
+	if c.Bool("wait") {
+		ctx, cancel := context.WithTimeout(c.Context, c.Duration("timeout"))
+		defer cancel()
+		if made.Memdev, err = ctl.WaitMemdev(ctx, made.Name, e.progress(made.Name)); err != nil {
+			return err
+		}
+	}
+	return printDevice(e, c.Bool("json"), made.Name)
+}
+
+// defaultTimeout bounds waits for asynchronous kernel probes.
+const defaultTimeout = 30 * time.Second

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"reflect"
+	"sort"
+	"testing"
+)
+
+// Cross-check of `cxlvctl list --json` against `cxl list`: every memdev,
+// root decoder and region cxlvctl shows must be in cxl list's output with
+// the same keys and the same values. It runs on captured trees (fixtures
+// with the cxl list output of the same boot) and, in the VM, on the live
+// system (TestLiveCrossCheck, run by test/e2e/cxlvctl-list-qemu.sh).
+
+// cxlListObjects indexes the objects of `cxl list` output by their name
+// key. cxl list prints a flat array for one kind of object, and an array
+// of {"<kind>": [...]} objects for several; nested child arrays are keyed
+// "<kind>:<parent>". All of them are walked.
+func cxlListObjects(data []byte) (map[string]map[string]any, error) {
+	var top any
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, fmt.Errorf("cxl list output: %w", err)
+	}
+	objects := map[string]map[string]any{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		case map[string]any:
+			flat := map[string]any{}
+			for k, child := range v {
+				if _, isArray := child.([]any); isArray {
+					walk(child)
+				} else {
+					flat[k] = child
+				}
+			}
+			// A decoder names its region too: the first name key wins.
+			for _, key := range []string{"decoder", "memdev", "region"} {
+				if name, ok := flat[key].(string); ok {
+					objects[name] = flat
+					break
+				}
+			}
+		}
+	}
+	walk(top)
+	return objects, nil
+}
+
+// ourObjects does the same for `cxlvctl list --json`: the memdev, root
+// decoder and region objects, without the nd_region cxlvctl adds.
+func ourObjects(t *testing.T, data []byte) map[string]map[string]any {
+	t.Helper()
+	var links []map[string]any
+	if err := json.Unmarshal(data, &links); err != nil {
+		t.Fatalf("cxlvctl list --json: %v\n%s", err, data)
+	}
+	objects := map[string]map[string]any{}
+	for _, l := range links {
+		if m, ok := l["memdev"].(map[string]any); ok {
+			objects[m["memdev"].(string)] = m
+		}
+		for _, key := range []string{"root_decoders", "regions"} {
+			list, _ := l[key].([]any)
+			for _, o := range list {
+				obj := o.(map[string]any)
+				delete(obj, "nd_region")
+				name, _ := obj["decoder"].(string)
+				if r, ok := obj["region"].(string); ok && key == "regions" {
+					name = r
+				}
+				objects[name] = obj
+			}
+		}
+	}
+	return objects
+}
+
+// crossCheck compares and returns how many objects it compared.
+func crossCheck(t *testing.T, ours, cxlList []byte) int {
+	t.Helper()
+	theirs, err := cxlListObjects(cxlList)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := ourObjects(t, ours)
+	names := make([]string, 0, len(mine))
+	for n := range mine {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	compared := 0
+	for _, name := range names {
+		obj := mine[name]
+		other, ok := theirs[name]
+		if !ok {
+			// cxl list hides idle objects (zero-sized decoders) without -i.
+			if obj["state"] == "disabled" {
+				continue
+			}
+			t.Errorf("%s: in cxlvctl list, not in cxl list", name)
+			continue
+		}
+		compared++
+		if !reflect.DeepEqual(obj, other) {
+			a, _ := json.Marshal(obj)
+			b, _ := json.Marshal(other)
+			t.Errorf("%s differs:\ncxlvctl:  %s\ncxl list: %s", name, a, b)
+		}
+	}
+	return compared
+}
+
+// TestLiveCrossCheck runs on a live system with CXL devices (the VM):
+// CXLV_LIVE_CROSSCHECK=1 cxlvctl.test -test.run TestLiveCrossCheck.
+func TestLiveCrossCheck(t *testing.T) {
+	if os.Getenv("CXLV_LIVE_CROSSCHECK") != "1" {
+		t.Skip("set CXLV_LIVE_CROSSCHECK=1 to compare with cxl list on this system")
+	}
+	var ours, errOut bytes.Buffer
+	if rc := run([]string{"cxlvctl", "list", "--json"}, &ours, &errOut); rc != 0 {
+		t.Fatalf("cxlvctl list --json: exit %d: %s", rc, errOut.String())
+	}
+	theirs, err := exec.Command("cxl", "list", "-M", "-D", "-R").Output()
+	if err != nil {
+		t.Fatalf("cxl list: %v", err)
+	}
+	t.Logf("cxlvctl list --json:\n%s\ncxl list -M -D -R:\n%s", ours.String(), theirs)
+	if n := crossCheck(t, ours.Bytes(), theirs); n == 0 {
+		t.Fatal("no object to compare: is a CXL device present?")
+	}
+	ndctl, err := exec.Command("ndctl", "list", "-v", "-R", "-N").Output()
+	if err != nil {
+		t.Fatalf("ndctl list: %v", err)
+	}
+	t.Logf("ndctl list -v -R -N:\n%s", ndctl)
+	ndctlCheck(t, ours.Bytes(), ndctl)
+}

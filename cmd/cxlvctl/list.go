@@ -1,0 +1,207 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+	"github.com/urfave/cli/v2"
+
+	"github.com/cxlv/cxlv/debugfs"
+	"github.com/cxlv/cxlv/sysfs"
+)
+
+func listCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "list",
+		Usage: "list devices linked to memdev, root decoder, region, nd region, namespace and /dev node",
+		Description: "One row per namespace (or region, or memdev). Works without cxl_virt too:\n" +
+			"then it lists the CXL memdevs of the machine (QEMU's emulated device, real hardware).\n" +
+			"--json prints memdev, decoder and region objects with the keys of `cxl list`.",
+		Flags: []cli.Flag{
+			jsonFlag(),
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "more columns"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("list takes no arguments, got %q", c.Args().First())
+			}
+			e, err := newEnv(c)
+			if err != nil {
+				return err
+			}
+			return printLinks(e.sys, e.out, c.Bool("json"), c.Bool("verbose"), func(sysfs.DeviceLink) bool { return true })
+		},
+	}
+}
+
+// printDevice prints the list entry of one cxl_virt device.
+func printDevice(e *env, asJSON bool, name string) error {
+	return printLinks(e.sys, e.out, asJSON, false, func(l sysfs.DeviceLink) bool {
+		return l.Virt != nil && l.Virt.Name == name
+	})
+}
+
+func printLinks(sys sysfs.FS, out io.Writer, asJSON, verbose bool, keep func(sysfs.DeviceLink) bool) error {
+	t, err := sys.Topology()
+	if err != nil {
+		return err
+	}
+	var links []sysfs.DeviceLink
+	for _, l := range t.Links() {
+		if keep(l) {
+			links = append(links, l)
+		}
+	}
+	if asJSON {
+		js := make([]sysfs.LinkJSON, 0, len(links))
+		for _, l := range links {
+			js = append(js, l.JSON(t.Regions))
+		}
+		return writeJSON(out, js)
+	}
+	header := []string{"DEVICE", "MEMDEV", "TYPE", "SIZE", "DECODER", "REGION", "ND_REGION", "NAMESPACE", "MODE", "DEVNODE"}
+	if verbose {
+		header = append(header, "MEMSTART", "SERIAL", "HOST", "STATE")
+	}
+	var rows [][]string
+	for _, l := range links {
+		for _, r := range linkRows(l) {
+			if verbose {
+				r = append(r, verboseColumns(l)...)
+			}
+			rows = append(rows, r)
+		}
+	}
+	return writeTable(out, header, rows)
+}
+
+// linkRows are the table rows of one link: one per namespace, else per
+// region, else one.
+func linkRows(l sysfs.DeviceLink) [][]string {
+	device, memdev, kind, size := "-", "-", "-", "-"
+	if l.Virt != nil {
+		device = l.Virt.Name
+		if l.Virt.Memsize != nil {
+			size = debugfs.FormatSize(*l.Virt.Memsize)
+		}
+		if l.Virt.Pmem != nil {
+			kind = memoryType(*l.Virt.Pmem)
+		}
+	}
+	if m := l.Memdev; m != nil {
+		memdev, size = m.Name, debugfs.FormatSize(m.PmemSize+m.RAMSize)
+		kind = memoryType(m.PmemSize > 0)
+	}
+	decoder := "-"
+	var names []string
+	for _, d := range l.RootDecoders {
+		names = append(names, d.Name)
+	}
+	if len(names) > 0 {
+		decoder = strings.Join(names, ",")
+	}
+	base := []string{device, memdev, kind, size, decoder}
+	if len(l.Regions) == 0 {
+		return [][]string{append(base, "-", "-", "-", "-", "-")}
+	}
+	var rows [][]string
+	for _, r := range l.Regions {
+		row := append(append([]string(nil), base...), r.Region.Name)
+		if len(r.Region.Decoder) > 0 {
+			row[4] = r.Region.Decoder
+		}
+		if r.NDRegion == nil {
+			rows = append(rows, append(row, "-", "-", "-", "-"))
+			continue
+		}
+		var active int
+		for _, ns := range r.NDRegion.Namespaces {
+			if ns.Idle() {
+				continue
+			}
+			active++
+			rows = append(rows, append(append([]string(nil), row...), r.NDRegion.Name, ns.Name, ns.Mode, dash(devNode(ns))))
+		}
+		if active == 0 {
+			rows = append(rows, append(row, r.NDRegion.Name, "-", "-", "-"))
+		}
+	}
+	return rows
+}
+
+func memoryType(pmem bool) string {
+	if pmem {
+		return "pmem"
+	}
+	return "ram"
+}
+
+func devNode(ns sysfs.Namespace) string {
+	if ns.CharDev != "" {
+		return ns.CharDev
+	}
+	return ns.BlockDev
+}
+
+func verboseColumns(l sysfs.DeviceLink) []string {
+	memstart, serial, host, state := "-", "-", "-", "-"
+	if v := l.Virt; v != nil {
+		if v.Memstart != nil {
+			memstart = "0x" + strconv.FormatUint(*v.Memstart, 16)
+		}
+		state = dash(v.State)
+	}
+	if m := l.Memdev; m != nil {
+		if m.Serial != nil {
+			serial = "0x" + strconv.FormatUint(*m.Serial, 16)
+		}
+		host = m.Host
+		if m.Driver == "" {
+			state = "disabled"
+		} else if state == "-" {
+			state = "enabled"
+		}
+	}
+	return []string{memstart, serial, host, state}
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// writeTable prints plain, left-aligned columns (kubectl/ndctl style).
+func writeTable(out io.Writer, header []string, rows [][]string) error {
+	t := tablewriter.NewTable(out,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Borders: tw.BorderNone,
+			Symbols: tw.NewSymbols(tw.StyleNone),
+			Settings: tw.Settings{
+				Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.Off},
+				Lines:      tw.Lines{ShowHeaderLine: tw.Off},
+			},
+		})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithPadding(tw.Padding{Left: "", Right: "   ", Overwrite: true}),
+	)
+	t.Header(header)
+	if err := t.Bulk(rows); err != nil {
+		return err
+	}
+	return t.Render()
+}
+
+func writeJSON(out io.Writer, v any) error {
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,185 @@
+// Command cxlvctl controls virtual CXL memory devices (cxl_virt): create
+// and remove them, list them linked to their regions and namespaces, find
+// reserved memory for them, and complete their names in the shell.
+//
+// Commands stay thin: they parse flags, call the sysfs/debugfs/region
+// packages and print. Exit codes, for scripts:
+//
+//	0  success
+//	1  any other failure
+//	2  invalid input (flags, sizes, names); nothing was written
+//	3  permission denied: run as root
+//	4  not supported: module not loaded, or the kernel lacks the feature
+//	5  busy: the device or range is in use
+//	6  not found: no such device, memdev, region, ...
+//	7  timed out waiting for the kernel
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cxlv/cxlv/debugfs"
+	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/writer"
+)
+
+// Exit codes (see the package comment).
+const (
+	exitOK = iota
+	exitFailure
+	exitInvalid
+	exitPermission
+	exitNotSupported
+	exitBusy
+	exitNotFound
+	exitTimeout
+)
+
+const exitCodeHelp = `EXIT CODES:
+   0 success, 1 failure, 2 invalid input (nothing written), 3 permission denied (run as root),
+   4 not supported (module not loaded / kernel too old), 5 busy, 6 not found, 7 timed out`
+
+// commands is the command list; one line per command.
+func commands() []*cli.Command {
+	return []*cli.Command{
+		createCommand(),
+		removeCommand(),
+		listCommand(),
+		rangesCommand(),
+		infoCommand(),
+		regionCommand(),
+		namespaceCommand(),
+		completionCommand(),
+		completeCommand(),
+	}
+}
+
+func main() {
+	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+}
+
+// run executes one command line and returns its exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	err := newApp(stdout, stderr).Run(args)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "cxlvctl: %v\n", err)
+	return exitCode(err)
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:            "cxlvctl",
+		Usage:           "control virtual CXL memory devices (cxl_virt)",
+		Description:     exitCodeHelp,
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		HideHelpCommand: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "sysfs-root", Value: sysfs.DefaultRoot, Usage: "sysfs mount point (a captured tree in tests)"},
+			&cli.StringFlag{Name: "debugfs-root", Value: debugfs.DefaultRoot, Usage: "debugfs mount point"},
+			&cli.StringFlag{Name: "proc-root", Value: debugfs.DefaultProcRoot, Usage: "procfs mount point"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "print the kernel writes as shell commands instead of doing them"},
+		},
+		Commands:       commands(),
+		ExitErrHandler: func(*cli.Context, error) {}, // run prints and picks the code
+		OnUsageError:   onUsageError,
+	}
+	setUsageErrors(app.Commands)
+	return app
+}
+
+// onUsageError makes a bad command line a one-line error with exit code 2
+// instead of urfave/cli's help dump.
+func onUsageError(_ *cli.Context, err error, _ bool) error { return usageError{err} }
+
+func setUsageErrors(commands []*cli.Command) {
+	for _, c := range commands {
+		if c.OnUsageError == nil {
+			c.OnUsageError = onUsageError
+		}
+		setUsageErrors(c.Subcommands)
+	}
+}
+
+// usageError is a command line urfave/cli could not parse.
+type usageError struct{ error }
+
+func (usageError) Is(target error) bool { return target == debugfs.ErrInvalid }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// exitCode maps an error to the documented exit codes.
+func exitCode(err error) int {
+	var notFound *sysfs.NotFoundError
+	switch {
+	case errors.Is(err, debugfs.ErrInvalid):
+		return exitInvalid
+	case errors.Is(err, fs.ErrPermission):
+		return exitPermission
+	case errors.Is(err, sysfs.ErrNotSupported):
+		return exitNotSupported
+	case errors.Is(err, syscall.EBUSY):
+		return exitBusy
+	case errors.As(err, &notFound):
+		return exitNotFound
+	case errors.Is(err, debugfs.ErrTimeout):
+		return exitTimeout
+	}
+	return exitFailure
+}
+
+// env is what every command needs, from the global flags.
+type env struct {
+	sys         sysfs.FS
+	debugfsRoot string
+	procRoot    string
+	dryRun      bool
+	w           writer.Writer
+	out, errOut io.Writer
+}
+
+func newEnv(c *cli.Context) (*env, error) {
+	sys, err := sysfs.NewFS(c.String("sysfs-root"))
+	if err != nil {
+		return nil, err
+	}
+	e := &env{
+		sys:         sys,
+		debugfsRoot: c.String("debugfs-root"),
+		procRoot:    c.String("proc-root"),
+		dryRun:      c.Bool("dry-run"),
+		w:           writer.Kernel{},
+		out:         c.App.Writer,
+		errOut:      c.App.ErrWriter,
+	}
+	if e.dryRun {
+		e.w = writer.DryRun{Out: e.out}
+	}
+	return e, nil
+}
+
+// control returns the cxl_virt control for this environment.
+func (e *env) control() *debugfs.Control {
+	ctl := debugfs.NewControl(e.sys, e.debugfsRoot, e.w)
+	ctl.DryRun = e.dryRun
+	return ctl
+}
+
+// progress prints a state change of something that waits, to stderr.
+func (e *env) progress(subject string) func(string) {
+	return func(state string) { fmt.Fprintf(e.errOut, "%s: %s\n", subject, state) }
+}
+
+// jsonFlag is the --json flag of commands that print something.
+func jsonFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "json", Aliases: []string{"j"}, Usage: "print JSON"}
+}

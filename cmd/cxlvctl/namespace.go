@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cxlv/cxlv/debugfs"
+	"github.com/cxlv/cxlv/region"
+)
+
+func namespaceCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "namespace",
+		Usage: "create and destroy nvdimm namespaces on pmem regions",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "create",
+				Usage: "create a namespace (the sysfs sequence of `ndctl create-namespace`)",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "region", Aliases: []string{"r"}, Usage: "nd region (regionN, as region list shows it)", Required: true},
+					&cli.StringFlag{Name: "mode", Aliases: []string{"m"}, Value: string(region.ModeFsdax), Usage: "fsdax, devdax or raw"},
+					&cli.StringFlag{Name: "size", Aliases: []string{"s"}, Usage: "namespace size (default: the region's largest free extent)"},
+					&cli.DurationFlag{Name: "timeout", Value: defaultTimeout, Usage: "how long to wait for the driver's probe"},
+					jsonFlag(),
+				},
+				Action: runNamespaceCreate,
+			},
+			{
+				Name:      "destroy",
+				Usage:     "disable namespaces and delete their labels",
+				ArgsUsage: "namespaceR.N...",
+				Action:    runNamespaceDestroy,
+			},
+		},
+	}
+}
+
+func runNamespaceCreate(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("namespace create takes no arguments, got %q", c.Args().First())
+	}
+	mode, err := region.ParseMode(c.String("mode"))
+	if err != nil {
+		return regionError(err)
+	}
+	spec := region.NamespaceSpec{Region: c.String("region"), Mode: mode}
+	if s := c.String("size"); s != "" {
+		if spec.Size, err = debugfs.ParseSize(s); err != nil {
+			return fmt.Errorf("--size: %w", err)
+		}
+	}
+	e, err := newEnv(c)
+	if err != nil {
+		return err
+	}
+	ns, err := regionManager(e, c.Duration("timeout")).CreateNamespace(c.Context, spec)
+	if err != nil || e.dryRun {
+		return regionError(err)
+	}
+	if c.Bool("json") {
+		return writeJSON(e.out, ns)
+	}
+	printNamespace(e, ns)
+	return nil
+}
+
+// printNamespace prints one line about a namespace that was made or came back.
+func printNamespace(e *env, ns region.NamespaceResult) {
+	how := "created"
+	if ns.Reassembled {
+		how = "re-assembled from labels"
+	}
+	fmt.Fprintf(e.out, "%s: %s %s, %s, uuid %s (%s)\n", ns.Name, ns.Mode, dash(ns.BlockDev+ns.CharDev),
+		debugfs.FormatSize(ns.Size), ns.UUID, how)
+}
+
+func runNamespaceDestroy(c *cli.Context) error {
+	return destroyEach(c, "namespace destroy needs namespace names (namespaceR.N)", (*region.Manager).DestroyNamespace)
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cxlv/cxlv/debugfs"
+)
+
+func rangesCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "ranges",
+		Usage: "show reserved memory usable for devices, what uses it, and how to reserve more",
+		Flags: []cli.Flag{
+			jsonFlag(),
+			&cli.StringFlag{Name: "size", Value: "2G", Usage: "size of the memmap= range to suggest"},
+		},
+		Action: runRanges,
+	}
+}
+
+type rangeJSON struct {
+	Start   uint64     `json:"start"`
+	Size    uint64     `json:"size"`
+	Sources []string   `json:"sources"`
+	UsedBy  []usedJSON `json:"used_by,omitempty"`
+	Free    *spanJSON  `json:"free,omitempty"`
+}
+
+type usedJSON struct {
+	Device string `json:"device"`
+	Start  uint64 `json:"start"`
+	Size   uint64 `json:"size"`
+}
+
+type spanJSON struct {
+	Start uint64 `json:"start"`
+	Size  uint64 `json:"size"`
+}
+
+type rangesJSON struct {
+	Reserved []rangeJSON `json:"reserved"`
+	// Suggest is a memmap= argument reserving more, "" when no RAM fits.
+	Suggest string `json:"suggest,omitempty"`
+}
+
+func runRanges(c *cli.Context) error {
+	size, err := debugfs.ParseSize(c.String("size"))
+	if err != nil {
+		return fmt.Errorf("--size: %w", err)
+	}
+	e, err := newEnv(c)
+	if err != nil {
+		return err
+	}
+	hm, err := debugfs.Host{Sys: e.sys, ProcRoot: e.procRoot}.Read()
+	if err != nil {
+		return err
+	}
+	if hm.Hidden {
+		fmt.Fprintln(e.errOut, "cxlvctl: warning: /proc/iomem hides addresses from non-root users; run as root to see every range")
+	}
+	out := rangesJSON{Reserved: []rangeJSON{}}
+	for _, r := range hm.Usable() {
+		j := rangeJSON{Start: r.Start, Size: r.Size, Sources: r.Sources}
+		for _, u := range r.UsedBy {
+			j.UsedBy = append(j.UsedBy, usedJSON{Device: u.Device, Start: u.Start, Size: u.Size})
+		}
+		if free := r.Free(); free.Size > 0 {
+			j.Free = &spanJSON{Start: free.Start, Size: free.Size}
+		}
+		out.Reserved = append(out.Reserved, j)
+	}
+	if s, ok := hm.Suggest(size); ok {
+		out.Suggest = debugfs.MemmapArg(s)
+	}
+	if c.Bool("json") {
+		return writeJSON(e.out, out)
+	}
+	var rows [][]string
+	for _, r := range out.Reserved {
+		used, free := "-", "-"
+		var names []string
+		for _, u := range r.UsedBy {
+			names = append(names, u.Device)
+		}
+		if len(names) > 0 {
+			used = strings.Join(names, ",")
+		}
+		if r.Free != nil {
+			free = fmt.Sprintf("%s@%#x", debugfs.FormatSize(r.Free.Size), r.Free.Start)
+		}
+		rows = append(rows, []string{fmt.Sprintf("%#x", r.Start), fmt.Sprintf("%#x", r.Start+r.Size-1),
+			debugfs.FormatSize(r.Size), strings.Join(r.Sources, ","), used, free})
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(e.out, "no reserved range of 256M or more")
+	} else if err := writeTable(e.out, []string{"START", "END", "SIZE", "SOURCE", "USED_BY", "FREE"}, rows); err != nil {
+		return err
+	}
+	if out.Suggest != "" {
+		fmt.Fprintf(e.out, "\nto reserve %s more, add to the kernel command line and reboot: %s\n"+
+			"(in /etc/default/grub GRUB_CMDLINE_LINUX write the $ as \\$, then run update-grub)\n",
+			debugfs.FormatSize(size), out.Suggest)
+	}
+	return nil
+}

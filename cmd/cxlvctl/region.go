@@ -1,0 +1,260 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cxlv/cxlv/debugfs"
+	"github.com/cxlv/cxlv/region"
+	"github.com/cxlv/cxlv/sysfs"
+)
+
+func init() { teardownDevice = teardown }
+
+func regionCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "region",
+		Usage: "create, destroy and list CXL pmem regions",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "create",
+				Usage: "create a pmem region, and optionally a namespace, a DAX filesystem and its mount",
+				Description: "Runs the sysfs sequence of `cxl create-region` and `ndctl create-namespace` and waits\n" +
+					"for the kernel's probes. On any failure everything it did is undone, DPA included.\n" +
+					"--uuid re-creates a region with a known uuid: namespaces whose labels the memdev\n" +
+					"keeps (region destroy --keep-namespaces) come back with their data.",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "device", Aliases: []string{"d"}, Usage: "cxl_virt device (cxlvN)"},
+					&cli.StringFlag{Name: "memdev", Aliases: []string{"m"}, Usage: "CXL memdev (memN), e.g. QEMU's emulated device"},
+					&cli.StringFlag{Name: "size", Aliases: []string{"s"}, Usage: "region size, a multiple of 256M (default: all free capacity)"},
+					&cli.StringFlag{Name: "uuid", Aliases: []string{"U"}, Usage: "region uuid (default: a new one)"},
+					&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "namespace to create: fsdax, devdax, raw or none (default: fsdax with --fs, else none)"},
+					&cli.StringFlag{Name: "fs", Usage: "make this filesystem on the fsdax namespace: xfs or ext4"},
+					&cli.StringFlag{Name: "mount", Usage: "mount the filesystem here with -o dax"},
+					&cli.DurationFlag{Name: "timeout", Value: defaultTimeout, Usage: "how long to wait for each kernel probe"},
+					jsonFlag(),
+				},
+				Action: runRegionCreate,
+			},
+			{
+				Name:      "destroy",
+				Usage:     "destroy regions, their namespaces first, and free their DPA",
+				ArgsUsage: "regionN...",
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "keep-namespaces", Usage: "keep the namespace labels, to bring them back with region create --uuid"},
+				},
+				Action: runRegionDestroy,
+			},
+			{
+				Name:   "list",
+				Usage:  "list CXL regions with their nd regions and namespaces",
+				Flags:  []cli.Flag{jsonFlag()},
+				Action: runRegionList,
+			},
+		},
+	}
+}
+
+// regionManager is the region library bound to this environment.
+func regionManager(e *env, timeout time.Duration) *region.Manager {
+	m := &region.Manager{FS: e.sys, W: e.w, Simulate: e.dryRun, Timeout: timeout,
+		Progress: func(ev region.Event) {
+			if ev.Done {
+				fmt.Fprintf(e.errOut, "%s: done in %v\n", ev.Step, ev.Elapsed.Round(time.Millisecond))
+			} else {
+				fmt.Fprintf(e.errOut, "%s ...\n", ev.Step)
+			}
+		}}
+	if e.dryRun {
+		m.Tools = region.PrintTools{Out: e.out}
+	}
+	return m
+}
+
+// regionError gives library errors the exit codes of main.go.
+func regionError(err error) error {
+	var timeout *region.TimeoutError
+	switch {
+	case errors.Is(err, region.ErrInvalid):
+		return usageError{err}
+	case errors.As(err, &timeout):
+		return timedOut{err}
+	}
+	return err
+}
+
+type timedOut struct{ error }
+
+func (timedOut) Is(target error) bool { return target == debugfs.ErrTimeout }
+
+func runRegionCreate(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("region create takes no arguments, got %q", c.Args().First())
+	}
+	e, err := newEnv(c)
+	if err != nil {
+		return err
+	}
+	spec := region.Spec{UUID: c.String("uuid"), Filesystem: c.String("fs"), MountDir: c.String("mount")}
+	switch dev, md := c.String("device"), c.String("memdev"); {
+	case (dev == "") == (md == ""):
+		return usagef("region create needs one of --device cxlvN or --memdev memN")
+	case dev != "":
+		if spec.Memdev, err = memdevOf(e.sys, dev); err != nil {
+			return err
+		}
+		if spec.Memdev == "" {
+			return fmt.Errorf("%s has no memdev yet: wait for it (cxlvctl create --wait) or check that cxl_mem is loaded", dev)
+		}
+	default:
+		spec.Memdev = md
+	}
+	if s := c.String("size"); s != "" {
+		if spec.Size, err = debugfs.ParseSize(s); err != nil {
+			return fmt.Errorf("--size: %w", err)
+		}
+	}
+	mode := c.String("namespace")
+	if mode == "" && spec.Filesystem != "" {
+		mode = string(region.ModeFsdax)
+	}
+	if mode != "" {
+		if spec.Namespace, err = region.ParseMode(mode); err != nil {
+			return regionError(err)
+		}
+	}
+	res, err := regionManager(e, c.Duration("timeout")).Create(c.Context, spec)
+	if err != nil || e.dryRun {
+		return regionError(err)
+	}
+	if c.Bool("json") {
+		return writeJSON(e.out, res)
+	}
+	fmt.Fprintf(e.out, "%s: %s pmem region on %s (%s -> %s), uuid %s, nd %s\n", res.Region,
+		debugfs.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, res.UUID, res.NDRegion)
+	for _, ns := range res.Namespaces {
+		printNamespace(e, ns)
+	}
+	if res.MountDir != "" {
+		fmt.Fprintf(e.out, "%s on %s mounted at %s (dax)\n", res.Filesystem, res.Namespaces[0].BlockDev, res.MountDir)
+	}
+	fmt.Fprintf(e.out, "took %v (region %v, namespace %v)\n", res.TotalTime.Round(time.Millisecond),
+		res.RegionTime.Round(time.Millisecond), res.NamespaceTime.Round(time.Millisecond))
+	return nil
+}
+
+// memdevOf is the memdev of a cxl_virt device, "" before cxl_mem probed it.
+func memdevOf(sys sysfs.FS, device string) (string, error) {
+	t, err := sys.Topology()
+	if err != nil {
+		return "", err
+	}
+	for _, l := range t.Links() {
+		if l.Virt == nil || l.Virt.Name != device {
+			continue
+		}
+		if l.Memdev == nil {
+			return "", nil
+		}
+		return l.Memdev.Name, nil
+	}
+	return "", &sysfs.NotFoundError{Kind: "cxl_virt device", Name: device}
+}
+
+// teardown destroys the namespaces, regions and DPA of a cxl_virt device
+// for `remove --force`.
+func teardown(e *env, device string) error {
+	memdev, err := memdevOf(e.sys, device)
+	if err != nil || memdev == "" {
+		return err // without a memdev nothing can have been built on it
+	}
+	return regionError(regionManager(e, defaultTimeout).Teardown(memdev))
+}
+
+func runRegionDestroy(c *cli.Context) error {
+	keep := c.Bool("keep-namespaces")
+	return destroyEach(c, "region destroy needs region names (regionN)", func(m *region.Manager, name string) error {
+		return m.DestroyRegion(name, keep)
+	})
+}
+
+// destroyEach runs destroy on each name given, stopping at the first error.
+func destroyEach(c *cli.Context, usage string, destroy func(*region.Manager, string) error) error {
+	if c.NArg() == 0 {
+		return usagef("%s", usage)
+	}
+	e, err := newEnv(c)
+	if err != nil {
+		return err
+	}
+	m := regionManager(e, defaultTimeout)
+	for _, name := range c.Args().Slice() {
+		if err := destroy(m, name); err != nil {
+			return regionError(err)
+		}
+		if !e.dryRun {
+			fmt.Fprintf(e.out, "destroyed %s\n", name)
+		}
+	}
+	return nil
+}
+
+// regionJSON is a region as `cxl list -R` prints it, with what the
+// table shows besides.
+type regionJSON struct {
+	sysfs.RegionLinkJSON
+	UUID    string   `json:"uuid"`
+	Decoder string   `json:"decoder"`
+	Targets []string `json:"targets"`
+}
+
+func runRegionList(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("region list takes no arguments, got %q", c.Args().First())
+	}
+	e, err := newEnv(c)
+	if err != nil {
+		return err
+	}
+	t, err := e.sys.Topology()
+	if err != nil {
+		return err
+	}
+	nd := map[string]*sysfs.NDRegion{}
+	for i := range t.NDRegions {
+		nd[t.NDRegions[i].Name] = &t.NDRegions[i]
+	}
+	js := []regionJSON{}
+	var rows [][]string
+	for _, r := range t.Regions {
+		j := regionJSON{RegionLinkJSON: sysfs.RegionLinkJSON{RegionJSON: r.JSON()}, UUID: r.UUID, Decoder: r.Decoder, Targets: r.Targets}
+		state, ndName, namespaces := j.DecodeState, "-", "-"
+		if j.State != "" {
+			state += "," + j.State
+		}
+		if n := nd[r.Name]; n != nil && r.Driver != "" {
+			ndJSON := n.JSON()
+			j.NDRegion, ndName = &ndJSON, n.Name
+			var names []string
+			for _, ns := range n.Namespaces {
+				if !ns.Idle() {
+					names = append(names, ns.Name+":"+ns.Mode)
+				}
+			}
+			if len(names) > 0 {
+				namespaces = strings.Join(names, ",")
+			}
+		}
+		js = append(js, j)
+		rows = append(rows, []string{r.Name, dash(r.UUID), debugfs.FormatSize(r.Size), r.Decoder,
+			dash(strings.Join(r.Targets, ",")), state, ndName, namespaces})
+	}
+	if c.Bool("json") {
+		return writeJSON(e.out, js)
+	}
+	return writeTable(e.out, []string{"REGION", "UUID", "SIZE", "DECODER", "TARGETS", "STATE", "ND_REGION", "NAMESPACES"}, rows)
+}

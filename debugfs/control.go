@@ -1,0 +1,317 @@
+package debugfs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/writer"
+)
+
+// DefaultRoot is where debugfs is mounted.
+const DefaultRoot = "/sys/kernel/debug"
+
+// Control drives the cxl_virt control files of one system.
+type Control struct {
+	Sys sysfs.FS
+	// DebugfsRoot is the debugfs mount point (DefaultRoot).
+	DebugfsRoot string
+	W           writer.Writer
+	// DryRun skips what only a real write can tell: naming the new device
+	// and waiting for it.
+	DryRun bool
+	// Euid is the caller's effective uid, for the "run as root" hint.
+	Euid int
+}
+
+// NewControl returns a Control for the running system's caller.
+func NewControl(sys sysfs.FS, debugfsRoot string, w writer.Writer) *Control {
+	return &Control{Sys: sys, DebugfsRoot: debugfsRoot, W: w, Euid: os.Geteuid()}
+}
+
+// Files are the control files one create or remove uses.
+type Files struct {
+	Create, Remove string
+	// LastError returns the reason of the last failed request (root only).
+	LastError string
+	// Fallback is the sysfs pair to retry on when debugfs refuses a write
+	// (kernel lockdown); empty when Create is already the sysfs file.
+	FallbackCreate, FallbackRemove string
+}
+
+// Files finds the control files: debugfs first, as the cxlv interface
+// defines them, then /sys/bus/cxl_virt, which kernel lockdown leaves usable.
+func (c *Control) Files() (Files, error) {
+	if !c.Sys.VirtLoaded() {
+		return Files{}, &sysfs.FeatureError{Name: "cxl_virt control files", Module: "cxl_virt"}
+	}
+	bus := c.Sys.Path("bus", "cxl_virt")
+	f := Files{LastError: filepath.Join(bus, "last_error")}
+	sysCreate, sysRemove := filepath.Join(bus, "create"), filepath.Join(bus, "remove")
+	hasSys := fileExists(sysCreate)
+	dir := filepath.Join(c.DebugfsRoot, "cxl", "cxlv")
+	_, err := os.Stat(filepath.Join(dir, "create"))
+	switch {
+	case err == nil && !c.lockedDown():
+		f.Create, f.Remove = filepath.Join(dir, "create"), filepath.Join(dir, "remove")
+		if !fileExists(f.LastError) {
+			f.LastError = filepath.Join(dir, "last_error")
+		}
+		if hasSys {
+			f.FallbackCreate, f.FallbackRemove = sysCreate, sysRemove
+		}
+		return f, nil
+	case hasSys:
+		f.Create, f.Remove = sysCreate, sysRemove
+		return f, nil
+	case errors.Is(err, fs.ErrPermission):
+		return f, &Error{Msg: fmt.Sprintf("permission denied reading %s: run as root", c.DebugfsRoot), Err: err}
+	case c.lockedDown():
+		return f, &Error{Msg: "kernel lockdown blocks debugfs and this cxl_virt has no " + sysCreate +
+			": install a cxl_virt with the sysfs control files", Err: sysfs.ErrNotSupported}
+	case !c.debugfsMounted():
+		return f, &Error{Msg: fmt.Sprintf("debugfs is not mounted: run `mount -t debugfs none %s`", c.DebugfsRoot),
+			Err: fs.ErrNotExist}
+	}
+	return f, &Error{Msg: fmt.Sprintf("cxl_virt control files missing in %s and %s: reload the module (modprobe -r cxl_virt; modprobe cxl_virt)",
+		dir, bus), Err: fs.ErrNotExist}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// lockedDown reports kernel lockdown ([integrity] or [confidentiality]),
+// under which debugfs refuses writes.
+func (c *Control) lockedDown() bool {
+	b, err := os.ReadFile(c.Sys.Path("kernel", "security", "lockdown"))
+	return err == nil && !strings.Contains(string(b), "[none]")
+}
+
+const debugfsMagic = 0x64626720
+
+// debugfsMounted checks the file system type of the debugfs root; a root
+// that is a plain directory (a test tree) counts as mounted when it has
+// the cxl directory.
+func (c *Control) debugfsMounted() bool {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(c.DebugfsRoot, &st); err == nil && st.Type == debugfsMagic {
+		return true
+	}
+	return fileExists(filepath.Join(c.DebugfsRoot, "cxl"))
+}
+
+// Error is a failed request, with a one-line message that names the fix.
+type Error struct {
+	Msg string
+	Err error
+}
+
+func (e *Error) Error() string { return e.Msg }
+func (e *Error) Unwrap() error { return e.Err }
+
+// write sends value to path, retrying on the sysfs fallback when debugfs
+// says EPERM to root (lockdown that the lockdown file did not show).
+func (c *Control) write(path, fallback, value string) error {
+	err := c.W.Write(path, value)
+	if err != nil && fallback != "" && errors.Is(err, syscall.EPERM) && c.Euid == 0 {
+		return c.W.Write(fallback, value)
+	}
+	return err
+}
+
+// explain turns a refused write into one line: what failed, why (the
+// module's last_error when it gave one) and what to do.
+func (c *Control) explain(op string, f Files, err error) error {
+	reason := ""
+	if b, rerr := os.ReadFile(f.LastError); rerr == nil {
+		reason = strings.TrimSpace(string(b))
+	}
+	with := func(fallback string) string {
+		if reason != "" {
+			return reason
+		}
+		return fallback
+	}
+	var msg string
+	switch {
+	case errors.Is(err, syscall.EPERM), errors.Is(err, syscall.EACCES):
+		if c.Euid != 0 {
+			msg = fmt.Sprintf("%s: permission denied: run as root (sudo cxlvctl %s ...)", op, op)
+		} else {
+			msg = fmt.Sprintf("%s: permission denied as root: kernel lockdown? use a cxl_virt with /sys/bus/cxl_virt/%s", op, op)
+		}
+	case errors.Is(err, syscall.ENOENT):
+		msg = fmt.Sprintf("%s: cxl_virt control file vanished: module unloaded? run `modprobe cxl_virt`", op)
+	case errors.Is(err, syscall.EBUSY):
+		if op == "remove" {
+			msg = "remove: " + with("device busy") + ": destroy its regions and namespaces first, or use `cxlvctl remove --force`"
+		} else {
+			msg = "create: " + with("range busy") + ": pick a range listed by `cxlvctl ranges`"
+		}
+	case errors.Is(err, syscall.EEXIST):
+		msg = "create: " + with("range or serial already used by another cxl_virt device") + ": pick a free range (`cxlvctl ranges`) or remove that device"
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		msg = "create: " + with("range is not reserved memory") + ": reserve it with memmap= (see `cxlvctl ranges`)"
+	case errors.Is(err, syscall.ENOSPC):
+		msg = "create: " + with("range too small") + ": give a larger --size"
+	case errors.Is(err, syscall.EMFILE):
+		msg = fmt.Sprintf("create: %s: remove a device first (`cxlvctl remove cxlvN`)", with(fmt.Sprintf("all %d device slots in use", MaxDevices)))
+	case errors.Is(err, syscall.ENODEV):
+		msg = fmt.Sprintf("%s: %s: see `cxlvctl list`", op, with("no such device"))
+	default:
+		msg = fmt.Sprintf("%s: rejected by cxl_virt: %s", op, with(errnoText(err)+" (see dmesg)"))
+	}
+	return &Error{Msg: msg, Err: err}
+}
+
+func errnoText(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno.Error()
+	}
+	return err.Error()
+}
+
+// Created is what a create made.
+type Created struct {
+	// Name is the new cxlvN ("" on a dry run).
+	Name   string
+	Device *sysfs.VirtDevice
+	// Memdev is the memN of the device, when waited for.
+	Memdev string
+}
+
+// Create validates spec, writes it and names the device it made by
+// comparing the device list before and after.
+func (c *Control) Create(spec CreateSpec) (Created, error) {
+	if err := spec.Validate(); err != nil {
+		return Created{}, err
+	}
+	f, err := c.Files()
+	if err != nil {
+		return Created{}, err
+	}
+	before, err := c.deviceNames()
+	if err != nil {
+		return Created{}, err
+	}
+	if err := c.write(f.Create, f.FallbackCreate, spec.String()); err != nil {
+		return Created{}, c.explain("create", f, err)
+	}
+	if c.DryRun {
+		return Created{}, nil
+	}
+	after, err := c.Sys.VirtDevices()
+	if err != nil {
+		return Created{}, err
+	}
+	for i := range after {
+		if !before[after[i].Name] {
+			return Created{Name: after[i].Name, Device: &after[i]}, nil
+		}
+	}
+	return Created{}, &Error{Msg: "create: the module accepted the request but no new cxlvN appeared; see dmesg"}
+}
+
+func (c *Control) deviceNames() (map[string]bool, error) {
+	devs, err := c.Sys.VirtDevices()
+	if err != nil {
+		return nil, err
+	}
+	names := make(map[string]bool, len(devs))
+	for _, d := range devs {
+		names[d.Name] = true
+	}
+	return names, nil
+}
+
+// Remove removes the device called name.
+func (c *Control) Remove(name string) error {
+	id, err := DeviceID(name)
+	if err != nil {
+		return err
+	}
+	f, err := c.Files()
+	if err != nil {
+		return err
+	}
+	if _, err := c.Sys.VirtDevice(fmt.Sprintf("cxlv%d", id)); err != nil {
+		var nf *sysfs.NotFoundError
+		if errors.As(err, &nf) {
+			return &Error{Msg: fmt.Sprintf("remove: no device %s: see `cxlvctl list`", nf.Name), Err: err}
+		}
+		return err
+	}
+	if err := c.write(f.Remove, f.FallbackRemove, RemoveString(id)); err != nil {
+		return c.explain("remove", f, err)
+	}
+	return nil
+}
+
+// ErrTimeout is returned when a wait ran out of time.
+var ErrTimeout = errors.New("timed out")
+
+// WaitMemdev waits until the device's memdev is bound to cxl_mem and has
+// its endpoint: cxl_pci and cxl_mem probe asynchronously after a create.
+// progress, if not nil, is told each state change.
+func (c *Control) WaitMemdev(ctx context.Context, name string, progress func(string)) (string, error) {
+	last := ""
+	tell := func(s string) {
+		if s != last && progress != nil {
+			progress(s)
+		}
+		last = s
+	}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		state, memdev, err := c.memdevState(name)
+		if err != nil {
+			return "", err
+		}
+		tell(state)
+		if state == "ready" {
+			return memdev, nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", &Error{Msg: fmt.Sprintf("%s: memdev not ready (%s) after waiting: check dmesg for cxl_pci/cxl_mem errors", name, state),
+				Err: ErrTimeout}
+		case <-tick.C:
+		}
+	}
+}
+
+// memdevState says how far the probe of a device has come.
+func (c *Control) memdevState(name string) (state, memdev string, err error) {
+	t, err := c.Sys.Topology()
+	if err != nil {
+		return "", "", err
+	}
+	for _, l := range t.Links() {
+		if l.Virt == nil || l.Virt.Name != name {
+			continue
+		}
+		switch {
+		case l.Virt.State != "" && l.Virt.State != "ready" && l.Virt.State != "busy":
+			return "device " + l.Virt.State, "", nil
+		case l.Memdev == nil:
+			return "waiting for memdev", "", nil
+		case l.Memdev.Driver == "":
+			return "waiting for cxl_mem to bind " + l.Memdev.Name, l.Memdev.Name, nil
+		case l.Endpoint == nil:
+			return "waiting for the endpoint of " + l.Memdev.Name, l.Memdev.Name, nil
+		}
+		return "ready", l.Memdev.Name, nil
+	}
+	return "", "", &sysfs.NotFoundError{Kind: "cxl_virt device", Name: name}
+}

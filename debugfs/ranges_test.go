@@ -1,0 +1,113 @@
+package debugfs
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cxlv/cxlv/sysfs"
+)
+
+func TestParseIomemFixture(t *testing.T) {
+	f, err := os.Open(filepath.Join("..", "test", "fixtures", "qemu-bare", "proc", "iomem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	entries, hidden, err := ParseIomem(f)
+	if err != nil || hidden || len(entries) == 0 {
+		t.Fatalf("ParseIomem = %d entries, hidden %v, %v", len(entries), hidden, err)
+	}
+	want := IomemEntry{Start: 0x100000, End: 0x7ffdefff, Name: "System RAM"}
+	found := false
+	for _, e := range entries {
+		if e == want {
+			found = true
+		}
+		if e.End < e.Start {
+			t.Errorf("entry %+v ends before it starts", e)
+		}
+	}
+	if !found {
+		t.Errorf("no %+v in the captured iomem", want)
+	}
+}
+
+func TestParseIomemHidden(t *testing.T) {
+	// What a non-root user reads: every address zero.
+	_, hidden, err := ParseIomem(strings.NewReader("00000000-00000000 : Reserved\n  00000000-00000000 : System RAM\n"))
+	if err != nil || !hidden {
+		t.Errorf("hidden = %v, %v; want true", hidden, err)
+	}
+	if _, _, err := ParseIomem(strings.NewReader("garbage\n")); err == nil {
+		t.Error("ParseIomem accepted a malformed line")
+	}
+}
+
+func TestCmdlineMemmaps(t *testing.T) {
+	got, err := CmdlineMemmaps(`console=ttyS0 memmap=1G$0x100000000 memmap=512M!0x140000000 memmap=2G$6G,256M$8G quiet`)
+	want := []Range{{0x100000000, GiB}, {6 * GiB, 2 * GiB}, {8 * GiB, 256 * MiB}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("CmdlineMemmaps = %v, %v; want %v", got, err, want)
+	}
+	if _, err := CmdlineMemmaps("memmap=2GG$4G"); err == nil {
+		t.Error("accepted memmap=2GG$4G")
+	}
+}
+
+// The kernel merges a memmap= range with an adjacent firmware one
+// (fffc0000-13fffffff : Reserved); only the part the firmware calls RAM
+// is offered.
+func TestSubtractFirmware(t *testing.T) {
+	merged := Range{Start: 0xfffc0000, Size: 0x140000000 - 0xfffc0000}
+	fw := []MemmapEntry{
+		{Start: 0xfffc0000, End: 0xffffffff, Type: "Reserved"},
+		{Start: 0x100000000, End: 0x17fffffff, Type: "System RAM"},
+	}
+	got := subtractFirmware(merged, fw)
+	if want := []Range{{Start: 0x100000000, Size: GiB}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("subtractFirmware = %v; want %v", got, want)
+	}
+}
+
+func TestReservedFree(t *testing.T) {
+	r := Reserved{Range: Range{Start: 4 * GiB, Size: 4 * GiB}, UsedBy: []Used{
+		{Device: "cxlv1", Range: Range{Start: 6 * GiB, Size: GiB}},
+		{Device: "cxlv0", Range: Range{Start: 4 * GiB, Size: GiB}},
+	}}
+	if got, want := r.Free(), (Range{Start: 5 * GiB, Size: GiB}); got != want {
+		t.Errorf("Free() = %+v; want %+v (the first of the two equal gaps)", got, want)
+	}
+	r.UsedBy = r.UsedBy[1:] // only cxlv0, at the start
+	if got, want := r.Free(), (Range{Start: 5 * GiB, Size: 3 * GiB}); got != want {
+		t.Errorf("Free() = %+v; want %+v (all after cxlv0)", got, want)
+	}
+}
+
+func TestHostReadFixture(t *testing.T) {
+	dir := filepath.Join("..", "test", "fixtures", "qemu-bare")
+	sys, err := sysfs.NewFS(filepath.Join(dir, "sys"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hm, err := Host{Sys: sys, ProcRoot: filepath.Join(dir, "proc")}.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Only the kernel's own first page is reserved outside the firmware map.
+	if len(hm.Usable()) != 0 || hm.Hidden {
+		t.Errorf("usable = %+v, hidden %v; want none: all big ranges are firmware ranges", hm.Usable(), hm.Hidden)
+	}
+	if len(hm.SystemRAM) != 2 {
+		t.Errorf("System RAM = %+v", hm.SystemRAM)
+	}
+	if _, ok := hm.Suggest(2 * GiB); ok {
+		t.Error("suggested a range on a guest without RAM above 4 GiB")
+	}
+	big := HostMemory{SystemRAM: []Range{{Start: 4 * GiB, Size: 20 * GiB}}}
+	if got, ok := big.Suggest(2 * GiB); !ok || got != (Range{Start: 22 * GiB, Size: 2 * GiB}) || MemmapArg(got) != "memmap=2G$0x580000000" {
+		t.Errorf("Suggest = %+v, %v, %s", got, ok, MemmapArg(got))
+	}
+}

@@ -1,0 +1,112 @@
+package debugfs
+
+import (
+	"fmt"
+	"math/bits"
+	"strconv"
+	"strings"
+)
+
+// Binary size units accepted on the command line.
+const (
+	KiB uint64 = 1 << (10 * (iota + 1))
+	MiB
+	GiB
+	TiB
+)
+
+var unitShift = map[byte]uint{'K': 10, 'M': 20, 'G': 30, 'T': 40}
+
+// SizeError is a size or address that could not be parsed.
+type SizeError struct {
+	Input  string
+	Reason string
+}
+
+func (e *SizeError) Error() string {
+	return fmt.Sprintf("invalid size %q: %s (use e.g. 2G, 512M, 6442450944 or 0x180000000; K/M/G/T are powers of 1024)",
+		e.Input, e.Reason)
+}
+
+// Is makes a SizeError match ErrInvalid.
+func (e *SizeError) Is(target error) bool { return target == ErrInvalid }
+
+// ParseSize parses a size or physical address: decimal, 0x hexadecimal, or
+// decimal with one binary suffix K, M, G or T (also KiB…TiB, any case).
+// "2GB" and "2Gb" are refused: B and b are ambiguous (bytes? bits? 1000?).
+func ParseSize(s string) (uint64, error) {
+	in := s
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, &SizeError{in, "empty"}
+	}
+	if hex, ok := strings.CutPrefix(strings.ToLower(s), "0x"); ok {
+		v, err := strconv.ParseUint(hex, 16, 64)
+		if err != nil || hex == "" || hex[0] == '+' {
+			return 0, &SizeError{in, "not a hexadecimal number"}
+		}
+		return v, nil
+	}
+	digits := s
+	for i, c := range s {
+		if c < '0' || c > '9' {
+			digits = s[:i]
+			break
+		}
+	}
+	if digits == "" {
+		return 0, &SizeError{in, "does not start with a number"}
+	}
+	v, err := strconv.ParseUint(digits, 10, 64)
+	if err != nil {
+		return 0, &SizeError{in, "number too large"}
+	}
+	suffix := s[len(digits):]
+	if suffix == "" {
+		return v, nil
+	}
+	shift, ok := unitShift[upper(suffix[0])]
+	rest := strings.ToLower(suffix[1:])
+	if !ok || (rest != "" && rest != "ib") {
+		return 0, &SizeError{in, fmt.Sprintf("unknown unit %q", suffix)}
+	}
+	if v > 0 && bits.LeadingZeros64(v) < int(shift) {
+		return 0, &SizeError{in, "larger than 16 EiB"}
+	}
+	return v << shift, nil
+}
+
+func upper(c byte) byte {
+	if c >= 'a' && c <= 'z' {
+		return c - 'a' + 'A'
+	}
+	return c
+}
+
+// FormatSize prints v with the largest binary unit that divides it exactly
+// (6G, 1536M, 4K), so what cxlvctl prints can be pasted back in.
+func FormatSize(v uint64) string {
+	for _, u := range []struct {
+		suffix string
+		shift  uint
+	}{{"T", 40}, {"G", 30}, {"M", 20}, {"K", 10}} {
+		if v != 0 && v&(1<<u.shift-1) == 0 {
+			return strconv.FormatUint(v>>u.shift, 10) + u.suffix
+		}
+	}
+	return strconv.FormatUint(v, 10)
+}
+
+// HumanSize prints v to one decimal in the largest binary unit not above
+// it (23.5G), for reading rather than pasting back.
+func HumanSize(v uint64) string {
+	for _, u := range []struct {
+		suffix string
+		unit   uint64
+	}{{"T", TiB}, {"G", GiB}, {"M", MiB}, {"K", KiB}} {
+		if v >= u.unit {
+			return strconv.FormatFloat(float64(v)/float64(u.unit), 'f', 1, 64) + u.suffix
+		}
+	}
+	return strconv.FormatUint(v, 10)
+}

@@ -1,0 +1,150 @@
+// Package debugfs drives the cxl_virt control files: it builds and checks
+// the create and remove strings, finds the control files (debugfs, or the
+// /sys/bus/cxl_virt fallback that kernel lockdown leaves usable), writes
+// them through a writer.Writer, turns the kernel's errno and the module's
+// last_error reason into one line a person can act on, and names the cxlvN
+// device a create made.
+package debugfs
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Limits checked before a write. The layout of a range (where device
+// memory starts, how much of it there is) and whether it is reserved and
+// free are the module's to decide: it reports them through last_error.
+const (
+	// MinDeviceSize is the smallest range worth trying: device memory
+	// comes in 256 MiB units (the CXL capacity multiplier).
+	MinDeviceSize = 256 * MiB
+	// MaxDevices is how many cxlvN devices the module allows at once.
+	MaxDevices = 16
+)
+
+// CreateSpec is one create request.
+type CreateSpec struct {
+	Memstart uint64
+	Memsize  uint64
+	Pmem     bool
+	// Serial is the device serial number; 0 lets the module pick one
+	// derived from memstart.
+	Serial uint64
+}
+
+// Validate checks the request itself; the module checks the range.
+func (s CreateSpec) Validate() error {
+	switch {
+	case s.Memstart == 0:
+		return invalidf("--memstart is required: the start of a memmap= reserved range (see `cxlvctl ranges`)")
+	case s.Memsize == 0:
+		return invalidf("--size is required: how much of the reserved range the device uses")
+	case s.Memstart+s.Memsize < s.Memstart:
+		return invalidf("memstart %#x + size %#x wraps past the end of the address space", s.Memstart, s.Memsize)
+	case s.Memsize < MinDeviceSize:
+		return invalidf("size %s is too small: a device needs at least 256M of reserved memory", FormatSize(s.Memsize))
+	}
+	return nil
+}
+
+// ErrInvalid is matched by every request refused before anything was
+// written: bad sizes, misaligned or unreserved ranges, bad names.
+var ErrInvalid = errors.New("invalid request")
+
+func invalidf(format string, args ...any) error {
+	return &Error{Msg: fmt.Sprintf(format, args...), Err: ErrInvalid}
+}
+
+// String is the text written to the create file. Numbers are decimal: the
+// module also takes 0x hex, but never K/M/G suffixes.
+func (s CreateSpec) String() string {
+	pmem := 0
+	if s.Pmem {
+		pmem = 1
+	}
+	out := fmt.Sprintf("memstart=%d,memsize=%d,cxltype=3,pmem=%d", s.Memstart, s.Memsize, pmem)
+	if s.Serial != 0 {
+		out += fmt.Sprintf(",serial=%d", s.Serial)
+	}
+	return out
+}
+
+var createKeys = map[string]bool{"memstart": true, "memsize": true, "cxltype": true, "pmem": true, "serial": true}
+
+// ParseCreate parses a create string with the module's grammar: key=value
+// pairs separated by commas or newlines, in any order, each key once.
+func ParseCreate(text string) (CreateSpec, error) {
+	var s CreateSpec
+	seen := map[string]bool{}
+	for _, tok := range strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == '\n' }) {
+		key, val, ok := strings.Cut(strings.TrimSpace(tok), "=")
+		if !ok || val == "" {
+			return s, fmt.Errorf("malformed option %q: want key=value", tok)
+		}
+		if !createKeys[key] {
+			return s, fmt.Errorf("unknown option %q", key)
+		}
+		if seen[key] {
+			return s, fmt.Errorf("option %q given twice", key)
+		}
+		seen[key] = true
+		v, err := parseNumber(val)
+		if err != nil {
+			return s, fmt.Errorf("option %s: %w", key, err)
+		}
+		switch key {
+		case "memstart":
+			s.Memstart = v
+		case "memsize":
+			s.Memsize = v
+		case "serial":
+			if v == 0 {
+				return s, errors.New("serial=0: labels need a non-zero serial")
+			}
+			s.Serial = v
+		case "pmem":
+			if v > 1 {
+				return s, fmt.Errorf("pmem=%d: use 0 or 1", v)
+			}
+			s.Pmem = v == 1
+		case "cxltype":
+			if v != 3 {
+				return s, fmt.Errorf("cxltype=%d: only type 3 is supported", v)
+			}
+		}
+	}
+	for _, k := range []string{"memstart", "memsize", "cxltype", "pmem"} {
+		if !seen[k] {
+			return s, fmt.Errorf("missing option %s=", k)
+		}
+	}
+	return s, nil
+}
+
+// parseNumber accepts what the module's parser does: decimal or 0x hex.
+func parseNumber(val string) (uint64, error) {
+	if hex, ok := strings.CutPrefix(val, "0x"); ok {
+		if hex == "" || hex[0] == '+' {
+			return 0, fmt.Errorf("invalid number %q", val)
+		}
+		return strconv.ParseUint(hex, 16, 64)
+	}
+	if val[0] == '+' {
+		return 0, fmt.Errorf("invalid number %q", val)
+	}
+	return strconv.ParseUint(val, 10, 64)
+}
+
+// RemoveString is the text written to the remove file for device id.
+func RemoveString(id int) string { return "cxlv_dev_id=" + strconv.Itoa(id) }
+
+// DeviceID parses a device name: "cxlv3" (or plain "3") is 3.
+func DeviceID(name string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimPrefix(name, "cxlv"))
+	if err != nil || n < 0 || n >= 1<<31 {
+		return 0, invalidf("invalid device name %q: use cxlvN as shown by `cxlvctl list`", name)
+	}
+	return n, nil
+}

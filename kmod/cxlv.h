@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef __CXLV_H__
+#define __CXLV_H__
+
+#include <linux/device.h>
+#include <linux/ioport.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/sizes.h>
+#include <linux/types.h>
+
+#include "cxlv_emu.h"
+#include "cxlv_parse.h"
+
+/**
+ * DOC: cxl_virt shared definitions
+ *
+ * A cxl_virt device turns a reserved range of host RAM into a CXL type-3
+ * memory expander. The range is laid out as::
+ *
+ *   memstart             1 MiB PCI window that the emulated root port
+ *                        forwards; it starts with endpoint BAR0
+ *                        (CXLV_BAR_SIZE)
+ *   memstart + 512 KiB   label storage area (CXLV_LSA_SIZE), in the window
+ *                        but in no BAR
+ *   ALIGN(.., 256 MiB)   device memory, up to ALIGN_DOWN(end, 256 MiB);
+ *                        this is also the root decoder's window, so the
+ *                        host physical address of DPA 0 is its start
+ *
+ * The metadata area (BAR0 and LSA) is mapped once, before the PCI domain
+ * exists, uncached like cxl_pci's own mapping of the BAR, so both see one
+ * memory type.
+ */
+
+#define CXLV_MAX_DEVICES	16
+#define CXLV_PCI_WINDOW_SIZE	SZ_1M	/* bridge window granularity */
+#define CXLV_LSA_OFFSET		SZ_512K
+#define CXLV_META_SIZE		CXLV_PCI_WINDOW_SIZE
+#define CXLV_META_MAP_SIZE	(CXLV_LSA_OFFSET + CXLV_LSA_SIZE)
+#define CXLV_START_ALIGN	SZ_1M
+#define CXLV_WINDOW_ALIGN	SZ_256M	/* CXL_CAPACITY_MULTIPLIER */
+#define CXLV_DOMAIN_BASE	0x10000	/* above any ACPI segment, like VMD */
+#define CXLV_SERIAL_TAG		0x43584c56ULL	/* "CXLV" */
+#define CXLV_ERR_LEN		160
+
+/**
+ * struct cxlv_layout - where everything lives inside the reserved range
+ * @bar0: endpoint BAR0, also the start of the PCI window
+ * @lsa: label storage area
+ * @window_start: first byte of device memory (HPA of DPA 0)
+ * @capacity: bytes of device memory, a multiple of CXLV_WINDOW_ALIGN
+ */
+struct cxlv_layout {
+	u64 bar0;
+	u64 lsa;
+	u64 window_start;
+	u64 capacity;
+};
+
+/**
+ * struct cxlv_cfg_func - config space model of one emulated PCI function
+ * @data: current register contents
+ * @wmask: bits software may write
+ * @w1cmask: bits software clears by writing 1
+ */
+struct cxlv_cfg_func {
+	u8 data[PCI_CFG_SPACE_EXP_SIZE];
+	u8 wmask[PCI_CFG_SPACE_EXP_SIZE];
+	u8 w1cmask[PCI_CFG_SPACE_EXP_SIZE];
+};
+
+struct cxlv_emu;
+struct cxl_port;
+struct cxl_root_decoder;
+
+/**
+ * struct cxlv_dev - one virtual CXL memory device
+ * @dev: the cxlvN device on the cxl_virt bus; host of the CXL root
+ * @id: N of cxlvN
+ * @params: what the user asked for
+ * @layout: derived placement inside the reserved range
+ * @range_res: claims the whole reserved range in iomem
+ * @pci_res: the PCI host bridge's memory window
+ * @busn_res: bus numbers of the PCI domain
+ * @meta: single mapping of BAR0 and the LSA
+ * @emu: the register emulator, once started
+ * @sysdata: x86 PCI sysdata carrying the PCI domain
+ * @bus: root bus of the software PCI domain
+ * @rp: config space of the root port, 00:00.0
+ * @ep: config space of the endpoint, 01:00.0
+ * @root: CXL root port (rootN)
+ * @cxlrd: root decoder over the device's window
+ * @window_res: the root decoder's window published in iomem
+ * @probe_rc: why probe failed, for the creator to report
+ */
+struct cxlv_dev {
+	struct device dev;
+	int id;
+	struct cxlv_params params;
+	struct cxlv_layout layout;
+	struct resource range_res;
+	struct resource pci_res;
+	struct resource busn_res;
+	void __iomem *meta;
+	struct cxlv_emu *emu;
+	struct pci_sysdata sysdata;
+	struct pci_bus *bus;
+	struct cxlv_cfg_func rp;
+	struct cxlv_cfg_func ep;
+	struct cxl_port *root;
+	struct cxl_root_decoder *cxlrd;
+	struct resource *window_res;
+	int probe_rc;
+};
+
+static inline struct cxlv_dev *to_cxlv_dev(struct device *dev)
+{
+	return container_of(dev, struct cxlv_dev, dev);
+}
+
+/* cxlv_main.c: the bus, the driver and the error report */
+extern struct bus_type cxlv_bus;
+extern struct device_driver cxlv_driver;
+__printf(1, 2) void cxlv_set_error(const char *fmt, ...);
+void cxlv_clear_error(void);
+ssize_t cxlv_show_error(char *buf, size_t size);
+
+/* cxlv_device.c: create, remove and attributes of cxlvN */
+int cxlv_create(const struct cxlv_params *p);
+int cxlv_remove(u32 id);
+void cxlv_remove_all(void);
+int cxlv_probe(struct device *dev);
+extern const struct attribute_group *cxlv_dev_groups[];
+
+/* cxlv_ctl.c: debugfs control files */
+int cxlv_ctl_init(void);
+void cxlv_ctl_exit(void);
+int cxlv_ctl_create(const char *buf, size_t len);
+int cxlv_ctl_remove(const char *buf, size_t len);
+extern const struct attribute_group *cxlv_bus_groups[];
+
+/* cxlv_mem.c: reserved-range validation, layout and mapping */
+int cxlv_mem_validate(const struct cxlv_params *p, struct cxlv_layout *l);
+bool cxlv_mem_overlaps(const struct cxlv_params *a,
+		       const struct cxlv_params *b);
+int cxlv_mem_setup(struct cxlv_dev *cxlv);
+u64 cxlv_default_serial(u64 memstart);
+
+/* cxlv_cfg.c: config space of the root port and the endpoint */
+void cxlv_cfg_init_rp(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv);
+void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv);
+u32 cxlv_cfg_read(const struct cxlv_cfg_func *f, int where, int size);
+void cxlv_cfg_write(struct cxlv_cfg_func *f, int where, int size, u32 val);
+
+/* cxlv_pci.c: the software PCI domain */
+#define CXLV_DPORT_ID	0
+int cxlv_pci_setup(struct cxlv_dev *cxlv);
+void cxlv_pci_add_devices(struct cxlv_dev *cxlv);
+struct pci_dev *cxlv_pci_get_ep(struct cxlv_dev *cxlv);
+
+/* cxlv_port.c: CXL topology objects */
+int cxlv_port_setup(struct cxlv_dev *cxlv);
+bool cxlv_port_has_region(struct cxlv_dev *cxlv, const char **region);
+int cxlv_port_region_notifier_init(void);
+void cxlv_port_region_notifier_exit(void);
+
+#endif /* __CXLV_H__ */

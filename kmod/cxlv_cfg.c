@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/**
+ * DOC: cxl_virt configuration space model
+ *
+ * Builds the configuration space of the two emulated functions and applies
+ * writes to it the way hardware would: each byte has a mask of bits software
+ * may write and a mask of bits it clears by writing 1 (RW1C); everything
+ * else is read-only. That is enough for BAR sizing, bridge window probing,
+ * COMMAND and bus numbers, STATUS and the CXL DVSEC's Mem_Enable.
+ *
+ * Root port (00:00.0): type 1 header, PCIe capability (LNKCAP port number =
+ * the dport id), I/O and 32-bit memory windows disabled, a 64-bit
+ * prefetchable window over the PCI window that holds the endpoint's BAR0.
+ *
+ * Endpoint (01:00.0): class 0502/10 (CXL memory device), 64-bit prefetchable
+ * BAR0, PCIe capability, Device Serial Number, the PCIe DVSEC for CXL
+ * devices (CXL 2.0 8.1.3) and the Register Locator DVSEC (CXL 2.0 8.1.9)
+ * naming the device and component register blocks in BAR0.
+ *
+ * No interrupts (INTERRUPT_PIN 0, no MSI/MSI-X): the 6.1 CXL drivers poll.
+ */
+#include <linux/bitfield.h>
+#include <linux/pci.h>
+
+#include "cxlv.h"
+#include "cxlpci.h"
+
+#define CXLV_PCI_VENDOR_ID	0x7c73	/* as in the cxlv RFC */
+#define CXLV_PCI_DEVICE_EP	0x0110
+#define CXLV_PCI_DEVICE_RP	0x0111
+
+#define CXLV_PCIE_CAP		0x40
+#define CXLV_EXT_DSN		0x100
+#define CXLV_DSN_LEN		0x0c
+#define CXLV_EXT_DVSEC_DEV	(CXLV_EXT_DSN + CXLV_DSN_LEN)
+#define CXLV_DVSEC_DEV_LEN	0x38
+#define CXLV_EXT_DVSEC_REGLOC	(CXLV_EXT_DVSEC_DEV + CXLV_DVSEC_DEV_LEN)
+#define CXLV_REGLOC_BLOCKS	2
+#define CXLV_DVSEC_REGLOC_LEN	(CXL_DVSEC_REG_LOCATOR_BLOCK1_OFFSET + \
+				 CXLV_REGLOC_BLOCKS * 8)
+
+/* PCI status bits software clears by writing 1 (PCI 3.0 6.2.3) */
+#define CXLV_STATUS_RW1C	(PCI_STATUS_DETECTED_PARITY | \
+				 PCI_STATUS_SIG_SYSTEM_ERROR | \
+				 PCI_STATUS_REC_MASTER_ABORT | \
+				 PCI_STATUS_REC_TARGET_ABORT | \
+				 PCI_STATUS_SIG_TARGET_ABORT | \
+				 PCI_STATUS_PARITY)
+#define CXLV_COMMAND_RW		(PCI_COMMAND_IO | PCI_COMMAND_MEMORY | \
+				 PCI_COMMAND_MASTER | PCI_COMMAND_PARITY | \
+				 PCI_COMMAND_SERR | PCI_COMMAND_INTX_DISABLE)
+
+/* CXL 2.0 8.1.3.1-2: DVSEC CXL Capability and Control */
+#define CXLV_DVSEC_IO_CAPABLE	BIT(1)
+#define CXLV_DVSEC_IO_ENABLE	BIT(1)
+/* CXL 2.0 8.1.3.8.2: Range Size Low, Media_Type and Memory_Class */
+#define CXLV_DVSEC_MEDIA_TYPE	GENMASK(4, 2)
+#define CXLV_DVSEC_MEM_CLASS	GENMASK(7, 5)
+#define CXLV_DVSEC_NONVOLATILE	1
+/* PCIe 5.0 7.9.6: DVSEC header 1 revision */
+#define CXLV_DVSEC_REVISION	GENMASK(19, 16)
+
+static void cfg_set(struct cxlv_cfg_func *f, int off, int size, u32 val)
+{
+	int i;
+
+	for (i = 0; i < size; i++)
+		f->data[off + i] = val >> (8 * i);
+}
+
+static void cfg_rw(struct cxlv_cfg_func *f, int off, int size, u32 mask)
+{
+	int i;
+
+	for (i = 0; i < size; i++)
+		f->wmask[off + i] = mask >> (8 * i);
+}
+
+static void cfg_rw1c(struct cxlv_cfg_func *f, int off, int size, u32 mask)
+{
+	int i;
+
+	for (i = 0; i < size; i++)
+		f->w1cmask[off + i] = mask >> (8 * i);
+}
+
+/* Registers both header types share (PCI 3.0 6.2). */
+static void cfg_init_common(struct cxlv_cfg_func *f, u16 device, u32 class,
+			    u8 type)
+{
+	memset(f, 0, sizeof(*f));
+	cfg_set(f, PCI_VENDOR_ID, 2, CXLV_PCI_VENDOR_ID);
+	cfg_set(f, PCI_DEVICE_ID, 2, device);
+	cfg_rw(f, PCI_COMMAND, 2, CXLV_COMMAND_RW);
+	cfg_set(f, PCI_STATUS, 2, PCI_STATUS_CAP_LIST);
+	cfg_rw1c(f, PCI_STATUS, 2, CXLV_STATUS_RW1C);
+	cfg_set(f, PCI_REVISION_ID, 1, 1);
+	cfg_set(f, PCI_CLASS_PROG, 3, class);
+	cfg_rw(f, PCI_CACHE_LINE_SIZE, 1, 0xff);
+	cfg_rw(f, PCI_LATENCY_TIMER, 1, 0xff);
+	cfg_set(f, PCI_HEADER_TYPE, 1, type);
+	cfg_set(f, PCI_CAPABILITY_LIST, 1, CXLV_PCIE_CAP);
+	cfg_rw(f, PCI_INTERRUPT_LINE, 1, 0xff);
+}
+
+/* PCIe 5.0 7.5.3: PCI Express Capability, version 2, x1 at 2.5 GT/s. */
+static void cfg_init_pcie(struct cxlv_cfg_func *f, u8 type, u8 port)
+{
+	int c = CXLV_PCIE_CAP;
+
+	cfg_set(f, c, 1, PCI_CAP_ID_EXP);
+	cfg_set(f, c + PCI_EXP_FLAGS, 2,
+		FIELD_PREP(PCI_EXP_FLAGS_TYPE, type) | 2);
+	cfg_set(f, c + PCI_EXP_DEVCAP, 4, PCI_EXP_DEVCAP_RBER |
+		FIELD_PREP(PCI_EXP_DEVCAP_PAYLOAD, 1));
+	cfg_rw(f, c + PCI_EXP_DEVCTL, 2, 0x7fff);
+	cfg_rw1c(f, c + PCI_EXP_DEVSTA, 2, 0x000f);
+	cfg_set(f, c + PCI_EXP_LNKCAP, 4, PCI_EXP_LNKCAP_SLS_2_5GB |
+		FIELD_PREP(PCI_EXP_LNKCAP_MLW, 1) |
+		FIELD_PREP(PCI_EXP_LNKCAP_PN, port));
+	cfg_rw(f, c + PCI_EXP_LNKCTL, 2, 0x0fc3);
+	cfg_set(f, c + PCI_EXP_LNKSTA, 2, PCI_EXP_LNKSTA_CLS_2_5GB |
+		FIELD_PREP(PCI_EXP_LNKSTA_NLW, 1));
+	cfg_rw1c(f, c + PCI_EXP_LNKSTA, 2, PCI_EXP_LNKSTA_LBMS |
+		 PCI_EXP_LNKSTA_LABS);
+	cfg_rw(f, c + PCI_EXP_DEVCTL2, 2, 0xffff);
+	cfg_set(f, c + PCI_EXP_LNKCAP2, 4, PCI_EXP_LNKCAP2_SLS_2_5GB);
+	cfg_set(f, c + PCI_EXP_LNKCTL2, 2, PCI_EXP_LNKCTL2_TLS_2_5GT);
+	cfg_rw(f, c + PCI_EXP_LNKCTL2, 2, 0xffff);
+	if (type == PCI_EXP_TYPE_ROOT_PORT) {
+		cfg_rw(f, c + PCI_EXP_RTCTL, 2, 0x001f);
+		cfg_rw1c(f, c + PCI_EXP_RTSTA, 4, PCI_EXP_RTSTA_PME);
+	}
+}
+
+static void cfg_ext_header(struct cxlv_cfg_func *f, int off, u16 id, u8 ver,
+			   int next)
+{
+	cfg_set(f, off, 4, id | ver << 16 | next << 20);
+}
+
+static void cfg_dvsec_header(struct cxlv_cfg_func *f, int off, u8 rev,
+			     u16 len, u16 id)
+{
+	cfg_set(f, off + PCI_DVSEC_HEADER1, 4, PCI_DVSEC_VENDOR_ID_CXL |
+		FIELD_PREP(CXLV_DVSEC_REVISION, rev) |
+		FIELD_PREP(PCI_DVSEC_HEADER1_LENGTH_MASK, len));
+	cfg_set(f, off + PCI_DVSEC_HEADER2, 2, id);
+}
+
+/**
+ * cxlv_cfg_init_rp() - build the root port's configuration space
+ * @f: model to fill
+ * @cxlv: device the root port belongs to
+ */
+void cxlv_cfg_init_rp(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv)
+{
+	u64 base = cxlv->pci_res.start, limit = cxlv->pci_res.end;
+
+	cfg_init_common(f, CXLV_PCI_DEVICE_RP, PCI_CLASS_BRIDGE_PCI << 8,
+			PCI_HEADER_TYPE_BRIDGE);
+	cfg_set(f, PCI_PRIMARY_BUS, 1, 0);
+	cfg_set(f, PCI_SECONDARY_BUS, 1, 1);
+	cfg_set(f, PCI_SUBORDINATE_BUS, 1, 1);
+	cfg_rw(f, PCI_PRIMARY_BUS, 4, 0xffffffff);
+
+	/* I/O and non-prefetchable windows: base above limit, disabled */
+	cfg_set(f, PCI_IO_BASE, 1, 0xf0);
+	cfg_rw(f, PCI_IO_BASE, 2, 0xf0f0);
+	cfg_rw1c(f, PCI_SEC_STATUS, 2, CXLV_STATUS_RW1C);
+	cfg_set(f, PCI_MEMORY_BASE, 2, 0xfff0);
+	cfg_rw(f, PCI_MEMORY_BASE, 4, 0xfff0fff0);
+
+	/* 64-bit prefetchable window, 1 MiB granular, over the PCI window */
+	cfg_set(f, PCI_PREF_MEMORY_BASE, 2,
+		((base >> 16) & PCI_PREF_RANGE_MASK) | PCI_PREF_RANGE_TYPE_64);
+	cfg_set(f, PCI_PREF_MEMORY_LIMIT, 2,
+		((limit >> 16) & PCI_PREF_RANGE_MASK) | PCI_PREF_RANGE_TYPE_64);
+	cfg_rw(f, PCI_PREF_MEMORY_BASE, 4, 0xfff0fff0);
+	cfg_set(f, PCI_PREF_BASE_UPPER32, 4, upper_32_bits(base));
+	cfg_set(f, PCI_PREF_LIMIT_UPPER32, 4, upper_32_bits(limit));
+	cfg_rw(f, PCI_PREF_BASE_UPPER32, 4, 0xffffffff);
+	cfg_rw(f, PCI_PREF_LIMIT_UPPER32, 4, 0xffffffff);
+
+	cfg_rw(f, PCI_BRIDGE_CONTROL, 2, 0x0fff);
+	cfg_init_pcie(f, PCI_EXP_TYPE_ROOT_PORT, CXLV_DPORT_ID);
+}
+
+/**
+ * cxlv_cfg_init_ep() - build the endpoint's configuration space
+ * @f: model to fill
+ * @cxlv: device the endpoint belongs to
+ */
+void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv)
+{
+	const struct cxlv_layout *l = &cxlv->layout;
+	u32 size_lo, media = cxlv->params.pmem ? CXLV_DVSEC_NONVOLATILE : 0;
+	int d = CXLV_EXT_DVSEC_DEV, r = CXLV_EXT_DVSEC_REGLOC;
+
+	cfg_init_common(f, CXLV_PCI_DEVICE_EP,
+			PCI_CLASS_MEMORY_CXL << 8 | CXL_MEMORY_PROGIF,
+			PCI_HEADER_TYPE_NORMAL);
+	cfg_set(f, PCI_BASE_ADDRESS_0, 4, lower_32_bits(l->bar0) |
+		PCI_BASE_ADDRESS_MEM_TYPE_64 | PCI_BASE_ADDRESS_MEM_PREFETCH);
+	cfg_rw(f, PCI_BASE_ADDRESS_0, 4, ~(CXLV_BAR_SIZE - 1));
+	cfg_set(f, PCI_BASE_ADDRESS_1, 4, upper_32_bits(l->bar0));
+	cfg_rw(f, PCI_BASE_ADDRESS_1, 4, 0xffffffff);
+	cfg_set(f, PCI_SUBSYSTEM_VENDOR_ID, 2, CXLV_PCI_VENDOR_ID);
+	cfg_set(f, PCI_SUBSYSTEM_ID, 2, CXLV_PCI_DEVICE_EP);
+	cfg_init_pcie(f, PCI_EXP_TYPE_ENDPOINT, 0);
+
+	/* PCIe 5.0 7.9.3: Device Serial Number */
+	cfg_ext_header(f, CXLV_EXT_DSN, PCI_EXT_CAP_ID_DSN, 1, d);
+	cfg_set(f, CXLV_EXT_DSN + 4, 4, lower_32_bits(cxlv->params.serial));
+	cfg_set(f, CXLV_EXT_DSN + 8, 4, upper_32_bits(cxlv->params.serial));
+
+	/* CXL 2.0 8.1.3: PCIe DVSEC for CXL devices, one HDM range */
+	cfg_ext_header(f, d, PCI_EXT_CAP_ID_DVSEC, 1, r);
+	cfg_dvsec_header(f, d, 1, CXLV_DVSEC_DEV_LEN, CXL_DVSEC_PCIE_DEVICE);
+	cfg_set(f, d + CXL_DVSEC_CAP_OFFSET, 2, CXLV_DVSEC_IO_CAPABLE |
+		CXL_DVSEC_MEM_CAPABLE |
+		FIELD_PREP(CXL_DVSEC_HDM_COUNT_MASK, CXLV_HDM_DECODERS));
+	cfg_set(f, d + CXL_DVSEC_CTRL_OFFSET, 2, CXLV_DVSEC_IO_ENABLE);
+	cfg_rw(f, d + CXL_DVSEC_CTRL_OFFSET, 2, CXL_DVSEC_MEM_ENABLE);
+	size_lo = (lower_32_bits(l->capacity) & CXL_DVSEC_MEM_SIZE_LOW_MASK) |
+		  CXL_DVSEC_MEM_INFO_VALID | CXL_DVSEC_MEM_ACTIVE |
+		  FIELD_PREP(CXLV_DVSEC_MEDIA_TYPE, media) |
+		  FIELD_PREP(CXLV_DVSEC_MEM_CLASS, media);
+	cfg_set(f, d + CXL_DVSEC_RANGE_SIZE_HIGH(0), 4,
+		upper_32_bits(l->capacity));
+	cfg_set(f, d + CXL_DVSEC_RANGE_SIZE_LOW(0), 4, size_lo);
+	cfg_rw(f, d + CXL_DVSEC_RANGE_BASE_HIGH(0), 4, 0xffffffff);
+	cfg_rw(f, d + CXL_DVSEC_RANGE_BASE_LOW(0), 4,
+	       CXL_DVSEC_MEM_BASE_LOW_MASK);
+
+	/* CXL 2.0 8.1.9: Register Locator, both blocks in BAR0 */
+	cfg_ext_header(f, r, PCI_EXT_CAP_ID_DVSEC, 1, 0);
+	cfg_dvsec_header(f, r, 0, CXLV_DVSEC_REGLOC_LEN,
+			 CXL_DVSEC_REG_LOCATOR);
+	r += CXL_DVSEC_REG_LOCATOR_BLOCK1_OFFSET;
+	cfg_set(f, r, 4, FIELD_PREP(CXL_DVSEC_REG_LOCATOR_BIR_MASK, 0) |
+		FIELD_PREP(CXL_DVSEC_REG_LOCATOR_BLOCK_ID_MASK,
+			   CXL_REGLOC_RBI_MEMDEV) |
+		(CXLV_DEV_REGS_OFFSET & CXL_DVSEC_REG_LOCATOR_BLOCK_OFF_LOW_MASK));
+	cfg_set(f, r + 8, 4, FIELD_PREP(CXL_DVSEC_REG_LOCATOR_BIR_MASK, 0) |
+		FIELD_PREP(CXL_DVSEC_REG_LOCATOR_BLOCK_ID_MASK,
+			   CXL_REGLOC_RBI_COMPONENT) |
+		(CXLV_COMP_REGS_OFFSET & CXL_DVSEC_REG_LOCATOR_BLOCK_OFF_LOW_MASK));
+}
+
+/**
+ * cxlv_cfg_read() - read a register
+ * @f: function model
+ * @where: byte offset, @size aligned and inside config space
+ * @size: 1, 2 or 4
+ *
+ * Return: the little-endian value.
+ */
+u32 cxlv_cfg_read(const struct cxlv_cfg_func *f, int where, int size)
+{
+	u32 val = 0;
+	int i;
+
+	for (i = 0; i < size; i++)
+		val |= (u32)f->data[where + i] << (8 * i);
+	return val;
+}
+
+/**
+ * cxlv_cfg_write() - write a register, honouring RW and RW1C masks
+ * @f: function model
+ * @where: byte offset, @size aligned and inside config space
+ * @size: 1, 2 or 4
+ * @val: value written
+ */
+void cxlv_cfg_write(struct cxlv_cfg_func *f, int where, int size, u32 val)
+{
+	int i;
+
+	for (i = 0; i < size; i++) {
+		u8 b = val >> (8 * i);
+		u8 *reg = &f->data[where + i];
+		u8 rw = f->wmask[where + i];
+
+		*reg = (*reg & ~rw) | (b & rw);
+		*reg &= ~(b & f->w1cmask[where + i]);
+	}
+}

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/**
+ * DOC: cxl_virt device lifecycle
+ *
+ * Creates and removes cxlvN devices and describes them in sysfs. Create
+ * validates the request completely before registering anything; the
+ * driver's probe then builds, in order: the range claim and metadata
+ * mapping, the PCI domain (scanned, not added), the CXL objects, the
+ * emulator, and only then lets PCI drivers bind. All of it is devm, so a
+ * failed probe or a remove unwinds in reverse: CXL objects, PCI domain,
+ * emulator, mapping and claim. A mutex serialises create and remove.
+ *
+ * Attributes are read-only and show no kernel addresses.
+ */
+#include <linux/idr.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+
+#include "cxlv.h"
+#include "cxlmem.h"
+
+static DEFINE_MUTEX(cxlv_devices_lock);
+static DEFINE_IDR(cxlv_devices);
+
+static void cxlv_release(struct device *dev)
+{
+	kfree(to_cxlv_dev(dev));
+}
+
+static void cxlv_emu_teardown(void *data)
+{
+	struct cxlv_dev *cxlv = data;
+
+	if (cxlv->emu)
+		cxlv_emu_stop(cxlv->emu);
+	cxlv->emu = NULL;
+}
+
+static int cxlv_emu_setup(struct cxlv_dev *cxlv)
+{
+	struct cxlv_emu_config cfg = {
+		.dev = &cxlv->dev,
+		.dev_regs = cxlv->meta + CXLV_DEV_REGS_OFFSET,
+		.comp_regs = cxlv->meta + CXLV_COMP_REGS_OFFSET,
+		.lsa = cxlv->meta + (cxlv->layout.lsa - cxlv->layout.bar0),
+		.capacity = cxlv->layout.capacity,
+		.hpa_base = cxlv->layout.window_start,
+		.pmem = cxlv->params.pmem,
+	};
+	struct cxlv_emu *emu = cxlv_emu_start(&cfg);
+
+	if (IS_ERR(emu)) {
+		cxlv_set_error("%s: cannot start emulator: %ld",
+			       dev_name(&cxlv->dev), PTR_ERR(emu));
+		return PTR_ERR(emu);
+	}
+	cxlv->emu = emu;
+	return 0;
+}
+
+/**
+ * cxlv_probe() - build the device's PCI and CXL topology
+ * @dev: the cxlvN device, bound to cxlv_driver
+ *
+ * Return: 0 or a negative errno, also left in probe_rc for cxlv_create().
+ */
+int cxlv_probe(struct device *dev)
+{
+	struct cxlv_dev *cxlv = to_cxlv_dev(dev);
+	int rc;
+
+	rc = cxlv_mem_setup(cxlv);
+	if (rc)
+		goto out;
+	/* registered before the PCI domain so it stops after it is gone */
+	rc = devm_add_action_or_reset(dev, cxlv_emu_teardown, cxlv);
+	if (rc)
+		goto out;
+	rc = cxlv_pci_setup(cxlv);
+	if (rc)
+		goto out;
+	rc = cxlv_port_setup(cxlv);
+	if (rc)
+		goto out;
+	rc = cxlv_emu_setup(cxlv);
+	if (rc)
+		goto out;
+	cxlv_pci_add_devices(cxlv);
+	/* memdevs that probed before their port existed try again */
+	cxl_bus_rescan();
+out:
+	WRITE_ONCE(cxlv->probe_rc, rc);
+	return rc;
+}
+
+static bool cxlv_live(struct cxlv_dev *cxlv)
+{
+	return READ_ONCE(cxlv->probe_rc) == 0;
+}
+
+static struct cxlv_dev *cxlv_find_conflict(const struct cxlv_params *p)
+{
+	struct cxlv_dev *other;
+	int id;
+
+	idr_for_each_entry(&cxlv_devices, other, id) {
+		if (cxlv_mem_overlaps(p, &other->params)) {
+			cxlv_set_error("create: range %#llx+%#llx overlaps %s",
+				       p->memstart, p->memsize,
+				       dev_name(&other->dev));
+			return other;
+		}
+		if (p->serial == other->params.serial) {
+			cxlv_set_error("create: serial %#llx is already used by %s",
+				       p->serial, dev_name(&other->dev));
+			return other;
+		}
+	}
+	return NULL;
+}
+
+/**
+ * cxlv_create() - validate a request and create a device for it
+ * @req: the parsed request
+ *
+ * Return: the new device's id, or a negative errno with the reason
+ * recorded: -EMFILE at the device limit, -EEXIST for a range or serial
+ * another device uses, the errors of cxlv_mem_validate(), or why probe
+ * failed. Nothing is left behind on failure.
+ */
+int cxlv_create(const struct cxlv_params *req)
+{
+	struct cxlv_params p = *req;
+	struct cxlv_layout layout;
+	struct cxlv_dev *cxlv;
+	int id, rc;
+
+	if (!p.serial)
+		p.serial = cxlv_default_serial(p.memstart);
+
+	mutex_lock(&cxlv_devices_lock);
+	cxlv_clear_error();
+	rc = cxlv_mem_validate(&p, &layout);
+	if (rc)
+		goto unlock;
+	if (cxlv_find_conflict(&p)) {
+		rc = -EEXIST;
+		goto unlock;
+	}
+
+	cxlv = kzalloc(sizeof(*cxlv), GFP_KERNEL);
+	if (!cxlv) {
+		rc = -ENOMEM;
+		goto unlock;
+	}
+	id = idr_alloc(&cxlv_devices, cxlv, 0, CXLV_MAX_DEVICES, GFP_KERNEL);
+	if (id < 0) {
+		kfree(cxlv);
+		rc = id == -ENOSPC ? -EMFILE : id;
+		if (rc == -EMFILE)
+			cxlv_set_error("create: limit of %d devices reached",
+				       CXLV_MAX_DEVICES);
+		goto unlock;
+	}
+
+	cxlv->id = id;
+	cxlv->params = p;
+	cxlv->layout = layout;
+	cxlv->probe_rc = -EINPROGRESS;
+	device_initialize(&cxlv->dev);
+	cxlv->dev.bus = &cxlv_bus;
+	cxlv->dev.groups = cxlv_dev_groups;
+	cxlv->dev.release = cxlv_release;
+	rc = dev_set_name(&cxlv->dev, "cxlv%d", id);
+	if (!rc)
+		rc = device_add(&cxlv->dev);
+	if (rc) {
+		cxlv_set_error("create: cannot register cxlv%d: %d", id, rc);
+		goto err_put;
+	}
+	/* device_add() does not return probe errors */
+	rc = READ_ONCE(cxlv->probe_rc);
+	if (rc) {
+		if (rc == -EINPROGRESS) {
+			rc = -ENXIO;
+			cxlv_set_error("create: cxlv%d was not probed", id);
+		}
+		device_del(&cxlv->dev);
+		goto err_put;
+	}
+	dev_info(&cxlv->dev, "%llu MiB %s at %#llx, serial %#llx\n",
+		 layout.capacity >> 20, p.pmem ? "persistent" : "volatile",
+		 layout.window_start, p.serial);
+	rc = id;
+	goto unlock;
+
+err_put:
+	idr_remove(&cxlv_devices, id);
+	put_device(&cxlv->dev);
+unlock:
+	mutex_unlock(&cxlv_devices_lock);
+	return rc;
+}
+
+/**
+ * cxlv_remove() - remove an idle device
+ * @id: N of cxlvN
+ *
+ * Return: 0, -ENODEV for no such device, or -EBUSY while a region exists.
+ */
+int cxlv_remove(u32 id)
+{
+	const char *region;
+	struct cxlv_dev *cxlv;
+	int rc = 0;
+
+	mutex_lock(&cxlv_devices_lock);
+	cxlv_clear_error();
+	cxlv = idr_find(&cxlv_devices, id);
+	if (!cxlv) {
+		cxlv_set_error("remove: no device cxlv%u", id);
+		rc = -ENODEV;
+	} else if (cxlv_port_has_region(cxlv, &region)) {
+		cxlv_set_error("remove: %s has %s; destroy it first (cxl destroy-region)",
+			       dev_name(&cxlv->dev), region);
+		rc = -EBUSY;
+	} else {
+		idr_remove(&cxlv_devices, id);
+		device_unregister(&cxlv->dev);
+	}
+	mutex_unlock(&cxlv_devices_lock);
+	return rc;
+}
+
+/* Module unload: regions pin the module, so every device here is idle. */
+void cxlv_remove_all(void)
+{
+	struct cxlv_dev *cxlv;
+	int id;
+
+	mutex_lock(&cxlv_devices_lock);
+	idr_for_each_entry(&cxlv_devices, cxlv, id) {
+		idr_remove(&cxlv_devices, id);
+		device_unregister(&cxlv->dev);
+	}
+	mutex_unlock(&cxlv_devices_lock);
+	idr_destroy(&cxlv_devices);
+}
+
+static int cxlv_match_memdev(struct device *dev, void *data)
+{
+	return is_cxl_memdev(dev);
+}
+
+/* The memdev cxl_pci made under the endpoint, with a reference. */
+static struct device *cxlv_find_memdev(struct cxlv_dev *cxlv)
+{
+	struct pci_dev *ep;
+	struct device *memdev;
+
+	if (!cxlv_live(cxlv))
+		return NULL;
+	ep = cxlv_pci_get_ep(cxlv);
+	if (!ep)
+		return NULL;
+	memdev = device_find_child(&ep->dev, NULL, cxlv_match_memdev);
+	pci_dev_put(ep);
+	return memdev;
+}
+
+static ssize_t memdev_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	struct device *memdev = cxlv_find_memdev(to_cxlv_dev(dev));
+	ssize_t n;
+
+	if (!memdev)
+		return sysfs_emit(buf, "\n");
+	n = sysfs_emit(buf, "%s\n", READ_ONCE(memdev->driver) ?
+		       dev_name(memdev) : "");
+	put_device(memdev);
+	return n;
+}
+static DEVICE_ATTR_RO(memdev);
+
+static const char *cxlv_state(struct cxlv_dev *cxlv)
+{
+	struct device *memdev;
+	bool bound;
+
+	if (!cxlv_live(cxlv))
+		return "probing";
+	if (cxlv_port_has_region(cxlv, NULL))
+		return "busy";
+	memdev = cxlv_find_memdev(cxlv);
+	bound = memdev && READ_ONCE(memdev->driver);
+	put_device(memdev);
+	return bound ? "ready" : "enumerating";
+}
+
+static ssize_t state_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%s\n", cxlv_state(to_cxlv_dev(dev)));
+}
+static DEVICE_ATTR_RO(state);
+
+static ssize_t root_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	struct cxlv_dev *cxlv = to_cxlv_dev(dev);
+
+	if (!cxlv_live(cxlv))
+		return sysfs_emit(buf, "\n");
+	return sysfs_emit(buf, "%s\n", dev_name(&cxlv->root->dev));
+}
+static DEVICE_ATTR_RO(root);
+
+static ssize_t decoder_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	struct cxlv_dev *cxlv = to_cxlv_dev(dev);
+
+	if (!cxlv_live(cxlv))
+		return sysfs_emit(buf, "\n");
+	return sysfs_emit(buf, "%s\n", dev_name(&cxlv->cxlrd->cxlsd.cxld.dev));
+}
+static DEVICE_ATTR_RO(decoder);
+
+static ssize_t pci_domain_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	struct cxlv_dev *cxlv = to_cxlv_dev(dev);
+
+	if (!cxlv_live(cxlv))
+		return sysfs_emit(buf, "\n");
+	return sysfs_emit(buf, "%04x\n", cxlv->sysdata.domain);
+}
+static DEVICE_ATTR_RO(pci_domain);
+
+#define CXLV_U64_ATTR(_name, _fmt, _expr)				\
+static ssize_t _name##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *buf)	\
+{									\
+	struct cxlv_dev *cxlv = to_cxlv_dev(dev);			\
+									\
+	return sysfs_emit(buf, _fmt "\n", (unsigned long long)(_expr));	\
+}									\
+static DEVICE_ATTR_RO(_name)
+
+CXLV_U64_ATTR(memstart, "%#llx", cxlv->params.memstart);
+CXLV_U64_ATTR(memsize, "%llu", cxlv->params.memsize);
+CXLV_U64_ATTR(pmem, "%llu", cxlv->params.pmem);
+CXLV_U64_ATTR(serial, "%llu", cxlv->params.serial);
+CXLV_U64_ATTR(capacity, "%llu", cxlv->layout.capacity);
+CXLV_U64_ATTR(window_start, "%#llx", cxlv->layout.window_start);
+CXLV_U64_ATTR(window_size, "%llu", cxlv->layout.capacity);
+CXLV_U64_ATTR(mbox_cmds, "%llu",
+	      cxlv_live(cxlv) ? cxlv_emu_mbox_cmds(cxlv->emu) : 0);
+CXLV_U64_ATTR(commits, "%llu",
+	      cxlv_live(cxlv) ? cxlv_emu_commits(cxlv->emu) : 0);
+
+static struct attribute *cxlv_dev_attrs[] = {
+	&dev_attr_memstart.attr,
+	&dev_attr_memsize.attr,
+	&dev_attr_pmem.attr,
+	&dev_attr_serial.attr,
+	&dev_attr_capacity.attr,
+	&dev_attr_window_start.attr,
+	&dev_attr_window_size.attr,
+	&dev_attr_pci_domain.attr,
+	&dev_attr_memdev.attr,
+	&dev_attr_root.attr,
+	&dev_attr_decoder.attr,
+	&dev_attr_state.attr,
+	&dev_attr_mbox_cmds.attr,
+	&dev_attr_commits.attr,
+	NULL,
+};
+
+static const struct attribute_group cxlv_dev_group = {
+	.attrs = cxlv_dev_attrs,
+};
+
+const struct attribute_group *cxlv_dev_groups[] = {
+	&cxlv_dev_group,
+	NULL,
+};

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef __CXLV_EMU_H__
+#define __CXLV_EMU_H__
+
+#include <linux/sizes.h>
+#include <linux/types.h>
+
+/**
+ * DOC: cxl_virt device emulator interface
+ *
+ * The topology code (PCI config space, BARs, CXL ports) places the register
+ * blocks of the emulated type-3 endpoint in its BAR0, which lives in the
+ * reserved range, and maps that memory once. The emulator owns the contents
+ * of those blocks: it lays out the capability arrays, answers the primary
+ * mailbox and commits or resets HDM decoders the way hardware would. It never
+ * maps or unmaps memory itself.
+ */
+
+/* Endpoint BAR0 layout; offsets are what the Register Locator DVSEC names. */
+#define CXLV_BAR_SIZE		SZ_128K
+#define CXLV_DEV_REGS_OFFSET	0x00000	/* CXL 3.0 8.2.8 device registers */
+#define CXLV_DEV_REGS_SIZE	SZ_64K
+#define CXLV_COMP_REGS_OFFSET	0x10000	/* CXL 3.0 8.2.4 component registers */
+#define CXLV_COMP_REGS_SIZE	SZ_64K
+
+/* Label storage area: outside every BAR, so labels outlive remove/create. */
+#define CXLV_LSA_SIZE		SZ_128K
+
+/* HDM decoders per component; the CXL device DVSEC's HDM_Count agrees. */
+#define CXLV_HDM_DECODERS	1
+
+struct device;
+
+/**
+ * struct cxlv_emu_config - what the emulator needs to know about a device
+ * @dev: the cxlvN device, for messages
+ * @dev_regs: mapping of the device register block (CXLV_DEV_REGS_SIZE)
+ * @comp_regs: mapping of the component register block (CXLV_COMP_REGS_SIZE)
+ * @lsa: mapping of the label storage area (CXLV_LSA_SIZE), never cleared
+ * @capacity: bytes of device memory, a multiple of SZ_256M
+ * @hpa_base: host physical address that DPA 0 must decode to; a decoder
+ *	commit that breaks this identity mapping gets COMMIT_ERROR
+ * @pmem: all capacity is persistent (else all volatile)
+ */
+struct cxlv_emu_config {
+	struct device *dev;
+	void __iomem *dev_regs;
+	void __iomem *comp_regs;
+	void __iomem *lsa;
+	u64 capacity;
+	u64 hpa_base;
+	bool pmem;
+};
+
+struct cxlv_emu;
+
+/*
+ * cxlv_emu_start() writes the initial register contents (never the LSA) and
+ * starts the poller; it returns an ERR_PTR on failure. cxlv_emu_stop() stops
+ * the poller synchronously and frees the emulator; no register is touched
+ * after it returns. Both may sleep.
+ */
+struct cxlv_emu *cxlv_emu_start(const struct cxlv_emu_config *cfg);
+void cxlv_emu_stop(struct cxlv_emu *emu);
+
+/* Counters for the device's sysfs attributes. */
+u64 cxlv_emu_mbox_cmds(const struct cxlv_emu *emu);
+u64 cxlv_emu_commits(const struct cxlv_emu *emu);
+
+#endif /* __CXLV_EMU_H__ */

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/**
+ * DOC: cxl_virt module, bus and driver
+ *
+ * Registers the ``cxl_virt`` bus (devices appear under
+ * /sys/devices/virtual/cxl_virt) together with a driver that binds every
+ * device on it. The bound driver is what makes a cxlvN device a valid devm
+ * host for the CXL root port: the CXL core refuses to hang dports off a
+ * device without a driver. The topology is built in the driver's probe.
+ *
+ * Also keeps the reason of the last failed create or remove, which the
+ * root-only ``last_error`` files return.
+ */
+#include <linux/module.h>
+#include <linux/spinlock.h>
+
+#include "cxlv.h"
+
+static DEFINE_SPINLOCK(cxlv_error_lock);
+static char cxlv_error[CXLV_ERR_LEN];
+
+/**
+ * cxlv_set_error() - record and log why a create or remove failed
+ * @fmt: printf-style one-line reason, without a trailing newline
+ */
+void cxlv_set_error(const char *fmt, ...)
+{
+	char msg[CXLV_ERR_LEN];
+	va_list args;
+
+	va_start(args, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, args);
+	va_end(args);
+
+	pr_err("%s\n", msg);
+	spin_lock(&cxlv_error_lock);
+	strscpy(cxlv_error, msg, sizeof(cxlv_error));
+	spin_unlock(&cxlv_error_lock);
+}
+
+void cxlv_clear_error(void)
+{
+	spin_lock(&cxlv_error_lock);
+	cxlv_error[0] = '\0';
+	spin_unlock(&cxlv_error_lock);
+}
+
+/* The reason and a newline, or an empty line after a success. */
+ssize_t cxlv_show_error(char *buf, size_t size)
+{
+	ssize_t n;
+
+	spin_lock(&cxlv_error_lock);
+	n = scnprintf(buf, size, "%s\n", cxlv_error);
+	spin_unlock(&cxlv_error_lock);
+	return n;
+}
+
+struct bus_type cxlv_bus = {
+	.name = "cxl_virt",
+	.bus_groups = cxlv_bus_groups,
+};
+
+/* Teardown is entirely devm, released in reverse order of probe. */
+struct device_driver cxlv_driver = {
+	.name = "cxl_virt",
+	.bus = &cxlv_bus,
+	.owner = THIS_MODULE,
+	.probe = cxlv_probe,
+	.suppress_bind_attrs = true,
+	.probe_type = PROBE_FORCE_SYNCHRONOUS,
+};
+
+static int __init cxlv_init(void)
+{
+	int rc;
+
+	rc = subsys_virtual_register(&cxlv_bus, NULL);
+	if (rc)
+		return rc;
+	rc = driver_register(&cxlv_driver);
+	if (rc)
+		goto err_bus;
+	rc = cxlv_port_region_notifier_init();
+	if (rc)
+		goto err_driver;
+	rc = cxlv_ctl_init();
+	if (rc)
+		goto err_notifier;
+	return 0;
+
+err_notifier:
+	cxlv_port_region_notifier_exit();
+err_driver:
+	driver_unregister(&cxlv_driver);
+err_bus:
+	bus_unregister(&cxlv_bus);
+	return rc;
+}
+
+static void __exit cxlv_exit(void)
+{
+	cxlv_ctl_exit();
+	cxlv_remove_all();
+	cxlv_port_region_notifier_exit();
+	driver_unregister(&cxlv_driver);
+	bus_unregister(&cxlv_bus);
+}
+
+module_init(cxlv_init);
+module_exit(cxlv_exit);
+
+MODULE_DESCRIPTION("Virtual CXL type-3 memory devices on reserved host RAM");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(CXL);

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <linux/build_bug.h>
+#include <linux/io.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/uuid.h>
+#include "cxlmem.h"
+#include "cxlv_emu_internal.h"
+
+/**
+ * DOC: cxl_virt mailbox commands
+ *
+ * Answers the primary mailbox commands of a type-3 memory device on plain
+ * buffers; cxlv_emu.c moves the payload in and out of the registers. The
+ * command set is the one the 6.1 cxl_pci, cxl_pmem and the user ioctl path
+ * use: GET_SUPPORTED_LOGS, GET_LOG of the Command Effects Log, IDENTIFY,
+ * GET_PARTITION_INFO, GET_HEALTH_INFO, and for persistent devices GET_LSA
+ * and SET_LSA on the CXLV_LSA_SIZE label storage area. The CEL is generated
+ * from the command table, so it lists exactly what is answered. Every other
+ * opcode gets Unsupported; malformed input gets Invalid Input or Invalid
+ * Payload Length and touches nothing.
+ *
+ * Handlers run in the poller's hard interrupt context: no sleeping, no
+ * allocation, no mapping.
+ */
+
+/* CXL 3.0 8.2.9.5.2.1 Command Effects Log entry effects */
+#define CXLV_EFFECT_IMMEDIATE_CONFIG_CHANGE	BIT(1)
+#define CXLV_EFFECT_IMMEDIATE_DATA_CHANGE	BIT(2)
+
+/* Input length of commands whose input is not a fixed size. */
+#define CXLV_MBOX_VARIABLE	SIZE_MAX
+
+/* CXL 3.0 8.2.9.8.3.1 Get Health Info output payload, not in 6.1 cxlmem.h */
+struct cxlv_health_info {
+	u8 health_status;
+	u8 media_status;
+	u8 additional_status;
+	u8 life_used;
+	__le16 device_temperature;
+	__le32 dirty_shutdown_count;
+	__le32 corrected_volatile_errors;
+	__le32 corrected_persistent_errors;
+} __packed;
+
+/* Values the specification reserves for "not implemented" */
+#define CXLV_HEALTH_LIFE_USED_NOT_IMPL		0xff
+#define CXLV_HEALTH_TEMPERATURE_NOT_IMPL	0xffff
+
+static const uuid_t cxlv_cel_uuid = DEFINE_CXL_CEL_UUID;
+
+struct cxlv_mbox_op {
+	u16 opcode;
+	u16 effect;
+	size_t in_len;
+	bool pmem_only;
+	u16 (*handle)(const struct cxlv_emu_config *cfg,
+		      struct cxlv_mbox_cmd *cmd);
+};
+
+/* They read the command table, which names them. */
+static u16 cxlv_mbox_get_supported_logs(const struct cxlv_emu_config *cfg,
+					struct cxlv_mbox_cmd *cmd);
+static u16 cxlv_mbox_get_log(const struct cxlv_emu_config *cfg,
+			     struct cxlv_mbox_cmd *cmd);
+
+/* CXL 3.0 8.2.9.8.1.1 Identify Memory Device */
+static u16 cxlv_mbox_identify(const struct cxlv_emu_config *cfg,
+			      struct cxlv_mbox_cmd *cmd)
+{
+	struct cxl_mbox_identify *id = cmd->out;
+	u64 units = div_u64(cfg->capacity, CXL_CAPACITY_MULTIPLIER);
+
+	/* 6.1 insists on exactly this many bytes (core/mbox.c). */
+	static_assert(sizeof(*id) == 0x43);
+
+	memset(id, 0, sizeof(*id));
+	strscpy_pad(id->fw_revision, "cxl_virt", sizeof(id->fw_revision));
+	id->total_capacity = cpu_to_le64(units);
+	if (cfg->pmem) {
+		id->persistent_capacity = cpu_to_le64(units);
+		id->lsa_size = cpu_to_le32(CXLV_LSA_SIZE);
+	} else {
+		id->volatile_capacity = cpu_to_le64(units);
+	}
+	/* partition_align 0: no GET_PARTITION_INFO needed to size partitions */
+	cmd->out_len = sizeof(*id);
+	return CXL_MBOX_CMD_RC_SUCCESS;
+}
+
+/* CXL 3.0 8.2.9.8.2.1 Get Partition Info: fixed, nothing pending */
+static u16 cxlv_mbox_get_partition_info(const struct cxlv_emu_config *cfg,
+					struct cxlv_mbox_cmd *cmd)
+{
+	struct cxl_mbox_get_partition_info *pi = cmd->out;
+	u64 units = div_u64(cfg->capacity, CXL_CAPACITY_MULTIPLIER);
+
+	memset(pi, 0, sizeof(*pi));
+	if (cfg->pmem)
+		pi->active_persistent_cap = cpu_to_le64(units);
+	else
+		pi->active_volatile_cap = cpu_to_le64(units);
+	cmd->out_len = sizeof(*pi);
+	return CXL_MBOX_CMD_RC_SUCCESS;
+}
+
+/* True if [offset, offset + length) lies inside the label storage area. */
+static bool cxlv_mbox_lsa_range_ok(u32 offset, size_t length)
+{
+	return offset <= CXLV_LSA_SIZE && length <= CXLV_LSA_SIZE - offset;
+}
+
+/* CXL 3.0 8.2.9.8.2.3 Get LSA */
+static u16 cxlv_mbox_get_lsa(const struct cxlv_emu_config *cfg,
+			     struct cxlv_mbox_cmd *cmd)
+{
+	const struct cxl_mbox_get_lsa *get = cmd->in;
+	u32 offset = le32_to_cpu(get->offset);
+	u32 length = le32_to_cpu(get->length);
+
+	if (length > CXLV_MBOX_PAYLOAD_SIZE ||
+	    !cxlv_mbox_lsa_range_ok(offset, length))
+		return CXL_MBOX_CMD_RC_INPUT;
+
+	memcpy_fromio(cmd->out, cfg->lsa + offset, length);
+	cmd->out_len = length;
+	return CXL_MBOX_CMD_RC_SUCCESS;
+}
+
+/* CXL 3.0 8.2.9.8.2.4 Set LSA: offset, reserved, then the data */
+static u16 cxlv_mbox_set_lsa(const struct cxlv_emu_config *cfg,
+			     struct cxlv_mbox_cmd *cmd)
+{
+	const struct cxl_mbox_set_lsa *set = cmd->in;
+	size_t length;
+	u32 offset;
+
+	if (cmd->in_len < sizeof(*set))
+		return CXL_MBOX_CMD_RC_PAYLOADLEN;
+
+	offset = le32_to_cpu(set->offset);
+	length = cmd->in_len - sizeof(*set);
+	if (!cxlv_mbox_lsa_range_ok(offset, length))
+		return CXL_MBOX_CMD_RC_INPUT;
+
+	memcpy_toio(cfg->lsa + offset, set->data, length);
+	return CXL_MBOX_CMD_RC_SUCCESS;
+}
+
+/* CXL 3.0 8.2.9.8.3.1 Get Health Info: healthy RAM, no wear, no sensor */
+static u16 cxlv_mbox_get_health_info(const struct cxlv_emu_config *cfg,
+				     struct cxlv_mbox_cmd *cmd)
+{
+	struct cxlv_health_info *health = cmd->out;
+
+	static_assert(sizeof(*health) == 0x12);
+
+	memset(health, 0, sizeof(*health));
+	health->life_used = CXLV_HEALTH_LIFE_USED_NOT_IMPL;
+	health->device_temperature =
+		cpu_to_le16(CXLV_HEALTH_TEMPERATURE_NOT_IMPL);
+	cmd->out_len = sizeof(*health);
+	return CXL_MBOX_CMD_RC_SUCCESS;
+}
+
+static const struct cxlv_mbox_op cxlv_mbox_ops[] = {
+	{
+		.opcode = CXL_MBOX_OP_GET_SUPPORTED_LOGS,
+		.in_len = 0,
+		.handle = cxlv_mbox_get_supported_logs,
+	},
+	{
+		.opcode = CXL_MBOX_OP_GET_LOG,
+		.in_len = sizeof(struct cxl_mbox_get_log),
+		.handle = cxlv_mbox_get_log,
+	},
+	{
+		.opcode = CXL_MBOX_OP_IDENTIFY,
+		.in_len = 0,
+		.handle = cxlv_mbox_identify,
+	},
+	{
+		.opcode = CXL_MBOX_OP_GET_PARTITION_INFO,
+		.in_len = 0,
+		.handle = cxlv_mbox_get_partition_info,
+	},
+	{
+		.opcode = CXL_MBOX_OP_GET_LSA,
+		.in_len = sizeof(struct cxl_mbox_get_lsa),
+		.pmem_only = true,
+		.handle = cxlv_mbox_get_lsa,
+	},
+	{
+		.opcode = CXL_MBOX_OP_SET_LSA,
+		.effect = CXLV_EFFECT_IMMEDIATE_CONFIG_CHANGE |
+			  CXLV_EFFECT_IMMEDIATE_DATA_CHANGE,
+		.in_len = CXLV_MBOX_VARIABLE,
+		.pmem_only = true,
+		.handle = cxlv_mbox_set_lsa,
+	},
+	{
+		.opcode = CXL_MBOX_OP_GET_HEALTH_INFO,
+		.in_len = 0,
+		.handle = cxlv_mbox_get_health_info,
+	},
+};
+
+static bool cxlv_mbox_op_enabled(const struct cxlv_emu_config *cfg,
+				 const struct cxlv_mbox_op *op)
+{
+	return cfg->pmem || !op->pmem_only;
+}
+
+/* Fills @cel with the device's Command Effects Log; returns its size. */
+static size_t cxlv_mbox_build_cel(const struct cxlv_emu_config *cfg,
+				  struct cxl_cel_entry *cel)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(cxlv_mbox_ops); i++) {
+		const struct cxlv_mbox_op *op = &cxlv_mbox_ops[i];
+
+		if (!cxlv_mbox_op_enabled(cfg, op))
+			continue;
+		cel[n].opcode = cpu_to_le16(op->opcode);
+		cel[n].effect = cpu_to_le16(op->effect);
+		n++;
+	}
+	return n * sizeof(*cel);
+}
+
+/* CXL 3.0 8.2.9.5.1 Get Supported Logs: the CEL is the only log */
+static u16 cxlv_mbox_get_supported_logs(const struct cxlv_emu_config *cfg,
+					struct cxlv_mbox_cmd *cmd)
+{
+	struct cxl_mbox_get_supported_logs *gsl = cmd->out;
+	struct cxl_cel_entry cel[ARRAY_SIZE(cxlv_mbox_ops)];
+
+	memset(gsl, 0, struct_size(gsl, entry, 1));
+	gsl->entries = cpu_to_le16(1);
+	gsl->entry[0].uuid = cxlv_cel_uuid;
+	gsl->entry[0].size = cpu_to_le32(cxlv_mbox_build_cel(cfg, cel));
+	cmd->out_len = struct_size(gsl, entry, 1);
+	return CXL_MBOX_CMD_RC_SUCCESS;
+}
+
+/* CXL 3.0 8.2.9.5.2 Get Log: a window of the CEL */
+static u16 cxlv_mbox_get_log(const struct cxlv_emu_config *cfg,
+			     struct cxlv_mbox_cmd *cmd)
+{
+	const struct cxl_mbox_get_log *log = cmd->in;
+	struct cxl_cel_entry cel[ARRAY_SIZE(cxlv_mbox_ops)];
+	u32 offset = le32_to_cpu(log->offset);
+	u32 length = le32_to_cpu(log->length);
+	size_t cel_size;
+
+	if (!uuid_equal(&log->uuid, &cxlv_cel_uuid))
+		return CXL_MBOX_CMD_RC_INPUT;
+
+	cel_size = cxlv_mbox_build_cel(cfg, cel);
+	if (length > CXLV_MBOX_PAYLOAD_SIZE || offset > cel_size ||
+	    length > cel_size - offset)
+		return CXL_MBOX_CMD_RC_INPUT;
+
+	memcpy(cmd->out, (u8 *)cel + offset, length);
+	cmd->out_len = length;
+	return CXL_MBOX_CMD_RC_SUCCESS;
+}
+
+/**
+ * cxlv_mbox_handle() - answer one mailbox command
+ * @cfg: the device
+ * @cmd: the command; on success @cmd->out_len says how much output there is
+ *
+ * Return: a CXL 3.0 8.2.8.4.5.1 return code for the Mailbox Status register.
+ */
+u16 cxlv_mbox_handle(const struct cxlv_emu_config *cfg,
+		     struct cxlv_mbox_cmd *cmd)
+{
+	size_t i;
+
+	cmd->out_len = 0;
+	for (i = 0; i < ARRAY_SIZE(cxlv_mbox_ops); i++) {
+		const struct cxlv_mbox_op *op = &cxlv_mbox_ops[i];
+
+		if (op->opcode != cmd->opcode)
+			continue;
+		if (!cxlv_mbox_op_enabled(cfg, op))
+			break;
+		if (op->in_len != CXLV_MBOX_VARIABLE &&
+		    op->in_len != cmd->in_len)
+			return CXL_MBOX_CMD_RC_PAYLOADLEN;
+		return op->handle(cfg, cmd);
+	}
+	dev_dbg(cfg->dev, "mailbox opcode %#06x unsupported\n", cmd->opcode);
+	return CXL_MBOX_CMD_RC_UNSUPPORTED;
+}

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/**
+ * DOC: cxl_virt control-file parsers
+ *
+ * Turns the text written to the create and remove files into a request, or
+ * into an errno plus a one-line reason (see cxlv_parse.h for the grammar and
+ * the errno of each class). Pure functions of their input: no allocation, no
+ * locking, no global state, so a user-space harness can build this file.
+ */
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/limits.h>
+#include <linux/string.h>
+
+#include "cxlv_parse.h"
+
+enum cxlv_key {
+	CXLV_KEY_MEMSTART,
+	CXLV_KEY_MEMSIZE,
+	CXLV_KEY_CXLTYPE,
+	CXLV_KEY_PMEM,
+	CXLV_KEY_SERIAL,
+	CXLV_KEY_DEV_ID,
+	CXLV_NR_KEYS,
+};
+
+static const char * const cxlv_key_names[CXLV_NR_KEYS] = {
+	[CXLV_KEY_MEMSTART] = "memstart",
+	[CXLV_KEY_MEMSIZE] = "memsize",
+	[CXLV_KEY_CXLTYPE] = "cxltype",
+	[CXLV_KEY_PMEM] = "pmem",
+	[CXLV_KEY_SERIAL] = "serial",
+	[CXLV_KEY_DEV_ID] = "cxlv_dev_id",
+};
+
+/* One key=value pair, pointing into the caller's buffer. */
+struct cxlv_token {
+	const char *key;
+	size_t key_len;
+	const char *val;
+	size_t val_len;
+};
+
+static bool cxlv_is_sep(char c)
+{
+	return c == ',' || c == '\n';
+}
+
+static bool cxlv_is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+static int cxlv_digit(char c, unsigned int base)
+{
+	int d;
+
+	if (c >= '0' && c <= '9')
+		d = c - '0';
+	else if (c >= 'a' && c <= 'f')
+		d = c - 'a' + 10;
+	else if (c >= 'A' && c <= 'F')
+		d = c - 'A' + 10;
+	else
+		return -1;
+	return d < (int)base ? d : -1;
+}
+
+/* Decimal or 0x-hex, no sign, no suffix; -ERANGE above @max. */
+static int cxlv_parse_number(const char *s, size_t n, u64 max, u64 *out)
+{
+	unsigned int base = 10;
+	u64 v = 0;
+	size_t i;
+
+	if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+		n -= 2;
+	}
+	if (!n)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		int d = cxlv_digit(s[i], base);
+
+		if (d < 0)
+			return -EINVAL;
+		if (v > (max - d) / base)
+			return -ERANGE;
+		v = v * base + d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Cuts the next non-empty token off *pos; returns false at the end. */
+static bool cxlv_next_token(const char **pos, const char *end,
+			    const char **tok, size_t *tok_len)
+{
+	const char *p = *pos, *start, *stop;
+
+	for (;;) {
+		while (p < end && (cxlv_is_sep(*p) || cxlv_is_blank(*p)))
+			p++;
+		/* a terminating NUL, as ndctl-style writers send, ends input */
+		if (p >= end || *p == '\0')
+			return false;
+		start = p;
+		while (p < end && !cxlv_is_sep(*p) && *p != '\0')
+			p++;
+		stop = p;
+		while (stop > start && cxlv_is_blank(stop[-1]))
+			stop--;
+		if (stop > start)
+			break;
+	}
+	*pos = p;
+	*tok = start;
+	*tok_len = stop - start;
+	return true;
+}
+
+static int cxlv_split(const char *tok, size_t len, struct cxlv_token *t,
+		      char *why, size_t why_len)
+{
+	const char *eq = memchr(tok, '=', len);
+
+	if (!eq || eq == tok || eq == tok + len - 1) {
+		snprintf(why, why_len,
+			 "malformed option '%.*s': expected key=value",
+			 (int)min_t(size_t, len, 32), tok);
+		return -EINVAL;
+	}
+	t->key = tok;
+	t->key_len = eq - tok;
+	t->val = eq + 1;
+	t->val_len = tok + len - t->val;
+	return 0;
+}
+
+static int cxlv_lookup_key(const struct cxlv_token *t, unsigned long allowed)
+{
+	int k;
+
+	for (k = 0; k < CXLV_NR_KEYS; k++) {
+		if (!(allowed & BIT(k)))
+			continue;
+		if (strlen(cxlv_key_names[k]) == t->key_len &&
+		    !memcmp(cxlv_key_names[k], t->key, t->key_len))
+			return k;
+	}
+	return -1;
+}
+
+static int cxlv_require(unsigned long seen, unsigned long required,
+			char *why, size_t why_len)
+{
+	int k;
+
+	for (k = 0; k < CXLV_NR_KEYS; k++) {
+		if ((required & BIT(k)) && !(seen & BIT(k))) {
+			snprintf(why, why_len, "missing option '%s='",
+				 cxlv_key_names[k]);
+			return -ENODATA;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Walks all tokens, storing each allowed key's number in @vals and marking
+ * it in @seen. Unknown, repeated and unparsable keys stop the walk; then
+ * every @required key must have been seen.
+ */
+static int cxlv_parse_keys(const char *buf, size_t len, unsigned long allowed,
+			   unsigned long required, const u64 *max, u64 *vals,
+			   unsigned long *seen, char *why, size_t why_len)
+{
+	const char *pos = buf, *end = buf + len, *tok;
+	struct cxlv_token t;
+	size_t tok_len;
+	int k, rc;
+
+	*seen = 0;
+	while (cxlv_next_token(&pos, end, &tok, &tok_len)) {
+		rc = cxlv_split(tok, tok_len, &t, why, why_len);
+		if (rc)
+			return rc;
+		k = cxlv_lookup_key(&t, allowed);
+		if (k < 0) {
+			snprintf(why, why_len, "unknown option '%.*s'",
+				 (int)min_t(size_t, t.key_len, 32), t.key);
+			return -EINVAL;
+		}
+		if (*seen & BIT(k)) {
+			snprintf(why, why_len, "option '%s' given twice",
+				 cxlv_key_names[k]);
+			return -ENOTUNIQ;
+		}
+		rc = cxlv_parse_number(t.val, t.val_len, max[k], &vals[k]);
+		if (rc == -ERANGE) {
+			snprintf(why, why_len, "%s=%.*s is too large (max %llu)",
+				 cxlv_key_names[k],
+				 (int)min_t(size_t, t.val_len, 32), t.val,
+				 (unsigned long long)max[k]);
+			return rc;
+		}
+		if (rc) {
+			snprintf(why, why_len,
+				 "%s=%.*s is not a decimal or 0x-hex number",
+				 cxlv_key_names[k],
+				 (int)min_t(size_t, t.val_len, 32), t.val);
+			return rc;
+		}
+		*seen |= BIT(k);
+	}
+	return cxlv_require(*seen, required, why, why_len);
+}
+
+/**
+ * cxlv_parse_create() - parse a create request
+ * @buf: the written text, not necessarily NUL-terminated
+ * @len: bytes in @buf
+ * @p: the request, valid only on success; serial is 0 when not given
+ * @why: receives a one-line reason on failure
+ * @why_len: size of @why
+ *
+ * Return: 0 or a negative errno as listed in cxlv_parse.h.
+ */
+int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
+		      char *why, size_t why_len)
+{
+	const unsigned long required = BIT(CXLV_KEY_MEMSTART) |
+		BIT(CXLV_KEY_MEMSIZE) | BIT(CXLV_KEY_CXLTYPE) |
+		BIT(CXLV_KEY_PMEM);
+	const unsigned long allowed = required | BIT(CXLV_KEY_SERIAL);
+	const u64 max[CXLV_NR_KEYS] = {
+		[CXLV_KEY_MEMSTART] = U64_MAX,
+		[CXLV_KEY_MEMSIZE] = U64_MAX,
+		[CXLV_KEY_CXLTYPE] = U32_MAX,
+		[CXLV_KEY_PMEM] = U32_MAX,
+		[CXLV_KEY_SERIAL] = U64_MAX,
+	};
+	u64 vals[CXLV_NR_KEYS] = { 0 };
+	unsigned long seen;
+	int rc;
+
+	rc = cxlv_parse_keys(buf, len, allowed, required, max, vals, &seen,
+			     why, why_len);
+	if (rc)
+		return rc;
+
+	if (vals[CXLV_KEY_CXLTYPE] != 3) {
+		snprintf(why, why_len,
+			 "cxltype=%llu is not supported: only type 3 memory expanders",
+			 (unsigned long long)vals[CXLV_KEY_CXLTYPE]);
+		return -EOPNOTSUPP;
+	}
+	if (vals[CXLV_KEY_PMEM] > 1) {
+		snprintf(why, why_len, "pmem=%llu: use pmem=0 or pmem=1",
+			 (unsigned long long)vals[CXLV_KEY_PMEM]);
+		return -EINVAL;
+	}
+	if (!vals[CXLV_KEY_MEMSIZE]) {
+		snprintf(why, why_len, "memsize=0: give the reserved range's size");
+		return -EINVAL;
+	}
+	if (vals[CXLV_KEY_MEMSTART] > U64_MAX - vals[CXLV_KEY_MEMSIZE]) {
+		snprintf(why, why_len,
+			 "memstart + memsize wraps past the end of the address space");
+		return -ERANGE;
+	}
+	if ((seen & BIT(CXLV_KEY_SERIAL)) && !vals[CXLV_KEY_SERIAL]) {
+		snprintf(why, why_len,
+			 "serial=0: labels need a non-zero serial; omit serial= for a default");
+		return -EINVAL;
+	}
+
+	p->memstart = vals[CXLV_KEY_MEMSTART];
+	p->memsize = vals[CXLV_KEY_MEMSIZE];
+	p->cxltype = vals[CXLV_KEY_CXLTYPE];
+	p->pmem = vals[CXLV_KEY_PMEM];
+	p->serial = vals[CXLV_KEY_SERIAL];
+	return 0;
+}
+
+/**
+ * cxlv_parse_remove() - parse a remove request
+ * @buf: the written text, not necessarily NUL-terminated
+ * @len: bytes in @buf
+ * @id: the device number N of cxlvN, valid only on success
+ * @why: receives a one-line reason on failure
+ * @why_len: size of @why
+ *
+ * Return: 0 or a negative errno as listed in cxlv_parse.h.
+ */
+int cxlv_parse_remove(const char *buf, size_t len, u32 *id,
+		      char *why, size_t why_len)
+{
+	const unsigned long keys = BIT(CXLV_KEY_DEV_ID);
+	const u64 max[CXLV_NR_KEYS] = { [CXLV_KEY_DEV_ID] = S32_MAX };
+	u64 vals[CXLV_NR_KEYS] = { 0 };
+	unsigned long seen;
+	int rc;
+
+	rc = cxlv_parse_keys(buf, len, keys, keys, max, vals, &seen, why,
+			     why_len);
+	if (rc)
+		return rc;
+	*id = vals[CXLV_KEY_DEV_ID];
+	return 0;
+}

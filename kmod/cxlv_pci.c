@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/**
+ * DOC: cxl_virt software PCI domain
+ *
+ * Each device gets its own PCI domain (from CXLV_DOMAIN_BASE up, like VMD)
+ * whose host bridge is a child of cxlvN and whose only memory window is the
+ * 1 MiB PCI window at the start of the reserved range. Bus 0 holds the
+ * emulated root port, its secondary bus the type-3 endpoint. BARs come
+ * pre-programmed inside the window and are claimed, not assigned, so they
+ * show up in /proc/iomem and pci_enable_device() accepts them.
+ *
+ * The host bridge offers no AER, PME, hotplug, LTR or DPC: there are no
+ * interrupts to deliver them. Config accessors run under the PCI core's raw
+ * pci_lock, so they only touch the in-memory models and never sleep.
+ */
+#include <linux/pci.h>
+
+#include "cxlv.h"
+
+static struct cxlv_cfg_func *cxlv_pci_func(struct pci_bus *bus,
+					   unsigned int devfn)
+{
+	struct cxlv_dev *cxlv = container_of(bus->sysdata, struct cxlv_dev,
+					     sysdata);
+
+	if (devfn != PCI_DEVFN(0, 0))
+		return NULL;
+	if (pci_is_root_bus(bus))
+		return &cxlv->rp;
+	if (bus->number == cxlv->rp.data[PCI_SECONDARY_BUS])
+		return &cxlv->ep;
+	return NULL;
+}
+
+static int cxlv_pci_read(struct pci_bus *bus, unsigned int devfn, int where,
+			 int size, u32 *val)
+{
+	struct cxlv_cfg_func *f = cxlv_pci_func(bus, devfn);
+
+	if (!f) {
+		PCI_SET_ERROR_RESPONSE(val);
+		return PCIBIOS_DEVICE_NOT_FOUND;
+	}
+	if (where < 0 || where + size > PCI_CFG_SPACE_EXP_SIZE)
+		return PCIBIOS_BAD_REGISTER_NUMBER;
+	*val = cxlv_cfg_read(f, where, size);
+	return PCIBIOS_SUCCESSFUL;
+}
+
+static int cxlv_pci_write(struct pci_bus *bus, unsigned int devfn, int where,
+			  int size, u32 val)
+{
+	struct cxlv_cfg_func *f = cxlv_pci_func(bus, devfn);
+
+	if (!f)
+		return PCIBIOS_DEVICE_NOT_FOUND;
+	if (where < 0 || where + size > PCI_CFG_SPACE_EXP_SIZE)
+		return PCIBIOS_BAD_REGISTER_NUMBER;
+	cxlv_cfg_write(f, where, size, val);
+	return PCIBIOS_SUCCESSFUL;
+}
+
+static struct pci_ops cxlv_pci_ops = {
+	.read = cxlv_pci_read,
+	.write = cxlv_pci_write,
+};
+
+static int cxlv_pci_find_domain(void)
+{
+	int domain;
+
+	for (domain = CXLV_DOMAIN_BASE; domain < CXLV_DOMAIN_BASE + 0x10000;
+	     domain++) {
+		struct pci_bus *bus = pci_find_bus(domain, 0);
+
+		if (!bus)
+			return domain;
+	}
+	return -ENOSPC;
+}
+
+static void cxlv_pci_remove(void *data)
+{
+	struct cxlv_dev *cxlv = data;
+	struct pci_host_bridge *bridge = to_pci_host_bridge(cxlv->bus->bridge);
+
+	pci_lock_rescan_remove();
+	pci_stop_root_bus(cxlv->bus);
+	pci_remove_root_bus(cxlv->bus);
+	pci_unlock_rescan_remove();
+	put_device(&bridge->dev);
+	cxlv->bus = NULL;
+}
+
+/* Every BAR and bridge window must have landed in the PCI window. */
+static int cxlv_pci_check_claims(struct cxlv_dev *cxlv)
+{
+	struct pci_dev *ep = cxlv_pci_get_ep(cxlv);
+	struct resource *bar;
+	int rc = 0;
+
+	if (!ep) {
+		cxlv_set_error("%s: endpoint not found on the PCI bus",
+			       dev_name(&cxlv->dev));
+		return -ENODEV;
+	}
+	bar = &ep->resource[0];
+	if (!bar->parent || resource_size(bar) != CXLV_BAR_SIZE) {
+		cxlv_set_error("%s: endpoint BAR0 %pR not claimed",
+			       dev_name(&cxlv->dev), bar);
+		rc = -EBUSY;
+	}
+	pci_dev_put(ep);
+	return rc;
+}
+
+/**
+ * cxlv_pci_setup() - create, scan and claim the software PCI domain
+ * @cxlv: device being probed; its PCI window must be in iomem
+ *
+ * Devices are scanned but not yet added: drivers may bind only after the
+ * CXL ports exist (cxlv_pci_add_devices()). Removal of the whole domain is
+ * registered with devm.
+ */
+int cxlv_pci_setup(struct cxlv_dev *cxlv)
+{
+	struct pci_host_bridge *bridge;
+	struct pci_bus *bus;
+	LIST_HEAD(resources);
+	int domain, rc;
+
+	cxlv_cfg_init_rp(&cxlv->rp, cxlv);
+	cxlv_cfg_init_ep(&cxlv->ep, cxlv);
+
+	domain = cxlv_pci_find_domain();
+	if (domain < 0) {
+		cxlv_set_error("%s: no free PCI domain", dev_name(&cxlv->dev));
+		return domain;
+	}
+	cxlv->sysdata.domain = domain;
+	cxlv->sysdata.node = NUMA_NO_NODE;
+	cxlv->busn_res = (struct resource)
+		DEFINE_RES_NAMED(0, 2, "cxl_virt bus", IORESOURCE_BUS);
+	pci_add_resource(&resources, &cxlv->pci_res);
+	pci_add_resource(&resources, &cxlv->busn_res);
+
+	bus = pci_create_root_bus(&cxlv->dev, 0, &cxlv_pci_ops, &cxlv->sysdata,
+				  &resources);
+	if (!bus) {
+		pci_free_resource_list(&resources);
+		cxlv_set_error("%s: cannot create PCI domain %04x",
+			       dev_name(&cxlv->dev), domain);
+		return -ENODEV;
+	}
+	cxlv->bus = bus;
+
+	bridge = to_pci_host_bridge(bus->bridge);
+	bridge->native_aer = 0;
+	bridge->native_pcie_hotplug = 0;
+	bridge->native_shpc_hotplug = 0;
+	bridge->native_pme = 0;
+	bridge->native_ltr = 0;
+	bridge->native_dpc = 0;
+
+	pci_lock_rescan_remove();
+	pci_scan_child_bus(bus);
+	pci_bus_claim_resources(bus);
+	pci_unlock_rescan_remove();
+
+	rc = devm_add_action_or_reset(&cxlv->dev, cxlv_pci_remove, cxlv);
+	if (rc)
+		return rc;
+	return cxlv_pci_check_claims(cxlv);
+}
+
+/* Lets cxl_pci (and pcieport) bind, after the CXL ports exist. */
+void cxlv_pci_add_devices(struct cxlv_dev *cxlv)
+{
+	pci_lock_rescan_remove();
+	pci_bus_add_devices(cxlv->bus);
+	pci_unlock_rescan_remove();
+}
+
+/**
+ * cxlv_pci_get_ep() - the endpoint's pci_dev, with a reference
+ * @cxlv: device
+ *
+ * Return: the endpoint or NULL; release with pci_dev_put().
+ */
+struct pci_dev *cxlv_pci_get_ep(struct cxlv_dev *cxlv)
+{
+	if (!cxlv->sysdata.domain)
+		return NULL;
+	return pci_get_domain_bus_and_slot(cxlv->sysdata.domain,
+					   cxlv->rp.data[PCI_SECONDARY_BUS],
+					   PCI_DEVFN(0, 0));
+}

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/**
+ * DOC: cxl_virt CXL topology
+ *
+ * Does for one cxlvN what cxl_acpi does for a platform, with the cxlvN
+ * device as the bound host:
+ *
+ * - the CXL root port (rootN), with cxlvN as host and uport;
+ * - its one dport, the PCI host bridge of the device's domain, which is also
+ *   the uport of the host-bridge port (the pairing region setup checks);
+ * - the device's window published in iomem as an IORES_DESC_CXL resource
+ *   and given to the root decoder for region allocation (cxl_acpi's
+ *   add/pair_cxl_resources, which 6.1 keeps static);
+ * - one root decoder, 1-way, targeting that dport, over the window;
+ * - the PCI bus registration and the host-bridge port, whose probe finds
+ *   the root port as its dport;
+ * - an nvdimm bridge when the device is persistent.
+ *
+ * Everything is devm on cxlvN and goes away, in reverse, when it unbinds.
+ * Regions are devm on the root's uport too, so removal is refused while
+ * one exists, and each region pins the module.
+ */
+#include <linux/module.h>
+#include <linux/notifier.h>
+#include <linux/slab.h>
+
+#include "cxlv.h"
+#include "cxl.h"
+
+static void cxlv_window_remove(void *data)
+{
+	struct resource *res = data;
+
+	remove_resource(res);
+	kfree(res);
+}
+
+/* Publishes the device memory as a CXL window inside the cxlvN range. */
+static int cxlv_window_add(struct cxlv_dev *cxlv)
+{
+	const struct cxlv_layout *l = &cxlv->layout;
+	struct resource *res;
+	const char *name;
+	int rc;
+
+	name = devm_kasprintf(&cxlv->dev, GFP_KERNEL, "CXL Window %s",
+			      dev_name(&cxlv->dev));
+	res = kzalloc(sizeof(*res), GFP_KERNEL);
+	if (!name || !res) {
+		kfree(res);
+		return -ENOMEM;
+	}
+	*res = (struct resource)DEFINE_RES_MEM_NAMED(l->window_start,
+						     l->capacity, name);
+	res->desc = IORES_DESC_CXL;
+	rc = insert_resource(&cxlv->range_res, res);
+	if (rc) {
+		kfree(res);
+		return rc;
+	}
+	cxlv->window_res = res;
+	return devm_add_action_or_reset(&cxlv->dev, cxlv_window_remove, res);
+}
+
+static int cxlv_root_decoder_add(struct cxlv_dev *cxlv)
+{
+	const struct cxlv_layout *l = &cxlv->layout;
+	int target_map[CXL_DECODER_MAX_INTERLEAVE] = { CXLV_DPORT_ID };
+	struct cxl_root_decoder *cxlrd;
+	struct cxl_decoder *cxld;
+	int rc;
+
+	cxlrd = cxl_root_decoder_alloc(cxlv->root, 1);
+	if (IS_ERR(cxlrd))
+		return PTR_ERR(cxlrd);
+
+	cxld = &cxlrd->cxlsd.cxld;
+	cxld->flags = CXL_DECODER_F_ENABLE | CXL_DECODER_F_TYPE3 |
+		      (cxlv->params.pmem ? CXL_DECODER_F_PMEM :
+					   CXL_DECODER_F_RAM);
+	cxld->target_type = CXL_DECODER_EXPANDER;
+	cxld->hpa_range = (struct range) {
+		.start = l->window_start,
+		.end = l->window_start + l->capacity - 1,
+	};
+	cxld->interleave_ways = 1;
+	cxld->interleave_granularity = CXL_DECODER_MIN_GRANULARITY;
+	/* what cxl_acpi's pair_cxl_resource() does: regions allocate here */
+	cxlrd->res = cxlv->window_res;
+
+	rc = cxl_decoder_add(cxld, target_map);
+	if (rc) {
+		put_device(&cxld->dev);
+		return rc;
+	}
+	rc = cxl_decoder_autoremove(&cxlv->dev, cxld);
+	if (rc)
+		return rc;
+	cxlv->cxlrd = cxlrd;
+	return 0;
+}
+
+/**
+ * cxlv_port_setup() - build the CXL objects of a device
+ * @cxlv: device being probed; its PCI domain is scanned, not yet added
+ *
+ * Return: 0 or a negative errno, with the reason recorded.
+ */
+int cxlv_port_setup(struct cxlv_dev *cxlv)
+{
+	struct device *host = &cxlv->dev;
+	struct device *hb = cxlv->bus->bridge;
+	const char *name = dev_name(host);
+	struct cxl_dport *dport;
+	struct cxl_port *port;
+	int rc;
+
+	cxlv->root = devm_cxl_add_port(host, host, CXL_RESOURCE_NONE, NULL);
+	if (IS_ERR(cxlv->root)) {
+		rc = PTR_ERR(cxlv->root);
+		cxlv->root = NULL;
+		cxlv_set_error("%s: cannot add CXL root port: %d", name, rc);
+		return rc;
+	}
+
+	dport = devm_cxl_add_dport(cxlv->root, hb, CXLV_DPORT_ID,
+				   CXL_RESOURCE_NONE);
+	if (IS_ERR(dport)) {
+		cxlv_set_error("%s: cannot add root dport %s: %ld", name,
+			       dev_name(hb), PTR_ERR(dport));
+		return PTR_ERR(dport);
+	}
+
+	rc = cxlv_window_add(cxlv);
+	if (rc) {
+		cxlv_set_error("%s: cannot publish CXL window: %d", name, rc);
+		return rc;
+	}
+
+	rc = cxlv_root_decoder_add(cxlv);
+	if (rc) {
+		cxlv_set_error("%s: cannot add root decoder: %d", name, rc);
+		return rc;
+	}
+
+	rc = devm_cxl_register_pci_bus(host, hb, cxlv->bus);
+	if (rc) {
+		cxlv_set_error("%s: cannot register PCI bus with CXL: %d",
+			       name, rc);
+		return rc;
+	}
+
+	port = devm_cxl_add_port(host, hb, CXL_RESOURCE_NONE, dport);
+	if (IS_ERR(port)) {
+		cxlv_set_error("%s: cannot add host-bridge port: %ld", name,
+			       PTR_ERR(port));
+		return PTR_ERR(port);
+	}
+	if (!port->dev.driver) {
+		cxlv_set_error("%s: host-bridge port %s found no root port",
+			       name, dev_name(&port->dev));
+		return -ENXIO;
+	}
+
+	if (cxlv->params.pmem) {
+		struct cxl_nvdimm_bridge *nvb;
+
+		nvb = devm_cxl_add_nvdimm_bridge(host, cxlv->root);
+		if (IS_ERR(nvb)) {
+			cxlv_set_error("%s: cannot add nvdimm bridge: %ld",
+				       name, PTR_ERR(nvb));
+			return PTR_ERR(nvb);
+		}
+	}
+	return 0;
+}
+
+static int cxlv_match_region(struct device *dev, void *data)
+{
+	const char **region = data;
+
+	if (!is_cxl_region(dev))
+		return 0;
+	if (region)
+		*region = dev_name(dev);
+	return 1;
+}
+
+/**
+ * cxlv_port_has_region() - does a region use the device?
+ * @cxlv: a device
+ * @region: if not NULL, receives the name of one region
+ *
+ * Regions hang below the root decoder, and their teardown on unbind would
+ * pull memory from under namespaces and mounts, so removal is refused
+ * while one exists. Not atomic against a concurrent create_pmem_region,
+ * which 6.1 gives modules no lock against.
+ */
+bool cxlv_port_has_region(struct cxlv_dev *cxlv, const char **region)
+{
+	if (!cxlv->cxlrd)
+		return false;
+	return device_for_each_child(&cxlv->cxlrd->cxlsd.cxld.dev, region,
+				     cxlv_match_region);
+}
+
+/* Is @dev a region below a root decoder of a cxl_virt device? */
+static bool cxlv_is_our_region(struct device *dev)
+{
+	struct device *decoder = dev->parent;
+	struct cxl_port *root;
+
+	if (!is_cxl_region(dev) || !decoder || !is_root_decoder(decoder))
+		return false;
+	root = to_cxl_port(decoder->parent);
+	return root->uport && root->uport->bus == &cxlv_bus;
+}
+
+/* A region pins the module: rmmod must not tear it down. */
+static int cxlv_region_event(struct notifier_block *nb, unsigned long action,
+			     void *data)
+{
+	struct device *dev = data;
+
+	if (!cxlv_is_our_region(dev))
+		return NOTIFY_DONE;
+	if (action == BUS_NOTIFY_ADD_DEVICE)
+		__module_get(THIS_MODULE);
+	else if (action == BUS_NOTIFY_DEL_DEVICE)
+		module_put(THIS_MODULE);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block cxlv_region_nb = {
+	.notifier_call = cxlv_region_event,
+};
+
+int cxlv_port_region_notifier_init(void)
+{
+	return bus_register_notifier(&cxl_bus_type, &cxlv_region_nb);
+}
+
+void cxlv_port_region_notifier_exit(void)
+{
+	bus_unregister_notifier(&cxl_bus_type, &cxlv_region_nb);
+}

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <linux/bitfield.h>
+#include <linux/build_bug.h>
+#include <linux/io.h>
+#include <linux/log2.h>
+#include "cxlmem.h"
+#include "cxlv_emu_internal.h"
+
+/**
+ * DOC: cxl_virt register blocks
+ *
+ * Lays out the two register blocks of the emulated type-3 endpoint the way
+ * cxl_pci and the cxl_port driver expect to discover them:
+ *
+ * - the device register block (CXL 3.0 8.2.8): a capability array naming the
+ *   device status, primary mailbox and memory device capabilities, a 4 KiB
+ *   mailbox payload, and a memory device status that says the mailbox is
+ *   ready and the media is ready;
+ * - the component register block (CXL 3.0 8.2.4): a CXL.cachemem capability
+ *   array with one entry, the HDM Decoder Capability, with CXLV_HDM_DECODERS
+ *   decoders of one target each, all uncommitted.
+ *
+ * Everything else in both blocks reads as zero. The emulator's poller owns
+ * the registers from then on.
+ */
+
+/* CXL 3.0 8.2.8.1 Device Capabilities Array Register fields 6.1 lacks */
+#define CXLV_DEV_CAP_ARRAY_VERSION_MASK	GENMASK_ULL(23, 16)
+#define CXLV_DEV_CAP_ARRAY_TYPE_MASK	GENMASK_ULL(27, 24)
+#define   CXLV_DEV_CAP_ARRAY_TYPE_MEMDEV	1
+
+/* CXL 3.0 8.2.8.2 Device Capability Header Register */
+#define CXLV_DEV_CAP_HDR_VERSION_MASK	GENMASK(23, 16)
+#define CXLV_DEV_CAP_HDR_OFFSET		0x4
+#define CXLV_DEV_CAP_HDR_LENGTH		0x8
+#define CXLV_DEV_CAP_HDR_STRIDE		0x10
+
+static void cxlv_regs_add_dev_cap(void __iomem *regs, int index, u16 cap_id,
+				  u32 offset, u32 length)
+{
+	void __iomem *hdr = regs + index * CXLV_DEV_CAP_HDR_STRIDE;
+
+	writel(FIELD_PREP(CXLDEV_CAP_HDR_CAP_ID_MASK, cap_id) |
+	       FIELD_PREP(CXLV_DEV_CAP_HDR_VERSION_MASK, 1), hdr);
+	writel(offset, hdr + CXLV_DEV_CAP_HDR_OFFSET);
+	writel(length, hdr + CXLV_DEV_CAP_HDR_LENGTH);
+}
+
+static void cxlv_regs_init_device(void __iomem *regs)
+{
+	u64 memdev_status;
+
+	/* The header occupies slot 0; capabilities 1..n follow it. */
+	static_assert(CXLV_DEV_STATUS_OFFSET >=
+		      (CXLV_DEV_CAP_COUNT + 1) * CXLV_DEV_CAP_HDR_STRIDE);
+	static_assert(CXLV_MBOX_OFFSET + CXLV_MBOX_SIZE <= CXLV_DEV_REGS_SIZE);
+
+	writeq(FIELD_PREP(CXLDEV_CAP_ARRAY_ID_MASK, CXLDEV_CAP_ARRAY_CAP_ID) |
+	       FIELD_PREP(CXLV_DEV_CAP_ARRAY_VERSION_MASK, 1) |
+	       FIELD_PREP(CXLV_DEV_CAP_ARRAY_TYPE_MASK,
+			  CXLV_DEV_CAP_ARRAY_TYPE_MEMDEV) |
+	       FIELD_PREP(CXLDEV_CAP_ARRAY_COUNT_MASK, CXLV_DEV_CAP_COUNT),
+	       regs + CXLDEV_CAP_ARRAY_OFFSET);
+
+	cxlv_regs_add_dev_cap(regs, 1, CXLDEV_CAP_CAP_ID_DEVICE_STATUS,
+			      CXLV_DEV_STATUS_OFFSET, CXLV_DEV_STATUS_SIZE);
+	cxlv_regs_add_dev_cap(regs, 2, CXLDEV_CAP_CAP_ID_PRIMARY_MAILBOX,
+			      CXLV_MBOX_OFFSET, CXLV_MBOX_SIZE);
+	cxlv_regs_add_dev_cap(regs, 3, CXLDEV_CAP_CAP_ID_MEMDEV,
+			      CXLV_MEMDEV_OFFSET, CXLV_MEMDEV_SIZE);
+
+	/* CXL 3.0 8.2.8.4.3 Mailbox Capabilities: payload size as log2 */
+	writel(FIELD_PREP(CXLDEV_MBOX_CAP_PAYLOAD_SIZE_MASK,
+			  ilog2(CXLV_MBOX_PAYLOAD_SIZE)),
+	       regs + CXLV_MBOX_OFFSET + CXLDEV_MBOX_CAPS_OFFSET);
+
+	/* CXL 3.0 8.2.8.5.1.1 Memory Device Status */
+	memdev_status = CXLMDEV_MBOX_IF_READY |
+			FIELD_PREP(CXLMDEV_STATUS_MEDIA_STATUS_MASK,
+				   CXLMDEV_MS_READY);
+	writeq(memdev_status, regs + CXLV_MEMDEV_OFFSET + CXLMDEV_STATUS_OFFSET);
+}
+
+/*
+ * CXL 3.0 8.2.4.19.1 HDM Decoder Capability Register: the decoder count is
+ * encoded as 0 for one decoder and n / 2 for 2, 4, 6 or 8 decoders.
+ */
+#define CXLV_HDM_DECODER_COUNT_CODE \
+	(CXLV_HDM_DECODERS == 1 ? 0 : CXLV_HDM_DECODERS / 2)
+
+static void cxlv_regs_init_component(void __iomem *regs)
+{
+	void __iomem *cm = regs + CXL_CM_OFFSET;
+
+	static_assert(CXLV_HDM_DECODERS == 1 ||
+		      (CXLV_HDM_DECODERS % 2 == 0 && CXLV_HDM_DECODERS <= 8));
+	static_assert(CXL_CM_OFFSET + CXLV_HDM_OFFSET +
+		      CXL_HDM_DECODER0_TL_HIGH(CXLV_HDM_DECODERS - 1) + 4 <=
+		      CXLV_COMP_REGS_SIZE);
+
+	/* CXL 3.0 8.2.4.1 CXL Capability Header: one capability follows */
+	writel(FIELD_PREP(CXL_CM_CAP_HDR_ID_MASK, CM_CAP_HDR_CAP_ID) |
+	       FIELD_PREP(CXL_CM_CAP_HDR_VERSION_MASK, CM_CAP_HDR_CAP_VERSION) |
+	       FIELD_PREP(CXL_CM_CAP_HDR_CACHE_MEM_VERSION_MASK,
+			  CM_CAP_HDR_CACHE_MEM_VERSION) |
+	       FIELD_PREP(CXL_CM_CAP_HDR_ARRAY_SIZE_MASK, 1),
+	       cm + CXL_CM_CAP_HDR_OFFSET);
+
+	/* CXL 3.0 8.2.4: HDM Decoder Capability Header, pointing at 8.2.4.19 */
+	writel(FIELD_PREP(CXL_CM_CAP_HDR_ID_MASK, CXL_CM_CAP_CAP_ID_HDM) |
+	       FIELD_PREP(CXL_CM_CAP_HDR_VERSION_MASK,
+			  CXL_CM_CAP_CAP_HDM_VERSION) |
+	       FIELD_PREP(CXL_CM_CAP_PTR_MASK, CXLV_HDM_OFFSET),
+	       cm + 4);
+
+	writel(FIELD_PREP(CXL_HDM_DECODER_COUNT_MASK,
+			  CXLV_HDM_DECODER_COUNT_CODE) |
+	       FIELD_PREP(CXL_HDM_DECODER_TARGET_COUNT_MASK, 1),
+	       cm + CXLV_HDM_OFFSET + CXL_HDM_DECODER_CAP_OFFSET);
+}
+
+/**
+ * cxlv_regs_init() - reset both register blocks to their power-on contents
+ * @cfg: the device; its label storage area is left alone
+ */
+void cxlv_regs_init(const struct cxlv_emu_config *cfg)
+{
+	memset_io(cfg->dev_regs, 0, CXLV_DEV_REGS_SIZE);
+	memset_io(cfg->comp_regs, 0, CXLV_COMP_REGS_SIZE);
+	cxlv_regs_init_device(cfg->dev_regs);
+	cxlv_regs_init_component(cfg->comp_regs);
+}
+
+void __iomem *cxlv_regs_mbox(const struct cxlv_emu_config *cfg)
+{
+	return cfg->dev_regs + CXLV_MBOX_OFFSET;
+}
+
+void __iomem *cxlv_regs_hdm(const struct cxlv_emu_config *cfg)
+{
+	return cfg->comp_regs + CXL_CM_OFFSET + CXLV_HDM_OFFSET;
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs the kernel's checkpatch.pl (from the linux-source package matching the
+# guest kernel) over every C source and header of the module.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+src=$(ls -d /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -1)
+if [ -z "$src" ]; then
+	echo "checkpatch: no /usr/src/linux-source-*.tar.xz; run 'make deps'" >&2
+	exit 1
+fi
+top=$(basename "$src" .tar.xz)
+cache=${CHECKPATCH_DIR:-$here/generated/checkpatch}
+if [ ! -f "$cache/$top/scripts/checkpatch.pl" ]; then
+	mkdir -p "$cache"
+	tar -xJf "$src" -C "$cache" "$top/scripts/checkpatch.pl" \
+		"$top/scripts/spelling.txt" "$top/scripts/const_structs.checkpatch"
+fi
+
+cd "$here"
+rc=0
+for f in *.c *.h; do
+	[ -e "$f" ] || continue
+	case $f in *.mod.c) continue ;; esac	# kbuild output
+	perl "$cache/$top/scripts/checkpatch.pl" --no-tree --quiet -f "$f" || rc=1
+done
+[ "$rc" -eq 0 ] && echo "checkpatch: clean"
+exit "$rc"

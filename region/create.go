@@ -1,0 +1,301 @@
+package region
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/writer"
+)
+
+// Spec says what Create makes.
+type Spec struct {
+	Memdev string // memN
+	// Size of the region in bytes, a multiple of 256 MiB; 0 takes all the
+	// memdev's free pmem capacity.
+	Size uint64
+	// UUID re-creates a region with a known uuid; "" makes a new one. The
+	// namespaces whose labels the memdev keeps come back with the region.
+	UUID string
+	// Namespace is the mode of the namespace to create; ModeNone (or "")
+	// for none. Not created when namespaces came back from their labels.
+	Namespace Mode
+	// Filesystem ("xfs", "ext4") is made on an fsdax namespace and mounted
+	// with -o dax on MountDir.
+	Filesystem string
+	MountDir   string
+}
+
+// Result is what Create made.
+type Result struct {
+	Region          string `json:"region"`
+	UUID            string `json:"uuid"`
+	Size            uint64 `json:"size"`
+	Memdev          string `json:"memdev"`
+	RootDecoder     string `json:"root_decoder"`
+	EndpointDecoder string `json:"endpoint_decoder"`
+	NDRegion        string `json:"nd_region"`
+	// Namespaces are the namespaces created, or re-assembled from labels.
+	Namespaces []NamespaceResult `json:"namespaces,omitempty"`
+	Filesystem string            `json:"filesystem,omitempty"`
+	MountDir   string            `json:"mount,omitempty"`
+	// Timings of the phases, as measured here.
+	RegionTime    time.Duration `json:"region_ns"`
+	NamespaceTime time.Duration `json:"namespace_ns,omitempty"`
+	TotalTime     time.Duration `json:"total_ns"`
+}
+
+// plan is a region create worked out from the current sysfs state.
+type plan struct {
+	region   string
+	root     sysfs.Decoder
+	endpoint sysfs.Decoder
+	size     uint64
+	uuid     string
+}
+
+// Create makes a pmem region on one memdev and, as asked, a namespace on it,
+// a filesystem and a mount. On any failure everything it did is undone.
+func (m *Manager) Create(ctx context.Context, s Spec) (res *Result, err error) {
+	start := time.Now()
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	p, err := m.plan(s)
+	if err != nil {
+		return nil, err
+	}
+	t := &tx{w: m.W}
+	defer t.finish("region create", &err)
+
+	nd, err := m.createRegion(ctx, t, p)
+	if err != nil {
+		return nil, err
+	}
+	res = &Result{
+		Region: p.region, UUID: p.uuid, Size: p.size, Memdev: s.Memdev,
+		RootDecoder: p.root.Name, EndpointDecoder: p.endpoint.Name,
+		NDRegion: nd.Name, RegionTime: time.Since(start),
+	}
+	for _, ns := range nd.Namespaces {
+		if !ns.Idle() {
+			res.Namespaces = append(res.Namespaces, namespaceResult(ns, true))
+		}
+	}
+	if len(res.Namespaces) == 0 && s.Namespace != ModeNone && s.Namespace != "" {
+		nsStart := time.Now()
+		ns, err := m.createNamespace(ctx, t, NamespaceSpec{Region: nd.Name, Mode: s.Namespace}, nd)
+		if err != nil {
+			return nil, err
+		}
+		res.Namespaces = append(res.Namespaces, ns)
+		res.NamespaceTime = time.Since(nsStart)
+	}
+	if s.Filesystem != "" {
+		if err := m.makeFilesystem(t, res, s); err != nil {
+			return nil, err
+		}
+	}
+	res.TotalTime = time.Since(start)
+	return res, nil
+}
+
+func (s Spec) validate() error {
+	if s.Memdev == "" {
+		return invalidf("no memdev given: name one with --memdev memN or --device cxlvN")
+	}
+	if s.Size%regionAlign != 0 {
+		return invalidf("region size %d is not a multiple of 256 MiB: CXL regions come in 256 MiB steps", s.Size)
+	}
+	if s.Namespace != "" {
+		if _, err := ParseMode(string(s.Namespace)); err != nil {
+			return err
+		}
+	}
+	switch s.Filesystem {
+	case "":
+		if s.MountDir != "" {
+			return invalidf("--mount needs --fs xfs|ext4")
+		}
+		return nil
+	case "xfs", "ext4":
+	default:
+		return invalidf("unknown filesystem %q: use xfs or ext4", s.Filesystem)
+	}
+	if s.Namespace != ModeFsdax {
+		return invalidf("a DAX filesystem needs an fsdax namespace: add --namespace fsdax")
+	}
+	if s.MountDir == "" {
+		return invalidf("--fs %s needs --mount DIR", s.Filesystem)
+	}
+	return checkMountDir(s.MountDir)
+}
+
+// plan picks the decoders, the size and the uuid of a new region.
+func (m *Manager) plan(s Spec) (plan, error) {
+	md, err := m.FS.Memdev(s.Memdev)
+	if err != nil {
+		return plan{}, err
+	}
+	if md.PmemSize == 0 {
+		return plan{}, fmt.Errorf("%s has no persistent capacity: Linux 6.1 makes pmem regions only (create the device with pmem=1)", md.Name)
+	}
+	if md.LabelStorageSize == 0 {
+		return plan{}, fmt.Errorf("%s has no label storage area: libnvdimm cannot host namespaces on it", md.Name)
+	}
+	p := plan{uuid: s.UUID}
+	if p.uuid == "" {
+		p.uuid = m.uuid()
+	} else if p.uuid, err = ParseUUID(s.UUID); err != nil {
+		return plan{}, err
+	}
+	if p.endpoint, p.size, err = m.pickEndpoint(md); err != nil {
+		return plan{}, err
+	}
+	if s.Size != 0 {
+		p.size = s.Size
+	}
+	if p.root, err = m.pickRoot(md.Name); err != nil {
+		return plan{}, err
+	}
+	if p.region, err = m.FS.NextRegionName(p.root); err != nil {
+		return plan{}, err
+	}
+	return p, nil
+}
+
+// pickEndpoint returns the memdev's lowest free endpoint decoder (the kernel
+// allocates DPA in decoder order) and the pmem capacity still free.
+func (m *Manager) pickEndpoint(md sysfs.Memdev) (sysfs.Decoder, uint64, error) {
+	decoders, err := m.FS.EndpointDecodersOf(md.Name)
+	if err != nil {
+		return sysfs.Decoder{}, 0, err
+	}
+	used := uint64(0)
+	var free *sysfs.Decoder
+	for i, d := range decoders {
+		if d.DPASize != 0 {
+			if d.Mode == "pmem" {
+				used += d.DPASize
+			}
+			continue
+		}
+		if free == nil && d.Region == "" {
+			free = &decoders[i]
+		}
+	}
+	if free == nil {
+		return sysfs.Decoder{}, 0, fmt.Errorf("%s has no free endpoint decoder: destroy one of its regions first", md.Name)
+	}
+	avail := uint64(0)
+	if md.PmemSize > used {
+		avail = (md.PmemSize - used) / regionAlign * regionAlign
+	}
+	if avail == 0 {
+		return sysfs.Decoder{}, 0, fmt.Errorf("%s has no free pmem capacity: destroy one of its regions first", md.Name)
+	}
+	return *free, avail, nil
+}
+
+// pickRoot returns the first root decoder above the memdev that can hold a
+// pmem region.
+func (m *Manager) pickRoot(memdev string) (sysfs.Decoder, error) {
+	roots, err := m.FS.RootDecodersOf(memdev)
+	if err != nil {
+		return sysfs.Decoder{}, err
+	}
+	for _, d := range roots {
+		if d.CanCreatePmemRegion && d.CapPmem {
+			return d, nil
+		}
+	}
+	return sysfs.Decoder{}, &sysfs.FeatureError{Name: "a pmem-capable root decoder above " + memdev, MinKernel: "6.0"}
+}
+
+// createRegion runs the libcxl sequence (ndctl cxl/region.c create_region)
+// for a one-way region, binds it and waits for its nd region.
+func (m *Manager) createRegion(ctx context.Context, t *tx, p plan) (sysfs.NDRegion, error) {
+	r, ep, root := p.region, p.endpoint.Name, p.root.Name
+	steps := []step{
+		{m.cxlDev(root, "create_pmem_region"), r, ops(m.cxlDev(root, "delete_region"), r)},
+		{m.cxlDev(r, "interleave_granularity"), strconv.FormatUint(p.root.InterleaveGranularity, 10), nil},
+		{m.cxlDev(r, "interleave_ways"), "1", nil},
+		{m.cxlDev(r, "uuid"), p.uuid, nil},
+		{m.cxlDev(r, "size"), hex(p.size), nil},
+	}
+	// The mode of a decoder cannot go back to "none"; a ram decoder is put
+	// back to ram.
+	if p.endpoint.Mode != "pmem" {
+		var back []writer.Op
+		if p.endpoint.Mode == "ram" {
+			back = ops(m.cxlDev(ep, "mode"), "ram")
+		}
+		steps = append(steps, step{m.cxlDev(ep, "mode"), "pmem", back})
+	}
+	steps = append(steps, []step{
+		{m.cxlDev(ep, "dpa_size"), hex(p.size), ops(m.cxlDev(ep, "dpa_size"), "0")},
+		{m.cxlDev(r, "target0"), ep, ops(m.cxlDev(r, "target0"), "")},
+		{m.cxlDev(r, "commit"), "1", ops(m.cxlDev(r, "commit"), "0")},
+		{m.driverFile("cxl", "cxl_region", "bind"), r, ops(m.driverFile("cxl", "cxl_region", "unbind"), r)},
+	}...)
+	if err := t.run(steps); err != nil {
+		return sysfs.NDRegion{}, err
+	}
+	if m.Simulate {
+		return predictedNDRegion(r, p.size), nil
+	}
+	return m.waitNDRegion(ctx, r)
+}
+
+// waitNDRegion waits until the CXL region's nd region (same id) is probed,
+// with its namespaces — created from labels, or the idle seed — in place.
+func (m *Manager) waitNDRegion(ctx context.Context, region string) (sysfs.NDRegion, error) {
+	var nd sysfs.NDRegion
+	err := m.waitFor(ctx, "nd "+region+" (cxl_region, cxl_pmem_region, nd_region probes)", func() (string, error) {
+		var err error
+		if nd, err = m.FS.NDRegion(region); err != nil {
+			return err.Error(), nil
+		}
+		if nd.Driver == "" || nd.NamespaceSeed == "" {
+			return "nd " + region + " not bound to nd_region yet", nil
+		}
+		return unsettledNamespace(nd), nil
+	})
+	return nd, err
+}
+
+// unsettledNamespace names a labelled namespace not probed yet, "" when
+// each is bound to nd_pmem itself (raw) or claimed by a bound pfn/dax/btt
+// device.
+func unsettledNamespace(nd sysfs.NDRegion) string {
+	for _, ns := range nd.Namespaces {
+		switch {
+		case ns.Idle():
+		case ns.Claim != nil && (ns.Claim.Driver == "" || ns.Claim.Kind == sysfs.ClaimDax && ns.CharDev == ""):
+			return ns.Name + "'s " + ns.Claim.Name + " not probed yet"
+		case ns.Claim == nil && ns.Driver == "":
+			return ns.Name + " not probed yet"
+		}
+	}
+	return ""
+}
+
+// predictedNDRegion is the nd region a fresh CXL region gets: the same id
+// and size, with the seeds the nvdimm core creates first.
+func predictedNDRegion(region string, size uint64) sysfs.NDRegion {
+	id := region[len("region"):]
+	return sysfs.NDRegion{
+		Name:               region,
+		Size:               size,
+		MaxAvailableExtent: size,
+		NamespaceSeed:      "namespace" + id + ".0",
+		PfnSeed:            "pfn" + id + ".0",
+		DaxSeed:            "dax" + id + ".0",
+	}
+}
+
+func ops(path, value string) []writer.Op { return []writer.Op{{Path: path, Value: value}} }
+
+func hex(v uint64) string { return "0x" + strconv.FormatUint(v, 16) }

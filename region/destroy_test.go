@@ -1,0 +1,113 @@
+package region
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/cxlv/cxlv/writer"
+)
+
+// destroyWrites is the teardown of region0 on QEMU's mem0 as ndctl left it:
+// the namespace (claimed by claim, bound to driver) first, then the region,
+// its endpoint DPA, and the region itself.
+func destroyWrites(claim, driver string) []want {
+	return []want{
+		{"bus/nd/drivers/" + driver + "/unbind", claim, nil},
+		{"bus/nd/devices/" + claim + "/namespace", "", nil},
+		{"bus/nd/devices/namespace0.0/holder_class", "", nil},
+		{"bus/nd/devices/namespace0.0/size", "0", nil},
+		{"bus/cxl/drivers/cxl_region/unbind", "region0", nil},
+		{"bus/cxl/devices/region0/commit", "0", nil},
+		{"bus/cxl/devices/region0/target0", "", nil},
+		{"bus/cxl/devices/decoder2.0/dpa_size", "0", nil},
+		{"bus/cxl/devices/decoder0.0/delete_region", "region0", nil},
+	}
+}
+
+func TestDestroyRegion(t *testing.T) {
+	for _, c := range []struct {
+		scenario, claim, driver string
+	}{
+		{"qemu-region-fsdax", "pfn0.0", "nd_pmem"},
+		{"qemu-region-devdax", "dax0.0", "dax_pmem"},
+	} {
+		t.Run(c.scenario, func(t *testing.T) {
+			fs := fixture(t, c.scenario)
+			seq := destroyWrites(c.claim, c.driver)
+
+			rec := &writer.Recorder{}
+			if err := manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", false); err != nil {
+				t.Fatal(err)
+			}
+			diffOps(t, rec.Ops(), writesOf(fs, seq))
+
+			// --keep-namespaces leaves the namespace and its labels alone.
+			rec = &writer.Recorder{}
+			if err := manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", true); err != nil {
+				t.Fatal(err)
+			}
+			diffOps(t, rec.Ops(), writesOf(fs, seq[4:]))
+
+			// Teardown of the memdev does the same as a full destroy.
+			rec = &writer.Recorder{}
+			if err := manager(fs, rec, &bytes.Buffer{}).Teardown("mem0"); err != nil {
+				t.Fatal(err)
+			}
+			diffOps(t, rec.Ops(), writesOf(fs, seq))
+
+			// A failing write stops the destroy where it is.
+			rec = &writer.Recorder{FailAt: 6}
+			err := manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", false)
+			if !errors.Is(err, writer.ErrInjected) {
+				t.Fatalf("want the injected failure, got %v", err)
+			}
+			diffOps(t, rec.Ops(), writesOf(fs, seq[:6]))
+		})
+	}
+}
+
+func TestDestroyNamespace(t *testing.T) {
+	fs := fixture(t, "qemu-region-fsdax")
+	rec := &writer.Recorder{}
+	m := manager(fs, rec, &bytes.Buffer{})
+	if err := m.DestroyNamespace("namespace0.0"); err != nil {
+		t.Fatal(err)
+	}
+	diffOps(t, rec.Ops(), writesOf(fs, destroyWrites("pfn0.0", "nd_pmem")[:4]))
+
+	if err := m.DestroyNamespace("namespace0.1"); !errors.Is(err, ErrIdle) {
+		t.Errorf("destroying the idle seed: %v, want ErrIdle", err)
+	}
+	for _, name := range []string{"namespace9.0", "namespace0", "pfn0.0"} {
+		if err := m.DestroyNamespace(name); err == nil {
+			t.Errorf("DestroyNamespace(%q) succeeded", name)
+		}
+	}
+	if len(rec.Ops()) != 4 {
+		t.Errorf("refused destroys wrote: %v", rec.Ops()[4:])
+	}
+}
+
+// TestTeardownNothingBuilt: a memdev without regions needs no writes.
+func TestTeardownNothingBuilt(t *testing.T) {
+	fs := fixture(t, "qemu-bare")
+	rec := &writer.Recorder{}
+	if err := manager(fs, rec, &bytes.Buffer{}).Teardown("mem0"); err != nil {
+		t.Fatal(err)
+	}
+	if ops := rec.Ops(); len(ops) != 0 {
+		t.Errorf("wrote %v", ops)
+	}
+}
+
+// TestCreateOnBusyMemdev: the only endpoint decoder is in use.
+func TestCreateOnBusyMemdev(t *testing.T) {
+	fs := fixture(t, "qemu-region-fsdax")
+	rec := &writer.Recorder{}
+	_, err := manager(fs, rec, &bytes.Buffer{}).Create(t.Context(), Spec{Memdev: "mem0"})
+	if err == nil || len(rec.Ops()) != 0 {
+		t.Fatalf("create on a busy memdev: %v, wrote %v", err, rec.Ops())
+	}
+	t.Log(err)
+}

@@ -1,0 +1,62 @@
+package region
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"syscall"
+
+	"github.com/cxlv/cxlv/writer"
+)
+
+// hints turn a refused write into what a person can do about it, keyed by
+// the attribute written and the errno the kernel returned (the reasons are
+// those of the 6.1 stores in drivers/cxl and drivers/nvdimm).
+var hints = []struct {
+	attr  string
+	errno syscall.Errno
+	hint  string
+}{
+	{"uuid", syscall.EBUSY, "another region already has this uuid"},
+	{"uuid", syscall.EINVAL, "the kernel wants a canonical, non-nil uuid"},
+	{"create_pmem_region", syscall.EBUSY, "another region was created at the same time; try again"},
+	{"size", syscall.ENOSPC, "not enough free space in the root decoder's window or the nd region; use a smaller --size"},
+	{"size", syscall.EINVAL, "the size must be a multiple of the region alignment (256 MiB for CXL regions)"},
+	{"dpa_size", syscall.ENOSPC, "the memdev has less free pmem capacity than that; use a smaller --size"},
+	{"dpa_size", syscall.EBUSY, "the decoder is in use, or a lower decoder has no DPA yet"},
+	{"mode", syscall.ENXIO, "the memdev has no capacity of that kind"},
+	{"target0", syscall.ENXIO, "the memdev cannot be reached through this root decoder"},
+	{"commit", syscall.ENXIO, "the region is missing targets"},
+	{"bind", syscall.ENOENT, "the driver is not loaded: modprobe cxl_pmem nd_pmem dax_pmem"},
+	{"bind", syscall.ENXIO, "the driver refused the device; dmesg has its reason"},
+	{"bind", syscall.ENODEV, "the driver refused the device; dmesg has its reason"},
+	{"holder_class", syscall.EBUSY, "the namespace is enabled or claimed"},
+	{"namespace", syscall.ENXIO, "the namespace is smaller than 16 MiB"},
+}
+
+func hintFor(err error) string {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return ""
+	}
+	if errno == syscall.EACCES || errno == syscall.EPERM {
+		return "kernel state can only be changed as root"
+	}
+	// The kernel refuses a value with a *writer.WriteError; a missing
+	// file (an unloaded driver's bind) fails the open with an *fs.PathError.
+	var we *writer.WriteError
+	var pe *fs.PathError
+	var attr string
+	switch {
+	case errors.As(err, &we):
+		attr = filepath.Base(we.Path)
+	case errors.As(err, &pe):
+		attr = filepath.Base(pe.Path)
+	}
+	for _, h := range hints {
+		if h.attr == attr && h.errno == errno {
+			return h.hint
+		}
+	}
+	return ""
+}

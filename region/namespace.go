@@ -1,0 +1,219 @@
+package region
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/cxlv/cxlv/sysfs"
+)
+
+// Mode is how a namespace is used.
+type Mode string
+
+const (
+	ModeNone   Mode = "none"   // no namespace
+	ModeFsdax  Mode = "fsdax"  // /dev/pmemN with struct pages, for DAX filesystems
+	ModeDevdax Mode = "devdax" // /dev/daxR.N character device
+	ModeRaw    Mode = "raw"    // /dev/pmemN without struct pages
+)
+
+// ParseMode checks a mode named by a user.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case ModeNone, ModeFsdax, ModeDevdax, ModeRaw:
+		return m, nil
+	}
+	return "", invalidf("unknown namespace mode %q: use fsdax, devdax, raw or none", s)
+}
+
+// NamespaceSpec says what CreateNamespace makes.
+type NamespaceSpec struct {
+	Region string // the nd region, regionN
+	Mode   Mode
+	// Size in bytes; 0 takes the region's largest free extent.
+	Size uint64
+}
+
+// NamespaceResult describes a namespace that was made or came back.
+type NamespaceResult struct {
+	Name   string `json:"dev"`
+	Mode   Mode   `json:"mode"`
+	UUID   string `json:"uuid"`
+	Size   uint64 `json:"size"`
+	Holder string `json:"holder,omitempty"` // pfnR.N or daxR.N
+	// BlockDev is /dev/pmemN (fsdax, raw), CharDev /dev/daxR.N (devdax).
+	BlockDev string `json:"blockdev,omitempty"`
+	CharDev  string `json:"chardev,omitempty"`
+	// Reassembled is true when the namespace came back from its labels.
+	Reassembled bool `json:"reassembled,omitempty"`
+}
+
+func namespaceResult(ns sysfs.Namespace, reassembled bool) NamespaceResult {
+	return NamespaceResult{
+		Name: ns.Name, Mode: Mode(ns.Mode), UUID: ns.UUID, Size: ns.Size, Holder: ns.Holder,
+		BlockDev: ns.BlockDev, CharDev: ns.CharDev, Reassembled: reassembled,
+	}
+}
+
+// CreateNamespace makes a namespace on an enabled nd region. On failure
+// everything it did is undone.
+func (m *Manager) CreateNamespace(ctx context.Context, s NamespaceSpec) (res NamespaceResult, err error) {
+	if s.Mode == ModeNone || s.Mode == "" {
+		return res, invalidf("namespace create needs --mode fsdax, devdax or raw")
+	}
+	if _, err := ParseMode(string(s.Mode)); err != nil {
+		return res, err
+	}
+	nd, err := m.FS.NDRegion(s.Region)
+	if err != nil {
+		return res, err
+	}
+	if nd.Driver == "" {
+		return res, fmt.Errorf("nd %s is disabled: its CXL region is not bound (cxlvctl region list)", nd.Name)
+	}
+	t := &tx{w: m.W}
+	defer t.finish("namespace create", &err)
+	return m.createNamespace(ctx, t, s, nd)
+}
+
+// createNamespace runs the libndctl sequence for a labelled pmem namespace
+// (ndctl namespace.c setup_namespace): uuid and size on the region's
+// namespace seed, the claim class, then a pfn (fsdax) or dax (devdax) seed
+// pointed at the namespace and bound to its driver.
+func (m *Manager) createNamespace(ctx context.Context, t *tx, s NamespaceSpec, nd sysfs.NDRegion) (NamespaceResult, error) {
+	ns := nd.NamespaceSeed
+	size := s.Size
+	if size == 0 {
+		size = nd.MaxAvailableExtent
+		if nd.Align > 0 {
+			size = size / nd.Align * nd.Align
+		}
+		if size == 0 && !m.Simulate {
+			return NamespaceResult{}, fmt.Errorf("nd %s has no free space: destroy one of its namespaces first", nd.Name)
+		}
+	}
+	// Setting size 0 deletes the namespace's labels and clears its uuid,
+	// which undoes the uuid, the size and the label writes at once.
+	steps := []step{
+		{m.ndDev(ns, "uuid"), m.uuid(), ops(m.ndDev(ns, "size"), "0")},
+		{m.ndDev(ns, "size"), strconv.FormatUint(size, 10), nil},
+	}
+	var claim, driver string
+	switch s.Mode {
+	case ModeFsdax:
+		claim, driver = nd.PfnSeed, "nd_pmem"
+		steps = append(steps, step{m.ndDev(ns, "holder_class"), "pfn", ops(m.ndDev(ns, "holder_class"), "")})
+	case ModeDevdax:
+		claim, driver = nd.DaxSeed, "dax_pmem"
+		steps = append(steps, step{m.ndDev(ns, "holder_class"), "dax", ops(m.ndDev(ns, "holder_class"), "")})
+	case ModeRaw:
+		driver = "nd_pmem"
+	}
+	bound := ns
+	if claim != "" {
+		// Writing "" to namespace detaches the claim and resets its uuid
+		// and mode, whichever of the three writes got through.
+		steps = append(steps,
+			step{m.ndDev(claim, "uuid"), m.uuid(), ops(m.ndDev(claim, "namespace"), "")},
+			step{m.ndDev(claim, "mode"), "pmem", nil},
+			step{m.ndDev(claim, "namespace"), ns, nil},
+		)
+		bound = claim
+	}
+	steps = append(steps, step{m.driverFile("nd", driver, "bind"), bound, ops(m.driverFile("nd", driver, "unbind"), bound)})
+	if err := t.run(steps); err != nil {
+		return NamespaceResult{}, err
+	}
+	if m.Simulate {
+		res := NamespaceResult{Name: ns, Mode: s.Mode, Size: size, Holder: claim}
+		if s.Mode == ModeDevdax {
+			res.CharDev = predictedDevNode(ns, "dax")
+		} else {
+			res.BlockDev = predictedDevNode(ns, "pmem")
+		}
+		return res, nil
+	}
+	return m.waitNamespace(ctx, ns, s.Mode)
+}
+
+// predictedDevNode is the /dev node the kernel names after a namespace:
+// namespaceR.N gives /dev/daxR.N (dax_pmem), and /dev/pmemR, or /dev/pmemR.N
+// for N > 0 (nvdimm_namespace_disk_name).
+func predictedDevNode(ns, kind string) string {
+	id := strings.TrimPrefix(ns, "namespace")
+	if kind == "pmem" {
+		id = strings.TrimSuffix(id, ".0")
+	}
+	return "/dev/" + kind + id
+}
+
+// waitNamespace waits for the probe of a namespace's driver to publish its
+// /dev node.
+func (m *Manager) waitNamespace(ctx context.Context, name string, mode Mode) (NamespaceResult, error) {
+	var ns sysfs.Namespace
+	err := m.waitFor(ctx, name+" ("+string(mode)+") device node", func() (string, error) {
+		var err error
+		if ns, err = m.FS.Namespace(name); err != nil {
+			return err.Error(), nil
+		}
+		node := ns.BlockDev
+		if mode == ModeDevdax {
+			node = ns.CharDev
+		}
+		if node == "" {
+			return "no device node in sysfs yet", nil
+		}
+		if _, err := os.Stat(node); err != nil {
+			return err.Error(), nil
+		}
+		return "", nil
+	})
+	if err != nil {
+		return NamespaceResult{}, err
+	}
+	return namespaceResult(ns, false), nil
+}
+
+// ErrIdle is returned for an operation on a namespace that holds nothing.
+var ErrIdle = errors.New("namespace is an idle seed: nothing to destroy")
+
+// DestroyNamespace disables a namespace, releases its claim and deletes its
+// labels (ndctl destroy-namespace). A mounted namespace is refused.
+func (m *Manager) DestroyNamespace(name string) error {
+	ns, err := m.FS.Namespace(name)
+	if err != nil {
+		return err
+	}
+	if err := m.destroyNamespace(ns); err != nil {
+		return fmt.Errorf("namespace destroy %s: %w", name, err)
+	}
+	return nil
+}
+
+func (m *Manager) destroyNamespace(ns sysfs.Namespace) error {
+	if ns.Idle() {
+		return ErrIdle
+	}
+	if err := checkNotMounted(ns); err != nil {
+		return err
+	}
+	var steps []step
+	switch {
+	case ns.Claim != nil:
+		if ns.Claim.Driver != "" {
+			steps = append(steps, step{path: m.driverFile("nd", ns.Claim.Driver, "unbind"), value: ns.Claim.Name})
+		}
+		steps = append(steps, step{path: m.ndDev(ns.Claim.Name, "namespace"), value: ""})
+	case ns.Driver != "":
+		steps = append(steps, step{path: m.driverFile("nd", ns.Driver, "unbind"), value: ns.Name})
+	}
+	if ns.HolderClass != "" {
+		steps = append(steps, step{path: m.ndDev(ns.Name, "holder_class"), value: ""})
+	}
+	steps = append(steps, step{path: m.ndDev(ns.Name, "size"), value: "0"})
+	return (&tx{w: m.W}).run(steps)
+}

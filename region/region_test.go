@@ -1,0 +1,342 @@
+package region
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/writer"
+)
+
+// fixture opens a sysfs tree captured from a VM by test/vm/capture-fixtures.sh.
+func fixture(t *testing.T, scenario string) sysfs.FS {
+	t.Helper()
+	fs, err := sysfs.NewFS(filepath.Join("..", "test", "fixtures", scenario, "sys"))
+	if err != nil {
+		t.Skipf("fixture %s not captured: %v", scenario, err)
+	}
+	return fs
+}
+
+// uuids returns predictable uuids: ...0001, ...0002, ...
+func uuids() func() string {
+	n := 0
+	return func() string {
+		n++
+		return fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
+	}
+}
+
+func uuidN(n int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", n) }
+
+// manager works on a captured tree: the recorder performs nothing, so
+// waits are skipped and new names predicted.
+func manager(fs sysfs.FS, rec *writer.Recorder, tools *bytes.Buffer) *Manager {
+	return &Manager{FS: fs, W: rec, Simulate: true, NewUUID: uuids(), Tools: PrintTools{Out: tools}}
+}
+
+// want is one expected write and the writes that undo it.
+type want struct {
+	path, value string
+	undo        []writer.Op
+}
+
+func op(fs sysfs.FS, path, value string) writer.Op {
+	return writer.Op{Path: fs.Path(strings.Split(path, "/")...), Value: value}
+}
+
+// regionWrites is the create sequence of a 512 MiB region on QEMU's mem0
+// (endpoint decoder2.0, mode "none", so its mode write has no undo).
+func regionWrites(fs sysfs.FS) []want {
+	cxl := func(p, v string) writer.Op { return op(fs, "bus/cxl/devices/"+p, v) }
+	return []want{
+		{"bus/cxl/devices/decoder0.0/create_pmem_region", "region0", []writer.Op{cxl("decoder0.0/delete_region", "region0")}},
+		{"bus/cxl/devices/region0/interleave_granularity", "256", nil},
+		{"bus/cxl/devices/region0/interleave_ways", "1", nil},
+		{"bus/cxl/devices/region0/uuid", uuidN(1), nil},
+		{"bus/cxl/devices/region0/size", "0x20000000", nil},
+		{"bus/cxl/devices/decoder2.0/mode", "pmem", nil},
+		{"bus/cxl/devices/decoder2.0/dpa_size", "0x20000000", []writer.Op{cxl("decoder2.0/dpa_size", "0")}},
+		{"bus/cxl/devices/region0/target0", "decoder2.0", []writer.Op{cxl("region0/target0", "")}},
+		{"bus/cxl/devices/region0/commit", "1", []writer.Op{cxl("region0/commit", "0")}},
+		{"bus/cxl/drivers/cxl_region/bind", "region0", []writer.Op{op(fs, "bus/cxl/drivers/cxl_region/unbind", "region0")}},
+	}
+}
+
+// namespaceWrites is the sequence of a namespace on the seeds of nd
+// region0; claim is pfn0.0 (fsdax) or dax0.0 (devdax).
+func namespaceWrites(fs sysfs.FS, holderClass, claim, driver string) []want {
+	nd := func(p, v string) writer.Op { return op(fs, "bus/nd/devices/"+p, v) }
+	return []want{
+		{"bus/nd/devices/namespace0.0/uuid", uuidN(2), []writer.Op{nd("namespace0.0/size", "0")}},
+		{"bus/nd/devices/namespace0.0/size", "536870912", nil},
+		{"bus/nd/devices/namespace0.0/holder_class", holderClass, []writer.Op{nd("namespace0.0/holder_class", "")}},
+		{"bus/nd/devices/" + claim + "/uuid", uuidN(3), []writer.Op{nd(claim+"/namespace", "")}},
+		{"bus/nd/devices/" + claim + "/mode", "pmem", nil},
+		{"bus/nd/devices/" + claim + "/namespace", "namespace0.0", nil},
+		{"bus/nd/drivers/" + driver + "/bind", claim, []writer.Op{op(fs, "bus/nd/drivers/"+driver+"/unbind", claim)}},
+	}
+}
+
+func writesOf(fs sysfs.FS, seq []want) []writer.Op {
+	out := make([]writer.Op, len(seq))
+	for i, w := range seq {
+		out[i] = op(fs, w.path, w.value)
+	}
+	return out
+}
+
+// rolledBack is what a recorder failing at step k (1-based) must hold: the
+// writes up to and including the failed one, then the undos of the
+// completed ones, newest first.
+func rolledBack(fs sysfs.FS, seq []want, k int) []writer.Op {
+	out := writesOf(fs, seq[:k])
+	for i := k - 2; i >= 0; i-- {
+		out = append(out, seq[i].undo...)
+	}
+	return out
+}
+
+func diffOps(t *testing.T, got, want []writer.Op) {
+	t.Helper()
+	n := max(len(got), len(want))
+	for i := 0; i < n; i++ {
+		var g, w string
+		if i < len(got) {
+			g = got[i].String()
+		}
+		if i < len(want) {
+			w = want[i].String()
+		}
+		if g != w {
+			t.Errorf("write %d:\n got  %s\n want %s", i+1, g, w)
+		}
+	}
+}
+
+func TestCreateSequences(t *testing.T) {
+	fs := fixture(t, "qemu-bare")
+	cases := []struct {
+		mode Mode
+		seq  []want
+		dev  string
+	}{
+		{ModeNone, regionWrites(fs), ""},
+		{ModeFsdax, append(regionWrites(fs), namespaceWrites(fs, "pfn", "pfn0.0", "nd_pmem")...), "/dev/pmem0"},
+		{ModeDevdax, append(regionWrites(fs), namespaceWrites(fs, "dax", "dax0.0", "dax_pmem")...), "/dev/dax0.0"},
+	}
+	for _, c := range cases {
+		t.Run(string(c.mode), func(t *testing.T) {
+			rec := &writer.Recorder{}
+			res, err := manager(fs, rec, &bytes.Buffer{}).Create(context.Background(), Spec{Memdev: "mem0", Namespace: c.mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			diffOps(t, rec.Ops(), writesOf(fs, c.seq))
+			if res.Region != "region0" || res.UUID != uuidN(1) || res.Size != 512<<20 ||
+				res.EndpointDecoder != "decoder2.0" || res.RootDecoder != "decoder0.0" || res.NDRegion != "region0" {
+				t.Errorf("result %+v", res)
+			}
+			if c.dev != "" && (len(res.Namespaces) != 1 || res.Namespaces[0].BlockDev+res.Namespaces[0].CharDev != c.dev) {
+				t.Errorf("namespaces %+v, want one with %s", res.Namespaces, c.dev)
+			}
+		})
+	}
+}
+
+// TestCreateRollsBackEveryStep fails each write of region + namespace in
+// turn and checks that exactly the completed steps are undone, in reverse.
+func TestCreateRollsBackEveryStep(t *testing.T) {
+	fs := fixture(t, "qemu-bare")
+	for _, c := range []struct {
+		mode Mode
+		seq  []want
+	}{
+		{ModeFsdax, append(regionWrites(fs), namespaceWrites(fs, "pfn", "pfn0.0", "nd_pmem")...)},
+		{ModeDevdax, append(regionWrites(fs), namespaceWrites(fs, "dax", "dax0.0", "dax_pmem")...)},
+	} {
+		for k := 1; k <= len(c.seq); k++ {
+			t.Run(fmt.Sprintf("%s/fail-at-%d", c.mode, k), func(t *testing.T) {
+				rec := &writer.Recorder{FailAt: k}
+				_, err := manager(fs, rec, &bytes.Buffer{}).Create(context.Background(), Spec{Memdev: "mem0", Namespace: c.mode})
+				var rerr *Error
+				if !errors.As(err, &rerr) || !errors.Is(err, writer.ErrInjected) {
+					t.Fatalf("want an *Error wrapping the injected failure, got %v", err)
+				}
+				if rerr.RollbackErr != nil || !strings.Contains(err.Error(), "nothing was left behind") {
+					t.Errorf("rollback incomplete: %v", err)
+				}
+				diffOps(t, rec.Ops(), rolledBack(fs, c.seq, k))
+			})
+		}
+	}
+}
+
+// TestRollbackKeepsGoing: an undo that fails does not stop the others, and
+// the error says what was left behind.
+func TestRollbackKeepsGoing(t *testing.T) {
+	fs := fixture(t, "qemu-bare")
+	seq := regionWrites(fs)
+	// Fail the commit (9th write); the first undo (target0 "") is the 10th.
+	rec := &failAt{fail: map[int]bool{9: true, 10: true}}
+	m := &Manager{FS: fs, W: rec, Simulate: true, NewUUID: uuids()}
+	_, err := m.Create(context.Background(), Spec{Memdev: "mem0"})
+	var rerr *Error
+	if !errors.As(err, &rerr) || rerr.RollbackErr == nil {
+		t.Fatalf("want an incomplete rollback, got %v", err)
+	}
+	if !strings.Contains(err.Error(), "rollback incomplete") || !strings.Contains(err.Error(), "region0/target0") {
+		t.Errorf("error does not name the failed undo: %v", err)
+	}
+	diffOps(t, rec.ops, rolledBack(fs, seq, 9))
+}
+
+// failAt is a writer that fails the given writes (1-based) and records all.
+type failAt struct {
+	fail map[int]bool
+	ops  []writer.Op
+}
+
+func (f *failAt) Write(path, value string) error {
+	f.ops = append(f.ops, writer.Op{Path: path, Value: value})
+	if f.fail[len(f.ops)] {
+		return &writer.WriteError{Path: path, Value: value, Err: writer.ErrInjected}
+	}
+	return nil
+}
+
+func TestCreateWithFilesystem(t *testing.T) {
+	fs := fixture(t, "qemu-bare")
+	var tools bytes.Buffer
+	dir := t.TempDir()
+	rec := &writer.Recorder{}
+	res, err := manager(fs, rec, &tools).Create(context.Background(),
+		Spec{Memdev: "mem0", Namespace: ModeFsdax, Filesystem: "ext4", MountDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "mkfs.ext4 -q -F -b 4096 /dev/pmem0\nmount -o dax /dev/pmem0 " + dir + "\n"
+	if tools.String() != want {
+		t.Errorf("tools ran:\n%s\nwant:\n%s", tools.String(), want)
+	}
+	if res.Filesystem != "ext4" || res.MountDir != dir {
+		t.Errorf("result %+v", res)
+	}
+}
+
+func TestCreateUsesGivenUUIDAndSize(t *testing.T) {
+	fs := fixture(t, "qemu-bare")
+	rec := &writer.Recorder{}
+	const u = "5C76A256-33C1-42AE-AD37-CEFD6C858F01"
+	res, err := manager(fs, rec, &bytes.Buffer{}).Create(context.Background(), Spec{Memdev: "mem0", UUID: u, Size: 256 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := regionWrites(fs)
+	seq[3].value = strings.ToLower(u)
+	seq[4].value = "0x10000000"
+	seq[6].value = "0x10000000"
+	diffOps(t, rec.Ops(), writesOf(fs, seq))
+	if res.UUID != strings.ToLower(u) {
+		t.Errorf("uuid %s", res.UUID)
+	}
+}
+
+// TestCreateRefusesBadInput: each refusal comes before any write.
+func TestCreateRefusesBadInput(t *testing.T) {
+	fs := fixture(t, "qemu-bare")
+	dir := t.TempDir()
+	for _, c := range []struct {
+		spec    Spec
+		invalid bool
+		msg     string
+	}{
+		{Spec{}, true, "no memdev"},
+		{Spec{Memdev: "mem0", Size: 100 << 20}, true, "multiple of 256 MiB"},
+		{Spec{Memdev: "mem0", UUID: "not-a-uuid"}, true, "invalid uuid"},
+		{Spec{Memdev: "mem0", UUID: "00000000-0000-0000-0000-000000000000"}, true, "nil uuid"},
+		{Spec{Memdev: "mem0", Namespace: "btt"}, true, "unknown namespace mode"},
+		{Spec{Memdev: "mem0", Filesystem: "xfs", MountDir: dir}, true, "needs an fsdax namespace"},
+		{Spec{Memdev: "mem0", Namespace: ModeFsdax, Filesystem: "btrfs", MountDir: dir}, true, "unknown filesystem"},
+		{Spec{Memdev: "mem0", Namespace: ModeFsdax, Filesystem: "xfs"}, true, "needs --mount"},
+		{Spec{Memdev: "mem0", Namespace: ModeFsdax, Filesystem: "xfs", MountDir: filepath.Join(dir, "nope")}, true, "not a directory"},
+		{Spec{Memdev: "mem0", MountDir: dir}, true, "--mount needs --fs"},
+		{Spec{Memdev: "mem7"}, false, "memdev mem7 not found"},
+	} {
+		rec := &writer.Recorder{}
+		_, err := manager(fs, rec, &bytes.Buffer{}).Create(context.Background(), c.spec)
+		if err == nil || !strings.Contains(err.Error(), c.msg) || errors.Is(err, ErrInvalid) != c.invalid {
+			t.Errorf("%+v: got %v, want %q (invalid input: %v)", c.spec, err, c.msg, c.invalid)
+		}
+		if len(rec.Ops()) != 0 {
+			t.Errorf("%+v: wrote %v before refusing", c.spec, rec.Ops())
+		}
+	}
+}
+
+func TestParseUUID(t *testing.T) {
+	for in, want := range map[string]string{
+		"5C76A256-33C1-42AE-AD37-CEFD6C858F01":   "5c76a256-33c1-42ae-ad37-cefd6c858f01",
+		" 5c76a256-33c1-42ae-ad37-cefd6c858f01 ": "5c76a256-33c1-42ae-ad37-cefd6c858f01",
+		"5c76a25633c142aead37cefd6c858f01":       "",
+		"5c76a256-33c1-42ae-ad37-cefd6c858f0g":   "",
+		"5c76a256-33c1-42ae-ad37-cefd6c858f0":    "",
+		"5c76a256+33c1-42ae-ad37-cefd6c858f01":   "",
+		"00000000-0000-0000-0000-000000000000":   "",
+	} {
+		got, err := ParseUUID(in)
+		if got != want || (err == nil) != (want != "") {
+			t.Errorf("ParseUUID(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if u := newUUID(); u[14] != '4' || !strings.ContainsRune("89ab", rune(u[19])) {
+		t.Errorf("newUUID %s is not version 4, variant 1", u)
+	}
+	if _, err := ParseUUID(newUUID()); err != nil {
+		t.Error(err)
+	}
+}
+
+// FuzzParseUUID: whatever is accepted is the canonical form, and stays so.
+func FuzzParseUUID(f *testing.F) {
+	f.Add("5c76a256-33c1-42ae-ad37-cefd6c858f01")
+	f.Add("00000000-0000-0000-0000-000000000000")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := ParseUUID(s)
+		if err != nil {
+			return
+		}
+		if len(u) != 36 || strings.ToLower(u) != u {
+			t.Fatalf("ParseUUID(%q) = %q: not canonical", s, u)
+		}
+		if again, err := ParseUUID(u); err != nil || again != u {
+			t.Fatalf("ParseUUID(%q) = %q, %v: not stable", u, again, err)
+		}
+	})
+}
+
+func TestHints(t *testing.T) {
+	fs := fixture(t, "qemu-bare")
+	for _, c := range []struct {
+		attr  string
+		errno error
+		hint  string
+	}{
+		{"bus/cxl/devices/decoder2.0/dpa_size", syscall.ENOSPC, "less free pmem capacity"},
+		{"bus/cxl/devices/region0/uuid", syscall.EBUSY, "already has this uuid"},
+		{"bus/cxl/devices/region0/commit", syscall.EACCES, "as root"},
+		{"bus/cxl/devices/region0/commit", syscall.EBUSY, ""},
+	} {
+		err := &Error{Op: "region create", Err: &writer.WriteError{Path: fs.Path(c.attr), Value: "x", Err: c.errno}}
+		if got := hintFor(err.Err); got == "" && c.hint != "" || !strings.Contains(got, c.hint) || c.hint == "" && got != "" {
+			t.Errorf("%s %v: hint %q, want %q", c.attr, c.errno, got, c.hint)
+		}
+	}
+}

@@ -1,0 +1,117 @@
+package region
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cxlv/cxlv/writer"
+)
+
+// undo is what puts one completed step back. Most undos are kernel writes;
+// unmounting a filesystem is not, so an undo is a function with a label.
+type undo struct {
+	what string
+	run  func() error
+}
+
+// tx applies kernel writes one at a time and remembers how to reverse each
+// one, so that a failure anywhere leaves the kernel as it was found.
+type tx struct {
+	w     writer.Writer
+	undos []undo
+}
+
+// write performs one kernel write. When it succeeds, the given reverse
+// writes (applied in the order given) are pushed on the undo stack.
+func (t *tx) write(path, value string, reverse ...writer.Op) error {
+	if err := t.w.Write(path, value); err != nil {
+		return err
+	}
+	if len(reverse) > 0 {
+		t.pushWrites(reverse...)
+	}
+	return nil
+}
+
+// step is one kernel write and the writes that reverse it (none when a
+// later undo, such as deleting the object, reverses it anyway).
+type step struct {
+	path, value string
+	undo        []writer.Op
+}
+
+// run performs steps in order, stopping at the first failure.
+func (t *tx) run(steps []step) error {
+	for _, s := range steps {
+		if err := t.write(s.path, s.value, s.undo...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pushWrites records reverse writes for something already done.
+func (t *tx) pushWrites(ops ...writer.Op) {
+	names := make([]string, len(ops))
+	for i, op := range ops {
+		names[i] = op.String()
+	}
+	t.push(strings.Join(names, "; "), func() error {
+		for _, op := range ops {
+			if err := t.w.Write(op.Path, op.Value); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// push records an arbitrary undo.
+func (t *tx) push(what string, run func() error) {
+	t.undos = append(t.undos, undo{what: what, run: run})
+}
+
+// rollback runs every undo, newest first, and returns the ones that failed.
+// It keeps going after a failure: each undo that works releases something.
+func (t *tx) rollback() error {
+	var errs []error
+	for i := len(t.undos) - 1; i >= 0; i-- {
+		if err := t.undos[i].run(); err != nil {
+			errs = append(errs, fmt.Errorf("undo %s: %w", t.undos[i].what, err))
+		}
+	}
+	t.undos = nil
+	return errors.Join(errs...)
+}
+
+// finish rolls back when *err is set, wrapping it in an *Error that says
+// whether the rollback was complete. Use as: defer t.finish(op, &err).
+func (t *tx) finish(op string, err *error) {
+	if *err == nil {
+		return
+	}
+	*err = &Error{Op: op, Err: *err, RollbackErr: t.rollback()}
+}
+
+// Error is a failed operation and what happened to the work it had done.
+type Error struct {
+	Op  string // "region create", "namespace create", ...
+	Err error
+	// RollbackErr lists the undo steps that failed; nil means the kernel
+	// is back in the state it was in before Op started.
+	RollbackErr error
+}
+
+func (e *Error) Error() string {
+	msg := fmt.Sprintf("%s: %v", e.Op, e.Err)
+	if hint := hintFor(e.Err); hint != "" {
+		msg += " (" + hint + ")"
+	}
+	if e.RollbackErr != nil {
+		return msg + "; rollback incomplete: " + e.RollbackErr.Error()
+	}
+	return msg + "; nothing was left behind"
+}
+
+func (e *Error) Unwrap() error { return e.Err }

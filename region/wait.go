@@ -1,0 +1,70 @@
+package region
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Event is one progress report: a step started (Done false) or finished.
+type Event struct {
+	Step    string
+	Done    bool
+	Elapsed time.Duration // since the step started, when Done
+}
+
+// pollInterval is how often a wait re-reads sysfs. The probes it waits for
+// take milliseconds to a second; polling keeps the package free of uevent
+// plumbing and works the same on a captured tree.
+const pollInterval = 5 * time.Millisecond
+
+// TimeoutError is a kernel probe that did not finish in time.
+type TimeoutError struct {
+	What    string
+	Pending string // what was still missing at the end
+	Timeout time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("timed out after %v waiting for %s: %s (dmesg may say why)", e.Timeout, e.What, e.Pending)
+}
+
+// waitFor polls pending until it reports nothing pending, fails, or the
+// manager's timeout passes, reporting progress around it.
+func (m *Manager) waitFor(ctx context.Context, what string, pending func() (string, error)) error {
+	start := time.Now()
+	m.report(Event{Step: "wait for " + what})
+	ctx, cancel := context.WithTimeout(ctx, m.timeout())
+	defer cancel()
+	for {
+		missing, err := pending()
+		if err != nil {
+			return err
+		}
+		if missing == "" {
+			m.report(Event{Step: "wait for " + what, Done: true, Elapsed: time.Since(start)})
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			if ctx.Err() == context.DeadlineExceeded {
+				return &TimeoutError{What: what, Pending: missing, Timeout: m.timeout()}
+			}
+			return ctx.Err()
+		case <-time.After(pollInterval):
+		}
+	}
+}
+
+func (m *Manager) report(e Event) {
+	if m.Progress != nil {
+		m.Progress(e)
+	}
+}
+
+func (m *Manager) timeout() time.Duration {
+	if m.Timeout > 0 {
+		return m.Timeout
+	}
+	return DefaultTimeout
+}

@@ -1,0 +1,164 @@
+package sysfs
+
+import (
+	"sort"
+	"strings"
+)
+
+// JSON forms of memdevs, decoders and regions with the keys, and the rules
+// for leaving keys out, of `cxl list` (ndctl cxl/json.c), so that scripts
+// written against cxl list read cxlvctl's output unchanged.
+
+// MemdevJSON is a memdev as `cxl list -M` prints it.
+type MemdevJSON struct {
+	Memdev   string  `json:"memdev"`
+	PmemSize uint64  `json:"pmem_size,omitempty"`
+	RAMSize  uint64  `json:"ram_size,omitempty"`
+	Serial   *uint64 `json:"serial,omitempty"`
+	NumaNode *int    `json:"numa_node,omitempty"`
+	Host     string  `json:"host"`
+	State    string  `json:"state,omitempty"`
+}
+
+// JSON returns the `cxl list` form of m.
+func (m Memdev) JSON() MemdevJSON {
+	j := MemdevJSON{
+		Memdev:   m.Name,
+		PmemSize: m.PmemSize,
+		RAMSize:  m.RAMSize,
+		Serial:   m.Serial,
+		Host:     m.Host,
+	}
+	if m.NumaNode != nil && *m.NumaNode >= 0 {
+		j.NumaNode = m.NumaNode
+	}
+	if m.Driver == "" {
+		j.State = "disabled"
+	}
+	return j
+}
+
+// DecoderJSON is a decoder as `cxl list -D` prints it.
+type DecoderJSON struct {
+	Decoder               string  `json:"decoder"`
+	Resource              *uint64 `json:"resource,omitempty"`
+	Size                  uint64  `json:"size"`
+	InterleaveWays        uint64  `json:"interleave_ways"`
+	InterleaveGranularity uint64  `json:"interleave_granularity,omitempty"`
+	Region                string  `json:"region,omitempty"`
+	State                 string  `json:"state,omitempty"`
+	DPAResource           *uint64 `json:"dpa_resource,omitempty"`
+	DPASize               *uint64 `json:"dpa_size,omitempty"`
+	Mode                  string  `json:"mode,omitempty"`
+	MaxAvailableExtent    *uint64 `json:"max_available_extent,omitempty"`
+	PmemCapable           bool    `json:"pmem_capable,omitempty"`
+	VolatileCapable       bool    `json:"volatile_capable,omitempty"`
+	AccelmemCapable       bool    `json:"accelmem_capable,omitempty"`
+	NrTargets             *int    `json:"nr_targets,omitempty"`
+}
+
+// JSON returns the `cxl list` form of d. regions are the CXL regions, used
+// for a root decoder's max_available_extent.
+func (d Decoder) JSON(regions []Region) DecoderJSON {
+	j := DecoderJSON{
+		Decoder:        d.Name,
+		Resource:       d.Start,
+		Size:           d.Size,
+		InterleaveWays: d.InterleaveWays,
+		Region:         d.Region,
+	}
+	if d.InterleaveWays > 1 {
+		j.InterleaveGranularity = d.InterleaveGranularity
+	}
+	if d.Size == 0 {
+		j.State = "disabled"
+	}
+	if d.Kind != EndpointDecoder {
+		n := len(d.Targets())
+		j.NrTargets = &n
+	}
+	switch d.Kind {
+	case EndpointDecoder:
+		j.DPAResource = d.DPAResource
+		size := d.DPASize
+		j.DPASize = &size
+		j.Mode = d.Mode
+	case RootDecoder:
+		j.MaxAvailableExtent = d.MaxAvailableExtent(regions)
+		j.PmemCapable = d.CapPmem
+		j.VolatileCapable = d.CapRAM
+		j.AccelmemCapable = d.CapType2
+	}
+	return j
+}
+
+// Targets are the dport ids of a root or switch decoder's target_list.
+func (d Decoder) Targets() []string {
+	if d.TargetList == "" {
+		return nil
+	}
+	return strings.Split(d.TargetList, ",")
+}
+
+// MaxAvailableExtent is the largest free span of a root decoder's window
+// not used by its regions (libcxl computes it the same way; it is not a
+// sysfs attribute). nil when the window's start is unreadable.
+func (d Decoder) MaxAvailableExtent(regions []Region) *uint64 {
+	if d.Start == nil {
+		return nil
+	}
+	var used [][2]uint64
+	for _, r := range regions {
+		if r.Decoder == d.Name && r.Resource != nil && r.Size > 0 {
+			used = append(used, [2]uint64{*r.Resource, *r.Resource + r.Size})
+		}
+	}
+	sort.Slice(used, func(i, j int) bool { return used[i][0] < used[j][0] })
+	start, end := *d.Start, *d.Start+d.Size
+	var best uint64
+	cur := start
+	for _, u := range used {
+		if u[0] > cur && u[0]-cur > best {
+			best = u[0] - cur
+		}
+		if u[1] > cur {
+			cur = u[1]
+		}
+	}
+	if end > cur && end-cur > best {
+		best = end - cur
+	}
+	return &best
+}
+
+// RegionJSON is a region as `cxl list -R` prints it.
+type RegionJSON struct {
+	Region                string  `json:"region"`
+	Resource              *uint64 `json:"resource,omitempty"`
+	Size                  uint64  `json:"size"`
+	Type                  string  `json:"type,omitempty"`
+	InterleaveWays        uint64  `json:"interleave_ways"`
+	InterleaveGranularity uint64  `json:"interleave_granularity"`
+	DecodeState           string  `json:"decode_state"`
+	State                 string  `json:"state,omitempty"`
+}
+
+// JSON returns the `cxl list` form of r.
+func (r Region) JSON() RegionJSON {
+	j := RegionJSON{
+		Region:                r.Name,
+		Resource:              r.Resource,
+		Size:                  r.Size,
+		Type:                  r.Mode,
+		InterleaveWays:        r.InterleaveWays,
+		InterleaveGranularity: r.InterleaveGranularity,
+		DecodeState:           "reset",
+	}
+	if r.Committed {
+		j.DecodeState = "commit"
+	}
+	if r.Driver == "" {
+		j.State = "disabled"
+	}
+	return j
+}

@@ -1,0 +1,248 @@
+package sysfs
+
+import (
+	"errors"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// The trees under test/fixtures were captured from a 6.1 VM with QEMU's
+// emulated CXL type-3 device (512 MiB, serial 0x5157): bare, with a
+// region and a devdax namespace, with a region and an fsdax namespace.
+
+func fixture(t *testing.T, name string) FS {
+	t.Helper()
+	fs, err := NewFS(filepath.Join("..", "test", "fixtures", name, "sys"))
+	if err != nil {
+		t.Fatalf("fixture %s: %v", name, err)
+	}
+	return fs
+}
+
+var qemuFixtures = []string{"qemu-bare", "qemu-region-devdax", "qemu-region-fsdax"}
+
+func TestMemdevsQemu(t *testing.T) {
+	for _, name := range qemuFixtures {
+		ms, err := fixture(t, name).Memdevs()
+		if err != nil || len(ms) != 1 {
+			t.Fatalf("%s: Memdevs() = %d memdevs, %v; want mem0", name, len(ms), err)
+		}
+		m := ms[0]
+		if m.Name != "mem0" || m.Host != "0000:0d:00.0" || m.PmemSize != 512<<20 || m.RAMSize != 0 ||
+			m.Serial == nil || *m.Serial != 0x5157 || m.Driver != "cxl_mem" || m.DevNode != "/dev/cxl/mem0" ||
+			m.Nvdimm != "pmem0" || m.LabelStorageSize == 0 {
+			t.Errorf("%s: mem0 = %+v", name, m)
+		}
+	}
+}
+
+func TestPortsQemu(t *testing.T) {
+	ports, err := fixture(t, "qemu-bare").Ports()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type want struct {
+		name, uport, parent string
+		kind                PortKind
+		depth               int
+		decoders            []string
+	}
+	wants := []want{
+		{"root0", "ACPI0017:00", "", RootPort, 0, []string{"decoder0.0"}},
+		{"port1", "ACPI0016:00", "root0", SwitchPort, 1, []string{"decoder1.0"}},
+		{"endpoint2", "mem0", "port1", EndpointPort, 2, []string{"decoder2.0"}},
+	}
+	if len(ports) != len(wants) {
+		t.Fatalf("Ports() = %+v; want %d ports", ports, len(wants))
+	}
+	for i, w := range wants {
+		p := ports[i]
+		if p.Name != w.name || p.Uport != w.uport || p.Parent != w.parent || p.Kind != w.kind || p.Depth != w.depth {
+			t.Errorf("port %d = %+v; want %+v", i, p, w)
+		}
+		if !reflect.DeepEqual(p.Decoders, w.decoders) {
+			t.Errorf("%s decoders = %v; want %v", p.Name, p.Decoders, w.decoders)
+		}
+	}
+	wantDports := []Dport{{ID: 0, Target: "0000:0c:00.0"}, {ID: 1, Target: "0000:0c:01.0"}}
+	if !reflect.DeepEqual(ports[1].Dports, wantDports) {
+		t.Errorf("port1 dports = %+v; want the two QEMU root ports %+v", ports[1].Dports, wantDports)
+	}
+	if _, err := fixture(t, "qemu-bare").Port("port9"); !isNotFound(err) {
+		t.Errorf("Port(port9) error = %v; want NotFoundError", err)
+	}
+}
+
+func isNotFound(err error) bool {
+	var nf *NotFoundError
+	return errors.As(err, &nf)
+}
+
+func TestDecodersQemu(t *testing.T) {
+	bare := fixture(t, "qemu-bare")
+	root, err := bare.Decoder("decoder0.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if root.Kind != RootDecoder || root.Start == nil || *root.Start != 0x110000000 || root.Size != 4<<30 ||
+		!root.CapPmem || !root.CapRAM || !root.CanCreatePmemRegion || root.CanCreateRAMRegion ||
+		root.InterleaveWays != 1 || len(root.Regions) != 0 {
+		t.Errorf("decoder0.0 = %+v", root)
+	}
+	ep, err := bare.Decoder("decoder2.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ep.Kind != EndpointDecoder || ep.Port != "endpoint2" || ep.Size != 0 || ep.Region != "" {
+		t.Errorf("bare decoder2.0 = %+v", ep)
+	}
+
+	fsdax := fixture(t, "qemu-region-fsdax")
+	root, _ = fsdax.Decoder("decoder0.0")
+	if !reflect.DeepEqual(root.Regions, []string{"region0"}) {
+		t.Errorf("decoder0.0 regions = %v; want [region0]", root.Regions)
+	}
+	ep, _ = fsdax.Decoder("decoder2.0")
+	if ep.Mode != "pmem" || ep.DPASize != 512<<20 || ep.DPAResource == nil || *ep.DPAResource != 0 || ep.Region != "region0" {
+		t.Errorf("fsdax decoder2.0 = %+v", ep)
+	}
+	sw, _ := fsdax.Decoder("decoder1.0")
+	if sw.Kind != SwitchDecoder || sw.Region != "region0" || sw.TargetType != "expander" {
+		t.Errorf("decoder1.0 = %+v", sw)
+	}
+}
+
+func TestRegionsQemu(t *testing.T) {
+	if rs, err := fixture(t, "qemu-bare").Regions(); err != nil || len(rs) != 0 {
+		t.Errorf("bare Regions() = %+v, %v; want none", rs, err)
+	}
+	r, err := fixture(t, "qemu-region-devdax").Region("region0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Decoder != "decoder0.0" || r.Size != 512<<20 || r.Resource == nil || *r.Resource != 0x110000000 ||
+		!r.Committed || r.InterleaveWays != 1 || r.InterleaveGranularity != 256 || r.Driver != "cxl_region" ||
+		r.PmemRegion != "pmem_region0" || !reflect.DeepEqual(r.Targets, []string{"decoder2.0"}) || len(r.UUID) != 36 {
+		t.Errorf("region0 = %+v", r)
+	}
+}
+
+func TestNDRegionsQemu(t *testing.T) {
+	for _, tc := range []struct {
+		fixture, mode, claim, block, char string
+	}{
+		{"qemu-region-fsdax", "fsdax", "pfn0.0", "/dev/pmem0", ""},
+		{"qemu-region-devdax", "devdax", "dax0.0", "", "/dev/dax0.0"},
+	} {
+		r, err := fixture(t, tc.fixture).NDRegion("region0")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.fixture, err)
+		}
+		if !r.CXL || r.Bus != "ndbus0" || r.Size != 512<<20 || r.Driver != "nd_region" || len(r.Mappings) != 1 {
+			t.Errorf("%s: region0 = %+v", tc.fixture, r)
+		}
+		var active []Namespace
+		for _, ns := range r.Namespaces {
+			if !ns.Idle() {
+				active = append(active, ns)
+			}
+		}
+		if len(active) != 1 {
+			t.Fatalf("%s: active namespaces = %+v; want one", tc.fixture, active)
+		}
+		ns := active[0]
+		if ns.Name != "namespace0.0" || ns.Mode != tc.mode || ns.Claim == nil || ns.Claim.Name != tc.claim ||
+			ns.BlockDev != tc.block || ns.CharDev != tc.char || ns.SectorSize == nil || *ns.SectorSize != 512 {
+			t.Errorf("%s: namespace = %+v (claim %+v)", tc.fixture, ns, ns.Claim)
+		}
+		if ns.Claim.Align != 2<<20 || ns.Claim.Mode != "pmem" {
+			t.Errorf("%s: claim = %+v", tc.fixture, ns.Claim)
+		}
+	}
+}
+
+func TestDaxDevicesQemu(t *testing.T) {
+	ds, err := fixture(t, "qemu-region-devdax").DaxDevices()
+	if err != nil || len(ds) != 1 {
+		t.Fatalf("DaxDevices() = %+v, %v", ds, err)
+	}
+	if d := ds[0]; d.Name != "dax0.0" || d.Parent != "dax0.0" || d.DevNode != "/dev/dax0.0" || d.Driver != "device_dax" || d.Size == 0 {
+		t.Errorf("dax0.0 = %+v", d)
+	}
+}
+
+func TestTopologyQemu(t *testing.T) {
+	for _, name := range qemuFixtures {
+		top, err := fixture(t, name).Topology()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		links := top.Links()
+		if len(links) != 1 {
+			t.Fatalf("%s: %d links; want 1", name, len(links))
+		}
+		l := links[0]
+		if l.Virt != nil || l.Memdev.Name != "mem0" || l.Endpoint.Name != "endpoint2" || l.Root.Name != "root0" ||
+			len(l.RootDecoders) != 1 || l.RootDecoders[0].Name != "decoder0.0" {
+			t.Errorf("%s: link = %+v", name, l)
+		}
+		wantRegions := 1
+		if name == "qemu-bare" {
+			wantRegions = 0
+		}
+		if len(l.Regions) != wantRegions {
+			t.Fatalf("%s: regions = %+v", name, l.Regions)
+		}
+		for _, r := range l.Regions {
+			if r.Region.Name != "region0" || r.NDRegion == nil || r.NDRegion.Name != "region0" {
+				t.Errorf("%s: region link = %+v", name, r)
+			}
+		}
+	}
+}
+
+func TestNamesQemu(t *testing.T) {
+	top, err := fixture(t, "qemu-region-fsdax").Topology()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for kind, want := range map[string][]string{
+		"cxlv":         nil,
+		"memdev":       {"mem0"},
+		"root-decoder": {"decoder0.0"},
+		"decoder":      {"decoder0.0", "decoder1.0", "decoder2.0"},
+		"region":       {"region0"},
+		"nd-region":    {"region0"},
+		"namespace":    {"namespace0.0"},
+	} {
+		if got := top.Names(kind); !reflect.DeepEqual(got, want) {
+			t.Errorf("Names(%s) = %v; want %v", kind, got, want)
+		}
+	}
+}
+
+func TestVirtNotLoaded(t *testing.T) {
+	fs := fixture(t, "qemu-bare")
+	_, err := fs.VirtDevices()
+	var fe *FeatureError
+	if !errors.As(err, &fe) || !errors.Is(err, ErrNotSupported) || fe.Module != "cxl_virt" {
+		t.Fatalf("VirtDevices() error = %v; want a FeatureError for module cxl_virt", err)
+	}
+	if fs.VirtLoaded() {
+		t.Error("VirtLoaded() = true on a tree without cxl_virt")
+	}
+}
+
+func TestMissingCXLBus(t *testing.T) {
+	fs, err := NewFS(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fs.Topology(); !errors.Is(err, ErrNotSupported) {
+		t.Errorf("Topology() on an empty sysfs = %v; want ErrNotSupported", err)
+	}
+	if _, err := NewFS(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Error("NewFS(missing dir) succeeded")
+	}
+}

@@ -1,0 +1,81 @@
+package sysfs
+
+import "strings"
+
+// Readers the region package plans a region with: which decoders a memdev
+// can use and what name the next region of a root decoder gets.
+
+// EndpointDecodersOf lists the decoders of the memdev's endpoint port,
+// ordered by id (the order the kernel allocates DPA in).
+func (f FS) EndpointDecodersOf(memdev string) ([]Decoder, error) {
+	ports, err := f.Ports()
+	if err != nil {
+		return nil, err
+	}
+	ep := endpointOf(ports, memdev)
+	if ep == nil {
+		return nil, &NotFoundError{Kind: "endpoint port of memdev", Name: memdev}
+	}
+	return f.decodersOf(ep.Name)
+}
+
+// RootDecodersOf lists the decoders of the CXL root the memdev sits below.
+func (f FS) RootDecodersOf(memdev string) ([]Decoder, error) {
+	ports, err := f.Ports()
+	if err != nil {
+		return nil, err
+	}
+	root := rootOf(ports, endpointOf(ports, memdev))
+	if root == nil {
+		return nil, &NotFoundError{Kind: "CXL root of memdev", Name: memdev}
+	}
+	return f.decodersOf(root.Name)
+}
+
+// decodersOf lists the decoders of one port, ordered by id.
+func (f FS) decodersOf(port string) ([]Decoder, error) {
+	all, err := f.Decoders()
+	if err != nil {
+		return nil, err
+	}
+	var out []Decoder
+	for _, d := range all {
+		if d.Port == port {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// NextRegionName is the name create_pmem_region of a root decoder offers
+// for its next region ("region3").
+func (f FS) NextRegionName(d Decoder) (string, error) {
+	a := attrs{dir: d.Path}
+	name, ok := a.raw("create_pmem_region")
+	if a.err != nil {
+		return "", a.err
+	}
+	if !ok {
+		return "", &FeatureError{Name: "create_pmem_region on " + d.Name, MinKernel: "6.0"}
+	}
+	return name, nil
+}
+
+// Namespace returns the nvdimm namespace called name ("namespace0.0").
+func (f FS) Namespace(name string) (Namespace, error) {
+	rest, ok := strings.CutPrefix(name, "namespace")
+	id, _, dot := strings.Cut(rest, ".")
+	if !ok || !dot {
+		return Namespace{}, &NotFoundError{Kind: "namespace", Name: name}
+	}
+	r, err := f.NDRegion("region" + id)
+	if err != nil {
+		return Namespace{}, &NotFoundError{Kind: "namespace", Name: name}
+	}
+	for _, ns := range r.Namespaces {
+		if ns.Name == name {
+			return ns, nil
+		}
+	}
+	return Namespace{}, &NotFoundError{Kind: "namespace", Name: name}
+}

@@ -1,0 +1,228 @@
+package sysfs
+
+import "errors"
+
+// Topology is one read of every object cxlvctl shows, linked: cxl_virt
+// device -> memdev -> endpoint -> root -> root decoders -> regions -> nd
+// region -> namespaces -> /dev nodes. Buses whose module is not loaded
+// (cxl_virt, nvdimm, dax) read as empty; a missing CXL bus is an error.
+type Topology struct {
+	Virt      []VirtDevice
+	Memdevs   []Memdev
+	Ports     []Port
+	Decoders  []Decoder
+	Regions   []Region
+	Bridges   []NvdimmBridge
+	NDRegions []NDRegion
+	Dax       []DaxDevice
+}
+
+// Topology reads and links the whole tree.
+func (f FS) Topology() (*Topology, error) {
+	var t Topology
+	var err error
+	if t.Memdevs, err = f.Memdevs(); err != nil {
+		return nil, err
+	}
+	if t.Ports, err = f.Ports(); err != nil {
+		return nil, err
+	}
+	if t.Decoders, err = f.Decoders(); err != nil {
+		return nil, err
+	}
+	if t.Regions, err = f.Regions(); err != nil {
+		return nil, err
+	}
+	if t.Bridges, err = f.NvdimmBridges(); err != nil {
+		return nil, err
+	}
+	if t.Virt, err = f.VirtDevices(); droppedIfUnloaded(err) != nil {
+		return nil, err
+	}
+	if t.NDRegions, err = f.NDRegions(); droppedIfUnloaded(err) != nil {
+		return nil, err
+	}
+	if t.Dax, err = f.DaxDevices(); droppedIfUnloaded(err) != nil {
+		return nil, err
+	}
+	t.fillVirtLinks()
+	return &t, nil
+}
+
+// droppedIfUnloaded drops the error of a bus whose module is not loaded.
+func droppedIfUnloaded(err error) error {
+	if errors.Is(err, ErrNotSupported) {
+		return nil
+	}
+	return err
+}
+
+// DeviceLink is one row of the linked view: a memdev (nil while a cxl_virt
+// device has not been probed yet) with everything it leads to.
+type DeviceLink struct {
+	Virt         *VirtDevice
+	Memdev       *Memdev
+	Endpoint     *Port
+	Root         *Port
+	RootDecoders []*Decoder
+	Regions      []RegionLink
+}
+
+// RegionLink is a CXL region with the nd region made from it.
+type RegionLink struct {
+	Region   *Region
+	NDRegion *NDRegion // nil until cxl_pmem has bound the pmem_region
+}
+
+// Links returns one DeviceLink per memdev, then one per cxl_virt device
+// that has no memdev yet.
+func (t *Topology) Links() []DeviceLink {
+	var out []DeviceLink
+	seen := map[string]bool{}
+	for i := range t.Memdevs {
+		l := t.linkMemdev(&t.Memdevs[i])
+		if l.Virt != nil {
+			seen[l.Virt.Name] = true
+		}
+		out = append(out, l)
+	}
+	for i := range t.Virt {
+		if !seen[t.Virt[i].Name] {
+			out = append(out, DeviceLink{Virt: &t.Virt[i], Root: t.port(t.Virt[i].Root)})
+		}
+	}
+	return out
+}
+
+func (t *Topology) linkMemdev(m *Memdev) DeviceLink {
+	l := DeviceLink{Memdev: m, Endpoint: endpointOf(t.Ports, m.Name)}
+	l.Root = rootOf(t.Ports, l.Endpoint)
+	for i := range t.Virt {
+		v := &t.Virt[i]
+		if v.Memdev == m.Name || (l.Root != nil && v.Root == l.Root.Name) {
+			l.Virt = v
+		}
+	}
+	if l.Root == nil {
+		return l
+	}
+	for i := range t.Decoders {
+		if t.Decoders[i].Port == l.Root.Name {
+			l.RootDecoders = append(l.RootDecoders, &t.Decoders[i])
+		}
+	}
+	if l.Endpoint == nil {
+		return l
+	}
+	for i := range t.Regions {
+		r := &t.Regions[i]
+		if t.regionUsesEndpoint(r, l.Endpoint) {
+			l.Regions = append(l.Regions, RegionLink{Region: r, NDRegion: t.ndRegionOf(r)})
+		}
+	}
+	return l
+}
+
+// regionUsesEndpoint reports whether one of the region's targets is a
+// decoder of the endpoint, or an endpoint decoder names the region.
+func (t *Topology) regionUsesEndpoint(r *Region, ep *Port) bool {
+	for _, d := range t.Decoders {
+		if d.Port != ep.Name {
+			continue
+		}
+		if d.Region == r.Name {
+			return true
+		}
+		for _, target := range r.Targets {
+			if target == d.Name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ndRegionOf finds the nd region of a CXL region: the CXL driver gives the
+// nd region the CXL region's id, on a bus below a CXL nvdimm bridge.
+func (t *Topology) ndRegionOf(r *Region) *NDRegion {
+	for i := range t.NDRegions {
+		if t.NDRegions[i].CXL && t.NDRegions[i].ID == r.ID {
+			return &t.NDRegions[i]
+		}
+	}
+	return nil
+}
+
+func (t *Topology) port(name string) *Port {
+	for i := range t.Ports {
+		if t.Ports[i].Name == name {
+			return &t.Ports[i]
+		}
+	}
+	return nil
+}
+
+// fillVirtLinks names the root and memdev of cxl_virt devices whose module
+// does not expose them: the root port's uport is the cxlvN device.
+func (t *Topology) fillVirtLinks() {
+	for i := range t.Virt {
+		v := &t.Virt[i]
+		if v.Root == "" {
+			for _, p := range t.Ports {
+				if p.Kind == RootPort && p.Uport == v.Name {
+					v.Root = p.Name
+				}
+			}
+		}
+		if v.Memdev != "" || v.Root == "" {
+			continue
+		}
+		for _, m := range t.Memdevs {
+			if r := rootOf(t.Ports, endpointOf(t.Ports, m.Name)); r != nil && r.Name == v.Root {
+				v.Memdev = m.Name
+			}
+		}
+	}
+}
+
+// Names lists the names of one kind of object, for shell completion:
+// "cxlv", "memdev", "decoder", "root-decoder", "region", "nd-region", "namespace".
+func (t *Topology) Names(kind string) []string {
+	var out []string
+	switch kind {
+	case "cxlv":
+		for _, v := range t.Virt {
+			out = append(out, v.Name)
+		}
+	case "memdev":
+		for _, m := range t.Memdevs {
+			out = append(out, m.Name)
+		}
+	case "decoder", "root-decoder":
+		for _, d := range t.Decoders {
+			if kind == "decoder" || d.Kind == RootDecoder {
+				out = append(out, d.Name)
+			}
+		}
+	case "region":
+		for _, r := range t.Regions {
+			out = append(out, r.Name)
+		}
+	case "nd-region":
+		for _, r := range t.NDRegions {
+			out = append(out, r.Name)
+		}
+	case "namespace":
+		for _, r := range t.NDRegions {
+			for _, ns := range r.Namespaces {
+				if !ns.Idle() {
+					out = append(out, ns.Name)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// NameKinds are the kinds Names accepts.
+var NameKinds = []string{"cxlv", "memdev", "decoder", "root-decoder", "region", "nd-region", "namespace"}

@@ -1,0 +1,73 @@
+package sysfs
+
+import "path/filepath"
+
+// VirtDevice is a cxl_virt device, cxlvN: a CXL type-3 device the cxl_virt
+// module made from reserved host memory. Its attributes depend on the
+// module version, so each one is optional and read only if present.
+type VirtDevice struct {
+	Name string
+	ID   int
+	Path string
+	// Memstart and Memsize are the reserved range given at create time.
+	Memstart, Memsize *uint64
+	// Capacity is the device capacity the memdev reports.
+	Capacity *uint64
+	// WindowStart and WindowSize are the root decoder's HPA window.
+	WindowStart, WindowSize *uint64
+	Pmem                    *bool
+	Serial                  *uint64
+	// Memdev and Root name the memN and rootN of the device, when the
+	// module exposes them; Topology fills them from the CXL bus otherwise.
+	Memdev string
+	Root   string
+	// Decoder is the root decoder over the device's window.
+	Decoder string
+	// State is the module's view: probing, enumerating, ready, busy.
+	State  string
+	Driver string
+}
+
+func errNoVirt() error { return &FeatureError{Name: "cxl_virt devices", Module: "cxl_virt"} }
+
+// VirtLoaded reports whether the cxl_virt module is loaded.
+func (f FS) VirtLoaded() bool { return exists(f.Path("bus", "cxl_virt")) }
+
+// VirtDevices lists the cxl_virt devices.
+func (f FS) VirtDevices() ([]VirtDevice, error) {
+	return busObjects(f, "cxl_virt", "cxlv", errNoVirt(), readVirtDevice)
+}
+
+// VirtDevice returns the cxl_virt device called name ("cxlv0").
+func (f FS) VirtDevice(name string) (VirtDevice, error) {
+	if !f.VirtLoaded() {
+		return VirtDevice{}, errNoVirt()
+	}
+	p, err := f.busEntry("cxl_virt", name, "cxlv", "cxl_virt device")
+	if err != nil {
+		return VirtDevice{}, err
+	}
+	return readVirtDevice(p)
+}
+
+func readVirtDevice(p string) (VirtDevice, error) {
+	a := attrs{dir: p}
+	d := VirtDevice{
+		Name:        filepath.Base(p),
+		Path:        p,
+		Memstart:    a.optU64("memstart"),
+		Memsize:     a.optU64("memsize"),
+		Capacity:    a.optU64("capacity"),
+		WindowStart: a.optU64("window_start"),
+		WindowSize:  a.optU64("window_size"),
+		Pmem:        a.optBool("pmem"),
+		Serial:      a.optU64("serial"),
+		Memdev:      a.name("memdev"),
+		Root:        a.name("root"),
+		Decoder:     a.name("decoder"),
+		State:       a.str("state"),
+		Driver:      a.driver(),
+	}
+	d.ID, _ = numberedName(d.Name, "cxlv")
+	return d, a.err
+}

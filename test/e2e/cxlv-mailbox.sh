@@ -1,0 +1,224 @@
+#!/bin/bash
+# vm: --cxl --mem 3G --memmap 1G$0x100000000
+# The cxl_virt emulator through the user paths of a real 6.1 CXL stack:
+# health and partition info over the mailbox (cxl list -H -I); a 128 KiB
+# label round trip (ndctl write-labels, cxl/ndctl read-labels, zero-labels)
+# that survives remove and re-create; out-of-range label offsets refused by
+# the device (Invalid Input, -ENXIO) with the labels and the memory after the
+# label area untouched; commands missing from the CEL refused by the kernel;
+# an HDM commit that breaks HPA = window + DPA refused (COMMIT_ERROR) while an
+# identity commit, its reset and a re-commit work. Then it measures the
+# mailbox round trip against QEMU's emulated CXL device in the same boot and
+# the emulator's idle cost. Needs test/tools/bin/cxl-mbox-probe (built by
+# test/vm/run-vm.sh).
+. /cxlv/test/vm/guest/cxlv.sh
+
+probe=/cxlv/test/tools/bin/cxl-mbox-probe
+[ -x $probe ] || fail "no $probe: test/tools/build.sh builds it"
+start=$((0x100000000)) size=$((1 << 30))
+lsa_size=$((128 << 10))
+lsa_phys=$((start + (1 << 20))) # the module keeps the LSA after its 1 MiB PCI window
+cxl_dev=/sys/bus/cxl/devices
+
+# probe_expect WANT ARGS...: runs cxl-mbox-probe and checks its report line.
+probe_expect() {
+	local want=$1 got
+	shift
+	got=$($probe "$@" | tail -1) || true
+	[ "$got" = "$want" ] || fail "cxl-mbox-probe $*: got '$got', want '$want'"
+	say "cxl-mbox-probe $*: $got"
+}
+
+# lsa_neighbour FILE: saves the 4 KiB after the label area (via /dev/mem).
+lsa_neighbour() {
+	dd if=/dev/mem of="$1" bs=4096 skip=$(((lsa_phys + lsa_size) / 4096)) count=1 status=none
+}
+
+# nmem_of CXLV_DEV: the nvdimm of a device; its nvdimm bus hangs below the
+# device's own CXL root.
+nmem_of() {
+	local n
+	for n in /sys/bus/nd/devices/nmem*; do
+		readlink -f "$n" | grep -q "/cxl_virt/$1/" && basename "$n" && return 0
+	done
+	return 1
+}
+
+/sbin/modprobe cxl_acpi
+load_stack
+dev=$(create "memstart=$start,memsize=$size,cxltype=3,pmem=1")
+wait_ready "$dev"
+mem=$(attr "$dev" memdev)
+capacity=$(attr "$dev" capacity)
+for ((i = 0; i < 100; i++)); do nmem=$(nmem_of "$dev") && break; sleep 0.1; done
+[ -n "$nmem" ] || fail "no nvdimm for $mem"
+say "$dev: $mem, $nmem, capacity $capacity"
+
+# --- health and partition info through the mailbox
+json=$(cxl list -m "$mem" -H -I)
+echo "$json"
+echo "$json" | grep -q '"health":{' || fail "no health info: $json"
+echo "$json" | grep -q '"health_status":"normal"' || echo "$json" | grep -q '"maintenance_needed":false' ||
+	fail "health not normal: $json"
+echo "$json" | grep -q "\"active_persistent_size\":$capacity" || fail "partition info lacks active_persistent_size $capacity"
+if cxl list -F >/dev/null 2>&1; then say "cxl list -F supported"; else say "cxl list -F: not in cxl-cli $(cxl --version)"; fi
+
+# --- commands through the ioctl path: answered ones and ones not in the CEL
+probe_expect "ioctl=0 retval=0 out=67" mem-cmd "/dev/cxl/$mem" 1 0x43       # IDENTIFY
+probe_expect "ioctl=0 retval=0 out=32" mem-cmd "/dev/cxl/$mem" 5 0x20       # GET_PARTITION_INFO
+probe_expect "ioctl=0 retval=0 out=18" mem-cmd "/dev/cxl/$mem" 7 0x12       # GET_HEALTH_INFO
+probe_expect "ioctl=ENOTTY retval=0 out=0" mem-cmd "/dev/cxl/$mem" 4 0x50   # GET_FW_INFO: not in the CEL
+probe_expect "ioctl=EPERM retval=0 out=0" mem-cmd "/dev/cxl/$mem" 2 0       # RAW: CXL_MEM_RAW_COMMANDS=n
+say "unknown opcodes cannot reach the device from user space on 6.1 (no raw commands); the emulator answers them Unsupported"
+
+# --- label round trip, 128 KiB
+head -c $lsa_size /dev/urandom >/tmp/pattern
+ndctl disable-dimm "$nmem"
+ndctl write-labels "$nmem" -i /tmp/pattern
+cxl read-labels "$mem" -o /tmp/back.cxl
+ndctl read-labels "$nmem" -o /tmp/back.nd
+cmp /tmp/pattern /tmp/back.cxl || fail "cxl read-labels differs from what ndctl wrote"
+cmp /tmp/pattern /tmp/back.nd || fail "ndctl read-labels differs from what it wrote"
+say "128 KiB label round trip identical (ndctl write, cxl and ndctl read)"
+out=$(cxl write-labels "$mem" -i /tmp/pattern 2>&1) && fail "cxl write-labels accepted while cxl_pmem owns SET_LSA"
+say "cxl write-labels refused as the kernel owns SET_LSA: $out"
+
+# --- out-of-range label accesses: the device says Invalid Input (2)
+lsa_neighbour /tmp/after.before || fail "cannot read the memory after the label area through /dev/mem"
+probe_expect "ioctl=0 retval=2 out=0" get-lsa "/dev/cxl/$mem" $((lsa_size - 8)) 16
+probe_expect "ioctl=0 retval=2 out=0" get-lsa "/dev/cxl/$mem" $lsa_size 1
+probe_expect "ioctl=0 retval=2 out=0" get-lsa "/dev/cxl/$mem" 0xffffffff 8
+probe_expect "ioctl=0 retval=2 out=0" get-lsa "/dev/cxl/$mem" 0 8192        # > 4 KiB payload
+probe_expect "ioctl=0 retval=0 out=4096" get-lsa "/dev/cxl/$mem" $((lsa_size - 4096)) 4096
+probe_expect "ioctl=ENXIO retval=0 out=0" nd-get "/dev/$nmem" $((lsa_size - 8)) 16
+probe_expect "ioctl=ENXIO retval=0 out=0" nd-set "/dev/$nmem" $((lsa_size - 8)) 16 0xee
+probe_expect "ioctl=ENXIO retval=0 out=0" nd-set "/dev/$nmem" 0xfffffff0 16 0xee
+lsa_neighbour /tmp/after.after
+cmp /tmp/after.before /tmp/after.after || fail "memory after the label area changed"
+cxl read-labels "$mem" -o /tmp/back.cxl
+cmp /tmp/pattern /tmp/back.cxl || fail "labels changed by refused writes"
+say "out-of-range label accesses refused; labels and the memory after them unchanged"
+
+ndctl zero-labels "$nmem"
+cxl read-labels "$mem" -o /tmp/back.cxl
+cmp /tmp/back.cxl <(head -c $lsa_size /dev/zero) || fail "zero-labels left non-zero bytes"
+say "zero-labels: 128 KiB of zeros read back"
+
+# labels live outside the BARs: they survive remove and re-create
+ndctl write-labels "$nmem" -i /tmp/pattern
+remove "$dev"
+dev=$(create "memstart=$start,memsize=$size,cxltype=3,pmem=1")
+wait_ready "$dev"
+mem=$(attr "$dev" memdev)
+cxl read-labels "$mem" -o /tmp/back.cxl
+cmp /tmp/pattern /tmp/back.cxl || fail "labels lost across remove and re-create"
+say "labels survive remove + create"
+for ((i = 0; i < 100; i++)); do nmem=$(nmem_of "$dev") && break; sleep 0.1; done
+ndctl disable-dimm "$nmem"
+ndctl zero-labels "$nmem"
+ndctl enable-dimm "$nmem"
+
+# --- HDM decoder commit through sysfs
+rd=$(attr "$dev" decoder)
+ep=
+for e in "$cxl_dev"/endpoint*; do
+	[ "$(basename "$(readlink -f "$e/uport")")" = "$mem" ] || continue
+	ep=$(basename "$(ls -d "$e"/decoder*.0)")
+done
+[ -n "$ep" ] || fail "no endpoint decoder for $mem"
+w() { printf '%s' "$2" >"$cxl_dev/$1" || fail "write '$2' to $1"; }
+# new_region: a 256 MiB pmem region under the root decoder, HPA allocated.
+new_region() {
+	local r
+	r=$(cat "$cxl_dev/$rd/create_pmem_region")
+	w "$rd/create_pmem_region" "$r"
+	w "$r/interleave_granularity" 256
+	w "$r/interleave_ways" 1
+	w "$r/uuid" "$(cat /proc/sys/kernel/random/uuid)"
+	w "$r/size" $((256 << 20))
+	echo "$r"
+}
+w "$ep/mode" pmem
+w "$ep/dpa_size" $((256 << 20))
+commits0=$(attr "$dev" commits)
+
+# A first region takes the window's first 256 MiB, so the second one's HPA
+# is window + 256 MiB while our decoder's DPA is 0: not an identity mapping.
+placeholder=$(new_region)
+skewed=$(new_region)
+say "placeholder $placeholder at $(cat "$cxl_dev/$placeholder/resource"), $skewed at $(cat "$cxl_dev/$skewed/resource"), $ep DPA $(cat "$cxl_dev/$ep/dpa_resource")"
+w "$skewed/target0" "$ep"
+printf 1 >"$cxl_dev/$skewed/commit" 2>/dev/null && fail "commit of a non-identity decoder succeeded"
+dmesg | grep -q "commit refused: HPA is not hpa_base + DPA" || fail "no 'commit refused' reason in dmesg"
+expect_eq commits "$(attr "$dev" commits)" "$commits0"
+say "non-identity commit refused (COMMIT_ERROR)"
+w "$skewed/target0" ""
+w "$rd/delete_region" "$skewed"
+w "$rd/delete_region" "$placeholder"
+
+good=$(new_region)
+w "$good/target0" "$ep"
+w "$good/commit" 1
+expect_eq commits "$(attr "$dev" commits)" $((commits0 + 1))
+w "$good/commit" 0
+w "$good/commit" 1
+expect_eq commits "$(attr "$dev" commits)" $((commits0 + 2))
+say "identity commit, reset and re-commit work ($good at $(cat "$cxl_dev/$good/resource"))"
+w "$good/commit" 0
+w "$good/target0" ""
+w "$rd/delete_region" "$good"
+w "$ep/dpa_size" 0
+
+# --- measurements: mailbox round trip vs QEMU's device, idle cost
+qmem=
+for m in "$cxl_dev"/mem*; do
+	[ "$(basename "$m")" = "$mem" ] || qmem=$(basename "$m")
+done
+[ -n "$qmem" ] || fail "no QEMU CXL memdev next to $mem (boot with --cxl)"
+round_trip() { # MEMDEV LEN: average us per GET_LSA of LEN bytes, 64 in a row
+	$probe get-lsa "/dev/cxl/$1" 0 "$2" 64 | sed -n 's/^us_per_cmd=//p'
+}
+for len in 2048 4096; do
+	ours=$(round_trip "$mem" $len)
+	[ $len -gt 2048 ] && theirs=n/a || theirs=$(round_trip "$qmem" $len)
+	say "GET_LSA $len B round trip: cxl_virt $ours us, QEMU device $theirs us"
+done
+cmds0=$(attr "$dev" mbox_cmds)
+t0=${EPOCHREALTIME/./}
+cxl read-labels "$mem" -o /tmp/back.cxl
+t1=${EPOCHREALTIME/./}
+say "cxl read-labels 128 KiB on cxl_virt: $((t1 - t0)) us for $(($(attr "$dev" mbox_cmds) - cmds0)) mailbox commands (whole process)"
+t0=${EPOCHREALTIME/./}
+cxl read-labels "$qmem" -s $lsa_size -o /tmp/back.q
+t1=${EPOCHREALTIME/./}
+say "cxl read-labels 128 KiB on QEMU device: $((t1 - t0)) us (whole process)"
+
+# Idle cost: timer callbacks and their duration over 10 s (function_graph on
+# the poll function), and CPU time against the same 10 s without the device.
+tr=/sys/kernel/tracing
+[ -d $tr/events ] || mount -t tracefs tracefs $tr
+# /proc/stat counts USER_HZ (100) ticks: user nice system iowait irq softirq
+busy_ticks() { awk '/^cpu /{print $2+$3+$4+$6+$7+$8}' /proc/stat; }
+sleep 1
+echo cxlv_emu_poll >$tr/set_ftrace_filter
+echo function_graph >$tr/current_tracer
+echo >$tr/trace
+a=$(busy_ticks)
+sleep 10
+b=$(busy_ticks)
+echo nop >$tr/current_tracer
+fires=$(grep -c 'cxlv_emu_poll' $tr/trace || true)
+avg_us=$(sed -n 's/^ *[0-9]*) *[-+!#*@$ ]*\([0-9.]*\) us *|.*cxlv_emu_poll.*/\1/p' $tr/trace |
+	awk '{s += $1; n++} END {if (n) printf "%.1f", s / n; else print "n/a"}')
+echo >$tr/set_ftrace_filter
+say "idle 10 s: $fires poll callbacks ($((fires / 10))/s), avg $avg_us us each (traced); CPU busy $((b - a)) ticks of $((100 * 10 * $(nproc)))"
+remove "$dev"
+sleep 1
+a=$(busy_ticks)
+sleep 10
+b=$(busy_ticks)
+say "same 10 s without a cxl_virt device: CPU busy $((b - a)) ticks"
+
+no_kernel_complaints
+rmmod cxl_virt
+say PASS

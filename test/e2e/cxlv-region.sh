@@ -1,0 +1,45 @@
+#!/bin/bash
+# vm: --mem 3G --memmap 1G$0x100000000
+# What users do with a cxl_virt device: a pmem region (the emulated HDM
+# decoder commits), a devdax namespace written and read back through mmap,
+# an fsdax namespace with XFS and ext4 mounted -o dax and files read back,
+# then everything destroyed and the device removed.
+. /cxlv/test/vm/guest/cxlv.sh
+
+load_stack
+t0=$(now_us)
+dev=$(create "memstart=0x100000000,memsize=$((1 << 30)),cxltype=3,pmem=1")
+wait_ready "$dev"
+commits0=$(attr "$dev" commits)
+
+region=$(make_region "$dev")
+say "region: $region"
+[ "$(attr "$dev" commits)" -gt "$commits0" ] || fail "no decoder commit counted"
+expect_eq state "$(attr "$dev" state)" busy
+step "region committed" json_has '.[0].decode_state == "commit"' cxl list -R -r "$region"
+step "region covers the window" json_has ".[0].resource == $(attr "$dev" window_start)" cxl list -R -r "$region"
+
+ns=$(make_namespace "$region" devdax)
+t1=$(now_us)
+echo "$ns"
+daxdev=/dev/$(jq -r '.daxregion.devices[0].chardev' <<<"$ns")
+[ -c "$daxdev" ] || fail "no $daxdev"
+say "create -> $daxdev ready: $(((t1 - t0) / 1000)) ms"
+check_devdax "$daxdev" 16
+step "destroy devdax namespace" ndctl destroy-namespace -f "$(jq -r .dev <<<"$ns")"
+
+ns=$(make_namespace "$region" fsdax --map dev)
+echo "$ns"
+pmem=/dev/$(jq -r .blockdev <<<"$ns")
+[ -b "$pmem" ] || fail "no $pmem"
+check_dax_fs "$pmem" xfs
+check_dax_fs "$pmem" ext4
+step "destroy fsdax namespace" ndctl destroy-namespace -f "$(jq -r .dev <<<"$ns")"
+
+drop_region "$region"
+expect_eq state "$(attr "$dev" state)" ready
+remove "$dev"
+expect_eq devices "$(device_count)" 0
+no_kernel_complaints
+rmmod cxl_virt
+say PASS

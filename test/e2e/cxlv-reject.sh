@@ -1,0 +1,82 @@
+#!/bin/bash
+# vm: --mem 10752M --memmap 8704M$0x100000000
+# Every class of bad create/remove request fails with its own errno and a
+# reason in last_error, and leaves the device count and /proc/iomem as they
+# were. Also: 16 devices at once work, the 17th hits the limit.
+. /cxlv/test/vm/guest/cxlv.sh
+
+G=$((1 << 30)) M=$((1 << 20))
+base=$((4 * G))
+load_stack
+
+# reject WANT_ERRNO FILE TEXT
+reject() {
+	local want=$1 file=$2 text=$3 n0 io0 got
+	n0=$(device_count)
+	io0=$(cat /proc/iomem)
+	got=$(ctl "$file" "$text")
+	expect_eq "'$text' -> errno" "$got" "$want"
+	[ -n "$(cat $CXLV_SYS/last_error)" ] || fail "'$text': empty last_error"
+	say "$want: $(cat $CXLV_SYS/last_error)"
+	expect_eq "device count after '$text'" "$(device_count)" "$n0"
+	[ "$(cat /proc/iomem)" = "$io0" ] || fail "'$text' changed /proc/iomem"
+}
+
+ok="memsize=$G,cxltype=3,pmem=1"
+for f in "$CXLV_DBG/create" "$CXLV_SYS/create"; do
+	reject EINVAL "$f" "memstart,$ok"
+	reject EINVAL "$f" "memstart=$base,$ok,colour=blue"
+	reject EINVAL "$f" "memstart=12abc,$ok"
+	reject EINVAL "$f" "memstart=$base,memsize=$G,cxltype=3,pmem=1x"
+	reject ENOTUNIQ "$f" "memstart=$base,$ok,memsize=$G"
+	reject ENODATA "$f" "memstart=$base,memsize=$G,pmem=1"
+	reject ENODATA "$f" "memsize=$G,cxltype=3,pmem=1"
+	reject ERANGE "$f" "memstart=0x10000000000000000,$ok"
+	reject ERANGE "$f" "memstart=18446744073709551616,$ok"
+	reject ERANGE "$f" "memstart=$base,memsize=$G,cxltype=4294967296,pmem=1"
+	reject ERANGE "$f" "memstart=0xfffffffffff00000,$ok"
+	reject EOPNOTSUPP "$f" "memstart=$base,memsize=$G,cxltype=2,pmem=1"
+	reject EINVAL "$f" "memstart=$base,memsize=$G,cxltype=3,pmem=2"
+	reject EINVAL "$f" "memstart=$base,$ok,serial=0"
+	reject EINVAL "$f" "memstart=$((base + 4096)),$ok"
+	reject EINVAL "$f" "memstart=$base,memsize=0,cxltype=3,pmem=1"
+	# 16 MiB is System RAM; 64 GiB is nothing at all
+	reject EBUSY "$f" "memstart=$((16 * M)),$ok"
+	reject EADDRNOTAVAIL "$f" "memstart=$((64 * G)),$ok"
+	# straddles the end of the reserved range (and of RAM)
+	reject EADDRNOTAVAIL "$f" "memstart=$((base + 8 * G)),$ok"
+	reject ENOSPC "$f" "memstart=$base,memsize=$((256 * M)),cxltype=3,pmem=1"
+	reject ENOSPC "$f" "memstart=$base,memsize=$((510 * M)),cxltype=3,pmem=1"
+done
+reject E2BIG "$CXLV_DBG/create" "memstart=$base,$ok,$(printf 'x%.0s' {1..300})"
+reject EINVAL "$CXLV_DBG/remove" "cxlv_dev_id"
+reject EINVAL "$CXLV_DBG/remove" "id=0"
+reject ENODATA "$CXLV_DBG/remove" $'\n'
+reject ENODEV "$CXLV_DBG/remove" "cxlv_dev_id=3"
+reject ERANGE "$CXLV_SYS/remove" "cxlv_dev_id=99999999999"
+
+# 16 devices of 512 MiB each, all at once; the 17th hits the limit
+devs=()
+for i in $(seq 0 15); do
+	devs+=("$(create "memstart=$((base + i * 512 * M)),memsize=$((512 * M)),cxltype=3,pmem=1")")
+done
+expect_eq "devices" "$(device_count)" 16
+next="memstart=$((base + 8 * G)),memsize=$((512 * M)),cxltype=3,pmem=1"
+reject EMFILE "$CXLV_DBG/create" "$next"
+
+# conflicts with a live device
+remove "${devs[15]}"
+reject EEXIST "$CXLV_DBG/create" "memstart=$((base + 256 * M)),memsize=$G,cxltype=3,pmem=1"
+reject EEXIST "$CXLV_SYS/create" "memstart=$((base + 15 * 512 * M)),memsize=$((512 * M)),cxltype=3,pmem=1,serial=$(attr "${devs[0]}" serial)"
+for d in "${devs[@]:0:15}"; do
+	wait_ready "$d"
+done
+expect_eq "memdevs" "$(cxl list -M | grep -c '"memdev"')" 15
+for d in "${devs[@]:0:15}"; do
+	remove "$d"
+done
+expect_eq "devices" "$(device_count)" 0
+grep -q "cxlv\|cxl_virt" /proc/iomem && fail "iomem still holds cxl_virt resources"
+no_kernel_complaints
+rmmod cxl_virt
+say PASS

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cxl-mbox-probe: sends single mailbox commands through the two user paths
+ * a CXL memdev has, to test what the device answers where the stock tools
+ * refuse to go (out-of-range label offsets) and to time the mailbox without
+ * process start-up in the way.
+ *
+ *   cxl-mbox-probe mem-cmd  /dev/cxl/memN ID OUTSIZE   command without input
+ *   cxl-mbox-probe get-lsa  /dev/cxl/memN OFFSET LENGTH [COUNT]
+ *   cxl-mbox-probe nd-get   /dev/nmemN OFFSET LENGTH
+ *   cxl-mbox-probe nd-set   /dev/nmemN OFFSET LENGTH BYTE
+ *
+ * Each prints one line "ioctl=<errno name or 0> retval=<device return code>
+ * out=<bytes>"; get-lsa with COUNT > 1 also prints "us_per_cmd=<average>".
+ * The exit code is 0 when the ioctl itself succeeded, 1 otherwise, 2 on
+ * usage errors. OFFSET etc. accept 0x hex.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/cxl_mem.h>
+#include <linux/ndctl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *errname(int err)
+{
+	switch (err) {
+	case 0: return "0";
+	case ENOTTY: return "ENOTTY";
+	case ENXIO: return "ENXIO";
+	case EINVAL: return "EINVAL";
+	case EBUSY: return "EBUSY";
+	case EPERM: return "EPERM";
+	case ENOMEM: return "ENOMEM";
+	case EIO: return "EIO";
+	case E2BIG: return "E2BIG";
+	default: return strerror(err);
+	}
+}
+
+static unsigned long num(const char *s)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 0);
+
+	if (*s == '\0' || *end != '\0') {
+		fprintf(stderr, "cxl-mbox-probe: '%s' is not a number\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+static int open_dev(const char *path)
+{
+	int fd = open(path, O_RDWR);
+
+	if (fd < 0) {
+		fprintf(stderr, "cxl-mbox-probe: open %s: %s\n", path, strerror(errno));
+		exit(2);
+	}
+	return fd;
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* One CXL_MEM_SEND_COMMAND; returns the ioctl's errno (0 on success). */
+static int mem_send(int fd, struct cxl_send_command *cmd)
+{
+	return ioctl(fd, CXL_MEM_SEND_COMMAND, cmd) ? errno : 0;
+}
+
+static int report(int err, unsigned int retval, unsigned long out)
+{
+	printf("ioctl=%s retval=%u out=%lu\n", errname(err), retval, out);
+	return err ? 1 : 0;
+}
+
+static int mem_cmd(int fd, unsigned int id, unsigned long out_size)
+{
+	unsigned char *out = calloc(1, out_size + 1);
+	struct cxl_send_command cmd = {
+		.id = id,
+		.out = { .size = out_size, .payload = (uintptr_t)out },
+	};
+	int err = mem_send(fd, &cmd);
+
+	return report(err, cmd.retval, err ? 0 : cmd.out.size);
+}
+
+static int get_lsa(int fd, unsigned long offset, unsigned long length,
+		   unsigned long count)
+{
+	struct { uint32_t offset, length; } in = { offset, length };
+	unsigned char *out = calloc(1, length + 1);
+	struct cxl_send_command cmd;
+	double t0 = now_us();
+	unsigned long i;
+	int err = 0;
+
+	for (i = 0; i < count && !err; i++) {
+		cmd = (struct cxl_send_command) {
+			.id = CXL_MEM_COMMAND_ID_GET_LSA,
+			.in = { .size = sizeof(in), .payload = (uintptr_t)&in },
+			.out = { .size = length, .payload = (uintptr_t)out },
+		};
+		err = mem_send(fd, &cmd);
+		if (!err && cmd.retval)
+			break;
+	}
+	if (count > 1 && !err && !cmd.retval)
+		printf("us_per_cmd=%.1f\n", (now_us() - t0) / count);
+	return report(err, cmd.retval, err ? 0 : cmd.out.size);
+}
+
+static int nd_get(int fd, unsigned long offset, unsigned long length)
+{
+	struct nd_cmd_get_config_data_hdr *hdr = calloc(1, sizeof(*hdr) + length);
+	int err;
+
+	hdr->in_offset = offset;
+	hdr->in_length = length;
+	err = ioctl(fd, ND_IOCTL_GET_CONFIG_DATA, hdr) ? errno : 0;
+	return report(err, hdr->status, err ? 0 : length);
+}
+
+static int nd_set(int fd, unsigned long offset, unsigned long length, int byte)
+{
+	/* the 4-byte firmware status follows the data */
+	struct nd_cmd_set_config_hdr *hdr = calloc(1, sizeof(*hdr) + length + 4);
+	uint32_t status;
+	int err;
+
+	hdr->in_offset = offset;
+	hdr->in_length = length;
+	memset(hdr->in_buf, byte, length);
+	err = ioctl(fd, ND_IOCTL_SET_CONFIG_DATA, hdr) ? errno : 0;
+	memcpy(&status, hdr->in_buf + length, sizeof(status));
+	return report(err, status, 0);
+}
+
+int main(int argc, char **argv)
+{
+	const char *op = argc > 1 ? argv[1] : "";
+
+	if (!strcmp(op, "mem-cmd") && argc == 5)
+		return mem_cmd(open_dev(argv[2]), num(argv[3]), num(argv[4]));
+	if (!strcmp(op, "get-lsa") && (argc == 5 || argc == 6))
+		return get_lsa(open_dev(argv[2]), num(argv[3]), num(argv[4]),
+			       argc == 6 ? num(argv[5]) : 1);
+	if (!strcmp(op, "nd-get") && argc == 5)
+		return nd_get(open_dev(argv[2]), num(argv[3]), num(argv[4]));
+	if (!strcmp(op, "nd-set") && argc == 6)
+		return nd_set(open_dev(argv[2]), num(argv[3]), num(argv[4]),
+			      num(argv[5]));
+	fprintf(stderr, "usage: see the comment at the top of cxl-mbox-probe.c\n");
+	return 2;
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Boots one VM per fixture scenario and captures its sysfs trees and tool JSON
+# into test/fixtures/<scenario>/ for the Go unit tests (make fixtures).
+#
+#   test/vm/capture-fixtures.sh [SCENARIO|SETUP_SCRIPT]...
+#
+# A scenario is a setup script, test/vm/fixture-setup/<scenario>.sh by default
+# (or any path in the repository), sourced in the guest after lib.sh, whose
+# '# vm:' header gives the run-vm.sh options. Without arguments every script
+# in test/vm/fixture-setup/ is captured.
+# One brace group: bash parses it whole before running, so editing this file
+# cannot break a run in progress.
+{
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=test/vm/common.sh
+. "$here/common.sh"
+
+setups=()
+if [ $# -eq 0 ]; then
+	setups=("$here"/fixture-setup/*.sh)
+fi
+for arg in "$@"; do
+	case $arg in
+	*.sh) setups+=("$(cd "$(dirname "$arg")" && pwd)/$(basename "$arg")") ;;
+	*) setups+=("$here/fixture-setup/$arg.sh") ;;
+	esac
+done
+
+bash "$repo_root/test/tools/build.sh"
+failed=0
+for setup in "${setups[@]}"; do
+	[ -f "$setup" ] || die "no fixture setup script $setup"
+	is_scenario "$setup" || die "$setup has no '# vm:' header line"
+	name=$(basename "$setup" .sh)
+	read -ra opts <<<"$(vm_options "$setup")"
+	out=$(mktemp -d "${TMPDIR:-/tmp}/cxlv-fixture.XXXXXX")
+	if bash "$here/run-vm.sh" "${opts[@]}" --out "$out" -- \
+		test/vm/guest/capture.sh "/cxlv/${setup#"$repo_root"/}" >"$out/run.log" 2>&1; then
+		rm -rf "$repo_root/test/fixtures/$name"
+		mv "$out/fixture" "$repo_root/test/fixtures/$name"
+		echo "captured test/fixtures/$name ($(du -sh --apparent-size "$repo_root/test/fixtures/$name" | cut -f1), $(find "$repo_root/test/fixtures/$name" | wc -l) entries)"
+		rm -rf "$out"
+	else
+		echo "FAILED to capture $name (log: $out/run.log):"
+		tail -n 30 "$out/run.log"
+		failed=1
+	fi
+done
+exit "$failed"
+}

@@ -1,0 +1,54 @@
+# Helpers shared by the host-side bench scripts (sourced, not run).
+# shellcheck shell=bash
+
+# repo_root: the repository this bench belongs to.
+repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+log() { printf '[vm] %s\n' "$*" >&2; }
+die() {
+	printf '[vm] error: %s\n' "$*" >&2
+	exit 2
+}
+
+# guest_kver: the kernel release linux-image-amd64 points to (the guest kernel).
+guest_kver() {
+	dpkg-query -W -f='${Depends}' linux-image-amd64 2>/dev/null |
+		grep -o 'linux-image-[^ ,]*' | head -1 | sed 's/^linux-image-//'
+}
+
+# check_kernel_log FILE: prints the lines of a kernel log that show a kernel
+# problem (patterns in test/vm/kernel-errors.regex) and fails if there are any.
+check_kernel_log() {
+	local hits
+	hits=$(grep -E -f "$repo_root/test/vm/kernel-errors.regex" "$1") || return 0
+	log "kernel problems in $1:"
+	printf '%s\n' "$hits" >&2
+	return 1
+}
+
+# acquire_vm_slot: blocks until one of the VM slots is free and holds it until
+# the calling shell exits (at most CXLV_VM_SLOTS, default 2, VMs at once).
+acquire_vm_slot() {
+	local i fd waited=0
+	while :; do
+		for ((i = 0; i < ${CXLV_VM_SLOTS:-2}; i++)); do
+			exec {fd}>"/tmp/cxlv-vm-slot.$i"
+			flock -n "$fd" && return 0
+			exec {fd}>&-
+		done
+		[ "$waited" = 1 ] || log "all ${CXLV_VM_SLOTS:-2} VM slots busy: waiting"
+		waited=1
+		sleep 2
+	done
+}
+
+# vm_options FILE: the run-vm.sh options declared by a scenario's
+# '# vm: ...' header line (split on whitespace: no quoting).
+vm_options() {
+	sed -n 's/^# vm:[[:space:]]*//p' "$1" | head -1
+}
+
+# is_scenario FILE: true when FILE declares its VM options.
+is_scenario() {
+	grep -q '^# vm:' "$1"
+}

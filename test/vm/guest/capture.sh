@@ -1,0 +1,41 @@
+#!/bin/bash
+# Guest side of test/vm/capture-fixtures.sh: runs a setup script (sourced,
+# with lib.sh loaded), then captures the sysfs trees and the tools' JSON of
+# the same boot into /out/fixture.
+#   capture.sh SETUP_SCRIPT
+. "$CXLV/test/vm/guest/lib.sh"
+setup=$1
+# shellcheck source=/dev/null
+. "$setup"
+
+dst=$OUT/fixture
+mkdir -p "$dst/proc"
+roots=(/sys/bus/cxl /sys/bus/nd /sys/bus/dax /sys/firmware/memmap)
+for optional in /sys/bus/cxl_virt /sys/devices/virtual/cxl_virt; do
+	[ -e "$optional" ] && roots+=("$optional")
+done
+step "snapshot sysfs" "$CXLV/test/tools/bin/sysfs-snap" "$dst" "${roots[@]}"
+for f in /sys/devices/system/node/node*/meminfo; do
+	mkdir -p "$dst${f%/*}"
+	cat "$f" >"$dst$f"
+done
+cat /proc/iomem >"$dst/proc/iomem"
+
+# capture_json FILE CMD...: the command's JSON, recorded in INFO.
+capture_json() {
+	local file=$1
+	shift
+	"$@" >"$dst/$file"
+	printf '%-22s %s\n' "$file" "$*" >>"$dst/INFO"
+}
+{
+	echo "captured by test/vm/capture-fixtures.sh; setup: ${setup#"$CXLV"/}"
+	echo "kernel $(uname -r); $(cxl version | sed 's/^/ndctl /')"
+	echo "files and the commands that produced them:"
+} >"$dst/INFO"
+step "cxl list -vvv" capture_json cxl-list-vvv.json cxl list -vvv
+step "cxl list -M -u" capture_json cxl-list-M-u.json cxl list -M -u
+step "cxl list -M -D -R" capture_json cxl-list-M-D-R.json cxl list -M -D -R
+step "ndctl list -v -R -N -D" capture_json ndctl-list.json ndctl list -v -R -N -D
+step "ndctl list -Nv" capture_json ndctl-list-Nv.json ndctl list -N -v
+step "daxctl list" capture_json daxctl-list.json daxctl list

@@ -1,0 +1,116 @@
+# Guest-side helpers for the cxl_virt e2e scenarios (sourced, not run), on
+# top of the bench's lib.sh (step, fail, wait_for, check_devdax, check_dax_fs).
+# shellcheck shell=bash
+# shellcheck source=test/vm/guest/lib.sh
+. "${CXLV:-/cxlv}/test/vm/guest/lib.sh"
+
+CXLV_KO=${CXLV_KO:-/cxlv/kmod/cxl_virt.ko}
+CXLV_SYS=/sys/bus/cxl_virt
+CXLV_DBG=/sys/kernel/debug/cxl/cxlv
+
+say() { printf '[cxlv] %s\n' "$*"; }
+
+# expect_eq WHAT GOT WANT
+expect_eq() {
+	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
+}
+
+# load_stack: the stock CXL/nvdimm drivers, then the module under test.
+load_stack() {
+	local m
+	for m in cxl_pci cxl_mem cxl_pmem libnvdimm nd_pmem dax_pmem device_dax; do
+		/sbin/modprobe "$m" || fail "modprobe $m"
+	done
+	insmod "$CXLV_KO"
+	[ -d "$CXLV_SYS" ] || fail "no $CXLV_SYS after insmod"
+	[ -w "$CXLV_DBG/create" ] || fail "no $CXLV_DBG/create after insmod"
+}
+
+# ctl FILE TEXT: writes TEXT to a control file; prints the errno name
+# ("OK" on success) so callers can check the failure class.
+ctl() {
+	local out
+	if out=$(printf '%s' "$2" 2>&1 >"$1"); then
+		echo OK
+		return 0
+	fi
+	case $out in
+	*"Invalid argument"*) echo EINVAL ;;
+	*"Name not unique"*) echo ENOTUNIQ ;;
+	*"No data available"*) echo ENODATA ;;
+	*"result too large"* | *"Numerical result out of range"*) echo ERANGE ;;
+	*"Operation not supported"*) echo EOPNOTSUPP ;;
+	*"Device or resource busy"*) echo EBUSY ;;
+	*"Cannot assign requested address"*) echo EADDRNOTAVAIL ;;
+	*"File exists"*) echo EEXIST ;;
+	*"No space left"*) echo ENOSPC ;;
+	*"Too many open files"*) echo EMFILE ;;
+	*"No such device"*) echo ENODEV ;;
+	*"Argument list too long"*) echo E2BIG ;;
+	*) echo "OTHER($out)" ;;
+	esac
+}
+
+# create TEXT: creates through debugfs; prints the new cxlvN name.
+create() {
+	local before r d
+	before=" $(ls /sys/bus/cxl_virt/devices | tr '\n' ' ')"
+	r=$(ctl "$CXLV_DBG/create" "$1")
+	[ "$r" = OK ] || fail "create '$1': $r: $(cat $CXLV_SYS/last_error)"
+	for d in $(ls /sys/bus/cxl_virt/devices); do
+		[[ $before == *" $d "* ]] || echo "$d"
+	done
+}
+
+remove() {
+	local r
+	r=$(ctl "$CXLV_DBG/remove" "cxlv_dev_id=${1#cxlv}")
+	[ "$r" = OK ] || fail "remove $1: $r: $(cat $CXLV_SYS/last_error)"
+}
+
+attr() { cat "/sys/bus/cxl_virt/devices/$1/$2"; }
+
+# wait_ready DEV [SECONDS]: until cxl_mem has bound the device's memdev.
+wait_ready() {
+	local i
+	for ((i = 0; i < ${2:-60} * 10; i++)); do
+		[ -n "$(attr "$1" memdev)" ] && return 0
+		sleep 0.1
+	done
+	fail "$1: memdev not bound after ${2:-60}s (state $(attr "$1" state))"
+}
+
+device_count() { ls /sys/bus/cxl_virt/devices | wc -l; }
+
+# no_kernel_complaints: dmesg has no claim/enable failures of our devices.
+no_kernel_complaints() {
+	if dmesg | grep -E "not claimed|can't enable|failed to enumerate|cxl_virt.*(error|fail)" |
+		grep -v "create:\|remove:\|module verification failed"; then
+		fail "kernel complained (above)"
+	fi
+}
+
+# now_us: wall clock in microseconds (busybox date has no %N).
+now_us() { echo "${EPOCHREALTIME/./}"; }
+
+# make_region DEV: a 1-way pmem region over all of DEV's memdev; prints its
+# name.
+make_region() {
+	local json
+	json=$(cxl create-region -m -d "$(attr "$1" decoder)" -w 1 -t pmem "$(attr "$1" memdev)") ||
+		fail "cxl create-region on $1 failed"
+	jq -r .region <<<"$json"
+}
+
+# drop_region REGION: disables and destroys a region.
+drop_region() {
+	step "disable $1" cxl disable-region "$1"
+	step "destroy $1" cxl destroy-region "$1"
+}
+
+# make_namespace REGION MODE [ndctl options]: prints the namespace JSON.
+make_namespace() {
+	local region=$1 mode=$2
+	shift 2
+	ndctl create-namespace -r "$region" -m "$mode" "$@" || fail "ndctl create-namespace -r $region -m $mode failed"
+}

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2054 # QEMU options are comma-separated key=value lists
+# Boots the guest kernel in QEMU (TCG), runs one guest script and returns its
+# exit code. See test/vm/README.md.
+#
+# test/vm/run-vm.sh [--kver KVER] [--mem 2G] [--smp 2] [--memmap SPEC]... [--cxl]
+#                   [--append ARGS] [--timeout SEC] [--out DIR] -- GUEST_SCRIPT [ARGS...]
+#
+# --cxl-single-rp is --cxl without the second, empty root port: it reproduces
+# the 6.1 trap where every write to QEMU's device is lost (negative test only).
+# The repository is shared read-only at /cxlv, DIR (default: a new directory
+# under test/vm/out/) read-write at /out. DIR receives console.log, dmesg.txt,
+# guest.log and rc. Exit code: the guest script's, 124 if the guest hung, 125
+# if it never reported, 3 if the kernel log shows a WARN/BUG/Oops/lockup.
+# One brace group: bash parses it whole before running, so editing this file
+# cannot break a run in progress.
+{
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=test/vm/common.sh
+. "$here/common.sh"
+
+usage() {
+	sed -n 's/^# \{0,1\}//; /^test\/vm\/run-vm.sh \[/,/^$/p' "${BASH_SOURCE[0]}" >&2
+	exit 2
+}
+
+kver='' mem=2G smp=2 cxl=0 single_rp=0 append='' timeout=600 out=''
+memmaps=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kver) kver=$2 && shift 2 ;;
+	--mem) mem=$2 && shift 2 ;;
+	--smp) smp=$2 && shift 2 ;;
+	--memmap) memmaps+=("memmap=$2") && shift 2 ;;
+	--cxl) cxl=1 && shift ;;
+	--cxl-single-rp) cxl=1 single_rp=1 && shift ;;
+	--append) append=$2 && shift 2 ;;
+	--timeout) timeout=$2 && shift 2 ;;
+	--out) out=$2 && shift 2 ;;
+	--) shift && break ;;
+	-h | --help) usage ;;
+	*) die "unknown option '$1' (options end with '--' before the guest script)" ;;
+	esac
+done
+[ $# -ge 1 ] || usage
+script=$1
+shift
+kver=${kver:-$(guest_kver)}
+kernel=/boot/vmlinuz-$kver
+[ -r "$kernel" ] || die "no guest kernel $kernel: run 'make deps' or pass --kver"
+[[ $timeout =~ ^[0-9]+$ ]] || die "--timeout wants seconds, got '$timeout'"
+
+# The guest sees the repository at /cxlv: accept a repo-relative path, a path
+# under /cxlv, or a host path inside the repository.
+case $script in
+/cxlv/*) host_script=$repo_root/${script#/cxlv/} ;;
+"$repo_root"/*) host_script=$script && script=/cxlv/${script#"$repo_root"/} ;;
+/*) die "guest script $script is outside the repository (the guest only sees $repo_root as /cxlv)" ;;
+*) host_script=$repo_root/$script && script=/cxlv/$script ;;
+esac
+[ -f "$host_script" ] || die "guest script $host_script does not exist"
+
+if [ -z "$out" ]; then
+	mkdir -p "$here/out"
+	out=$(mktemp -d "$here/out/run.XXXXXX")
+fi
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+rm -f "$out"/{console.log,dmesg.txt,guest.log,rc}
+
+bash "$repo_root/test/tools/build.sh"
+base=$(bash "$here/build-initramfs.sh" "$kver")
+
+tmp=$(mktemp -d /tmp/cxlv-vm.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+# Per-run overlay: /init and the name of the script to run.
+mkdir -p "$tmp/overlay/etc"
+install -m 755 "$here/guest/init.sh" "$tmp/overlay/init"
+{
+	printf 'guest_script=%q\n' "$script"
+	printf 'guest_args=('
+	printf '%q ' "$@"
+	printf ')\n'
+} >"$tmp/overlay/etc/cxlv-run"
+(cd "$tmp/overlay" && find . -mindepth 1 | cpio -o -H newc --quiet) >"$tmp/overlay.cpio"
+cat "$base" "$tmp/overlay.cpio" >"$tmp/initrd.cpio"
+
+machine=q35
+qemu_cxl=()
+if [ "$cxl" = 1 ]; then
+	# QEMU's emulated CXL type-3 device. The second, empty root port is what
+	# makes Linux 6.1 program the host bridge decoder: with one port every
+	# write to the window is silently lost. sn= must be non-zero for
+	# namespaces to come back from their labels.
+	machine=q35,cxl=on,cxl-fmw.0.targets.0=cxl.0,cxl-fmw.0.size=4G
+	truncate -s 512M "$tmp/cxl-mem0"
+	truncate -s 2M "$tmp/cxl-lsa0"
+	qemu_cxl=(
+		-object "memory-backend-file,id=cxl-mem0,share=on,mem-path=$tmp/cxl-mem0,size=512M"
+		-object "memory-backend-file,id=cxl-lsa0,share=on,mem-path=$tmp/cxl-lsa0,size=2M"
+		-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.0
+		-device cxl-rp,port=0,bus=cxl.0,id=cxl_rp0,chassis=0,slot=2
+		-device cxl-type3,bus=cxl_rp0,memdev=cxl-mem0,lsa=cxl-lsa0,id=cxl-pmem0,sn=0x5157
+	)
+	[ "$single_rp" = 1 ] || qemu_cxl+=(-device cxl-rp,port=1,bus=cxl.0,id=cxl_rp1,chassis=0,slot=3)
+fi
+
+cmdline="console=ttyS0 panic=-1 loglevel=5 ${memmaps[*]} $append"
+qemu=(qemu-system-x86_64 -machine "$machine" -accel tcg,thread=multi -cpu max
+	-smp "$smp" -m "$mem" -nographic -no-reboot -nic none
+	-kernel "$kernel" -initrd "$tmp/initrd.cpio" -append "$cmdline"
+	-fsdev "local,id=repo,path=$repo_root,security_model=none,readonly=on"
+	-device virtio-9p-pci,fsdev=repo,mount_tag=cxlv
+	-fsdev "local,id=out,path=$out,security_model=none"
+	-device virtio-9p-pci,fsdev=out,mount_tag=out
+	"${qemu_cxl[@]}")
+
+acquire_vm_slot
+log "boot $kver mem=$mem smp=$smp${memmaps[*]:+ ${memmaps[*]}}$([ "$cxl" = 1 ] && echo ' +cxl'): $script $* (out: $out)"
+start=$SECONDS
+set +e
+timeout -k 10 "$timeout" "${qemu[@]}" </dev/null 2>&1 | sed -u 's/\r$//; s/\x1b[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' | tee "$out/console.log"
+qemu_rc=${PIPESTATUS[0]}
+set -e
+elapsed=$((SECONDS - start))
+
+if [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
+	log "guest hung: killed after ${timeout}s. Last console lines:"
+	tail -n 40 "$out/console.log" >&2
+	exit 124
+fi
+if [ -s "$out/rc" ]; then
+	rc=$(cat "$out/rc")
+else
+	log "guest never reported an exit code (qemu exit $qemu_rc, kernel panic?). Last console lines:"
+	tail -n 40 "$out/console.log" >&2
+	rc=125
+fi
+kernel_log=$out/dmesg.txt
+[ -s "$kernel_log" ] || kernel_log=$out/console.log
+if ! check_kernel_log "$kernel_log"; then
+	[ "$rc" != 0 ] || rc=3
+fi
+log "guest exit $rc after ${elapsed}s (out: $out)"
+exit "$rc"
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Proves the bench can fail: a failing guest step, a kernel WARNING in the
+# guest's log and a hung guest must each make run-vm.sh exit non-zero with
+# the reason shown. Run by run-suite.sh as the scenario 'vm-selftest'.
+# One brace group: bash parses it whole before running, so editing this file
+# cannot break a run in progress.
+{
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=test/vm/common.sh
+. "$here/common.sh"
+out=${1:-$here/out/selftest}
+
+# expect MODE WANT_RC WANT_TEXT [run-vm options]: runs the misbehaving guest
+# and checks run-vm.sh's exit code and that its output names the reason.
+expect() {
+	local mode=$1 want_rc=$2 want_text=$3 rc=0
+	shift 3
+	bash "$here/run-vm.sh" "$@" --out "$out/$mode" -- test/vm/guest/selftest.sh "$mode" \
+		>"$out/$mode.log" 2>&1 || rc=$?
+	if [ "$rc" != "$want_rc" ] || ! grep -q -- "$want_text" "$out/$mode.log"; then
+		echo "selftest $mode: run-vm.sh exited $rc (want $want_rc) or did not print '$want_text'"
+		tail -n 20 "$out/$mode.log"
+		return 1
+	fi
+	echo "selftest $mode: exit $rc, '$want_text' shown: ok"
+}
+
+mkdir -p "$out"
+expect fail 1 'FAILED step: a step that fails'
+expect warn 3 'WARNING: CPU: 0 PID: 1 at selftest'
+expect hang 124 'guest hung: killed after 40s' --timeout 40
+}

@@ -1,0 +1,139 @@
+// Package writer is the single path by which cxlvctl changes kernel state.
+//
+// Every write to sysfs or debugfs goes through a Writer, so that tests can
+// record the exact sequence of kernel writes (Recorder), inject a failure at
+// any step, and --dry-run can print what would be written (DryRun).
+package writer
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sync"
+)
+
+// Writer writes one attribute value to one kernel file.
+type Writer interface {
+	// Write stores value in the file at path with a single write(2), the
+	// way `echo value > path` does, and returns the kernel's error.
+	Write(path, value string) error
+}
+
+// Kernel writes to the real files. Values are written with a trailing
+// newline in one write(2): several 6.1 stores (a region's uuid) accept
+// exactly one length, which is what echo produces.
+type Kernel struct{}
+
+// Write implements Writer.
+func (Kernel) Write(path, value string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write([]byte(value + "\n"))
+	cerr := f.Close()
+	if werr != nil {
+		// The kernel's errno is what matters; the path is already named.
+		var pathErr *fs.PathError
+		if errors.As(werr, &pathErr) {
+			werr = pathErr.Err
+		}
+		return &WriteError{Path: path, Value: value, Err: werr}
+	}
+	return cerr
+}
+
+// WriteError is a write the kernel refused.
+type WriteError struct {
+	Path  string
+	Value string
+	Err   error
+}
+
+func (e *WriteError) Error() string {
+	return fmt.Sprintf("write %q to %s: %v", e.Value, e.Path, e.Err)
+}
+
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// Op is one recorded write.
+type Op struct {
+	Path  string
+	Value string
+}
+
+func (o Op) String() string { return fmt.Sprintf("%s <- %q", o.Path, o.Value) }
+
+// ErrInjected is returned by a Recorder at its FailAt step.
+var ErrInjected = errors.New("injected failure")
+
+// Recorder records writes instead of performing them, optionally passing
+// them on to Next. When FailAt is n > 0, the n-th write (1-based) fails
+// with FailErr (ErrInjected if nil) and is not passed on.
+type Recorder struct {
+	Next    Writer
+	FailAt  int
+	FailErr error
+
+	mu  sync.Mutex
+	ops []Op
+}
+
+// Write implements Writer.
+func (r *Recorder) Write(path, value string) error {
+	r.mu.Lock()
+	r.ops = append(r.ops, Op{Path: path, Value: value})
+	n := len(r.ops)
+	r.mu.Unlock()
+	if r.FailAt > 0 && n == r.FailAt {
+		if r.FailErr != nil {
+			return &WriteError{Path: path, Value: value, Err: r.FailErr}
+		}
+		return &WriteError{Path: path, Value: value, Err: ErrInjected}
+	}
+	if r.Next != nil {
+		return r.Next.Write(path, value)
+	}
+	return nil
+}
+
+// Ops returns a copy of the writes recorded so far.
+func (r *Recorder) Ops() []Op {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Op(nil), r.ops...)
+}
+
+// DryRun prints each write as a shell command and performs none.
+type DryRun struct{ Out io.Writer }
+
+// Write implements Writer.
+func (d DryRun) Write(path, value string) error {
+	_, err := fmt.Fprintf(d.Out, "echo %s > %s\n", shellQuote(value), path)
+	return err
+}
+
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			c == '.' || c == '_' || c == '-' || c == ',' || c == '=' || c == '/' || c == ':') {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	out := "'"
+	for _, c := range s {
+		if c == '\'' {
+			out += `'\''`
+		} else {
+			out += string(c)
+		}
+	}
+	return out + "'"
+}

@@ -1,0 +1,76 @@
+package writer
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+func TestKernelWritesValueAndNewlineOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "uuid")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const uuid = "1b4e28ba-2fa1-11d2-883f-0016d3cca427"
+	if err := (Kernel{}).Write(path, uuid); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A 6.1 region's uuid store accepts exactly 37 bytes.
+	if string(got) != uuid+"\n" || len(got) != 37 {
+		t.Fatalf("wrote %q (%d bytes), want the uuid and a newline", got, len(got))
+	}
+}
+
+func TestKernelReportsErrnoOnce(t *testing.T) {
+	// /dev/full refuses every write with ENOSPC, like a kernel store would.
+	err := (Kernel{}).Write("/dev/full", "0x40000000")
+	var werr *WriteError
+	if !errors.As(err, &werr) || !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("got %v, want a WriteError wrapping ENOSPC", err)
+	}
+	if want := `write "0x40000000" to /dev/full: no space left on device`; err.Error() != want {
+		t.Fatalf("got %q, want %q", err.Error(), want)
+	}
+}
+
+func TestRecorderInjectsFailureAtStep(t *testing.T) {
+	inner := &Recorder{}
+	r := &Recorder{Next: inner, FailAt: 2}
+	if err := r.Write("/a", "1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Write("/b", "2"); !errors.Is(err, ErrInjected) {
+		t.Fatalf("step 2: got %v, want ErrInjected", err)
+	}
+	if err := r.Write("/c", "3"); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(r.Ops()); got != 3 {
+		t.Fatalf("recorded %d writes, want 3", got)
+	}
+	passed := inner.Ops()
+	if len(passed) != 2 || passed[0].Path != "/a" || passed[1].Path != "/c" {
+		t.Fatalf("passed on %v, want /a and /c only", passed)
+	}
+}
+
+func TestDryRunPrintsShellCommands(t *testing.T) {
+	var out bytes.Buffer
+	d := DryRun{Out: &out}
+	_ = d.Write("/sys/bus/cxl/devices/region0/commit", "1")
+	_ = d.Write("/sys/bus/cxl/devices/endpoint2/decoder2.0/target", "")
+	_ = d.Write("/x", "it's")
+	want := "echo 1 > /sys/bus/cxl/devices/region0/commit\n" +
+		"echo '' > /sys/bus/cxl/devices/endpoint2/decoder2.0/target\n" +
+		"echo 'it'\\''s' > /x\n"
+	if out.String() != want {
+		t.Fatalf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
