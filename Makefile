@@ -11,7 +11,7 @@ export CGO_ENABLED := 0
 # Guest kernel release: what linux-image-amd64 points to, unless given.
 KVER ?= $(shell dpkg-query -W -f='$${Depends}' linux-image-amd64 2>/dev/null | grep -o 'linux-image-[^ ,]*' | head -1 | sed 's/^linux-image-//')
 
-.PHONY: all deps go build kmod test unit e2e demo bench fixtures checkpatch clean
+.PHONY: all deps go build kmod test unit fuzz e2e stress demo bench fixtures checkpatch clean
 
 all: build kmod
 
@@ -21,8 +21,10 @@ deps: go
 go:
 	@bash scripts/ensure-go.sh
 
+# bin/cxlvctl.test: the e2e suite runs cxlvctl's live cross-checks in the guest.
 build: go
 	$(GO) build -trimpath -o bin/cxlvctl ./cmd/cxlvctl
+	$(GO) test -c -o bin/cxlvctl.test ./cmd/cxlvctl
 
 kmod: deps
 	$(MAKE) -C kmod KVER=$(KVER)
@@ -31,10 +33,19 @@ unit: go
 	$(GO) vet ./...
 	$(GO) test ./...
 
-e2e: deps build kmod
+# The user-space harness of the module's create/remove parser, and the
+# static guest tools the VM fuzz scenario uses.
+fuzz:
+	$(MAKE) -C test/fuzz test
+
+e2e: deps build kmod fuzz
 	bash test/vm/run-suite.sh
 
-test: unit e2e
+test: unit checkpatch fuzz e2e
+
+# Issue 7's full counts; `make test` runs the bounded versions.
+stress: deps build kmod fuzz
+	bash test/stress/run.sh
 
 demo: deps build kmod
 	bash test/demo.sh

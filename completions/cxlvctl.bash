@@ -8,6 +8,6 @@ _cxlvctl() {
 	local IFS=$'\n'
 	local candidates
 	candidates=$("${COMP_WORDS[0]}" __complete "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
-	COMPREPLY=($(compgen -W "$candidates" -- "$cur"))
+	mapfile -t COMPREPLY < <(compgen -W "$candidates" -- "$cur")
 }
 complete -o default -F _cxlvctl cxlvctl

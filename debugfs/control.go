@@ -133,7 +133,7 @@ func (c *Control) write(path, fallback, value string) error {
 func (c *Control) explain(op string, f Files, err error) error {
 	reason := ""
 	if b, rerr := os.ReadFile(f.LastError); rerr == nil {
-		reason = strings.TrimSpace(string(b))
+		reason = strings.TrimPrefix(strings.TrimSpace(string(b)), op+": ")
 	}
 	with := func(fallback string) string {
 		if reason != "" {
@@ -240,15 +240,15 @@ func (c *Control) Remove(name string) error {
 	if err != nil {
 		return err
 	}
-	f, err := c.Files()
-	if err != nil {
-		return err
-	}
 	if _, err := c.Sys.VirtDevice(fmt.Sprintf("cxlv%d", id)); err != nil {
 		var nf *sysfs.NotFoundError
 		if errors.As(err, &nf) {
 			return &Error{Msg: fmt.Sprintf("remove: no device %s: see `cxlvctl list`", nf.Name), Err: err}
 		}
+		return err
+	}
+	f, err := c.Files()
+	if err != nil {
 		return err
 	}
 	if err := c.write(f.Remove, f.FallbackRemove, RemoveString(id)); err != nil {

@@ -87,14 +87,14 @@ func TestExplain(t *testing.T) {
 	}{
 		{"create", syscall.EACCES, "", 1000, []string{"run as root"}},
 		{"create", syscall.EPERM, "", 0, []string{"lockdown"}},
-		{"create", syscall.EADDRNOTAVAIL, "range 0x100000000-0x13fffffff is not Reserved", 0, []string{"is not Reserved", "memmap="}},
+		{"create", syscall.EADDRNOTAVAIL, "create: range 0x100000000-0x13fffffff is not all reserved memory", 0, []string{"create: range 0x100000000-0x13fffffff is not all reserved", "memmap="}},
 		{"create", syscall.EEXIST, "", 0, []string{"already used", "cxlvctl ranges"}},
 		{"create", syscall.EBUSY, "range overlaps System RAM", 0, []string{"overlaps System RAM", "cxlvctl ranges"}},
 		{"create", syscall.ENOSPC, "", 0, []string{"too small", "larger --size"}},
 		{"create", syscall.EMFILE, "", 0, []string{"all 16 device slots", "cxlvctl remove"}},
 		{"create", syscall.EINVAL, "memstart=0x100080000 is not 1 MiB aligned", 0, []string{"rejected by cxl_virt: memstart=0x100080000 is not 1 MiB aligned"}},
 		{"create", syscall.ERANGE, "", 0, []string{"rejected by cxl_virt", "see dmesg"}},
-		{"remove", syscall.EBUSY, "cxlv0 has region0", 0, []string{"cxlv0 has region0", "remove --force"}},
+		{"remove", syscall.EBUSY, "remove: cxlv0 has region0", 0, []string{"remove: cxlv0 has region0", "remove --force"}},
 		{"remove", syscall.ENODEV, "", 0, []string{"no such device", "cxlvctl list"}},
 		{"remove", syscall.ENOENT, "", 0, []string{"modprobe cxl_virt"}},
 	} {
@@ -110,8 +110,106 @@ func TestExplain(t *testing.T) {
 				t.Errorf("%s %v: %q lacks %q", tc.op, tc.errno, msg, s)
 			}
 		}
-		if strings.Contains(msg, "\n") || !errors.Is(err, tc.errno) {
+		if strings.Contains(msg, "\n") || strings.Contains(msg, tc.op+": "+tc.op) || !errors.Is(err, tc.errno) {
 			t.Errorf("%s %v: %q is not one line wrapping the errno", tc.op, tc.errno, msg)
 		}
+	}
+}
+
+func cxlvBare(t *testing.T) sysfs.FS {
+	t.Helper()
+	fs, err := sysfs.NewFS(filepath.Join("..", "test", "fixtures", "cxlv-bare", "sys"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs
+}
+
+// cxlvBareDebugfs is the debugfs captured in the same boot as cxlv-bare.
+func cxlvBareDebugfs() string {
+	return filepath.Join("..", "test", "fixtures", "cxlv-bare", "debugfs")
+}
+
+func TestFilesCxlv(t *testing.T) {
+	dbg := cxlvBareDebugfs()
+	c := &Control{Sys: cxlvBare(t), DebugfsRoot: dbg}
+	f, err := c.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Files{
+		Create:         filepath.Join(dbg, "cxl", "cxlv", "create"),
+		Remove:         filepath.Join(dbg, "cxl", "cxlv", "remove"),
+		LastError:      c.Sys.Path("bus", "cxl_virt", "last_error"),
+		FallbackCreate: c.Sys.Path("bus", "cxl_virt", "create"),
+		FallbackRemove: c.Sys.Path("bus", "cxl_virt", "remove"),
+	}
+	if f != want {
+		t.Errorf("Files() = %+v; want %+v", f, want)
+	}
+	// Without debugfs the module's sysfs control files serve alone.
+	c.DebugfsRoot = t.TempDir()
+	f, err = c.Files()
+	want = Files{Create: want.FallbackCreate, Remove: want.FallbackRemove, LastError: want.LastError}
+	if err != nil || f != want {
+		t.Errorf("Files() without debugfs = %+v, %v; want %+v", f, err, want)
+	}
+}
+
+// The exact writes: a create string (dry run: no device to name) and the
+// remove string of an existing device; nothing for an unknown one.
+func TestCreateRemoveWrites(t *testing.T) {
+	dbg := cxlvBareDebugfs()
+	rec := &writer.Recorder{}
+	c := &Control{Sys: cxlvBare(t), DebugfsRoot: dbg, W: rec, DryRun: true}
+	made, err := c.Create(CreateSpec{Memstart: 0x120000000, Memsize: 512 * MiB, Pmem: true, Serial: 7})
+	if err != nil || made.Name != "" {
+		t.Fatalf("dry-run Create = %+v, %v", made, err)
+	}
+	if err := c.Remove("cxlv0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Remove("cxlv3"); err == nil || !strings.Contains(err.Error(), "no device cxlv3") {
+		t.Errorf("Remove(cxlv3) = %v; want no device cxlv3", err)
+	}
+	want := []writer.Op{
+		{Path: filepath.Join(dbg, "cxl", "cxlv", "create"), Value: "memstart=4831838208,memsize=536870912,cxltype=3,pmem=1,serial=7"},
+		{Path: filepath.Join(dbg, "cxl", "cxlv", "remove"), Value: "cxlv_dev_id=0"},
+	}
+	got := rec.Ops()
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("writes = %v\nwant     %v", got, want)
+	}
+}
+
+// A write the kernel took but that made no new device is reported, not
+// passed off as success.
+func TestCreateWithoutNewDevice(t *testing.T) {
+	c := &Control{Sys: cxlvBare(t), DebugfsRoot: cxlvBareDebugfs(), W: &writer.Recorder{}}
+	if _, err := c.Create(CreateSpec{Memstart: 0x120000000, Memsize: 512 * MiB, Pmem: true}); err == nil ||
+		!strings.Contains(err.Error(), "no new cxlvN appeared") {
+		t.Errorf("Create = %v; want no new cxlvN appeared", err)
+	}
+}
+
+// A refused remove carries the errno (for the exit code) and, when the
+// module left no reason (empty last_error), a generic one.
+func TestRemoveBusy(t *testing.T) {
+	c := &Control{Sys: cxlvBare(t), DebugfsRoot: cxlvBareDebugfs(), W: &writer.Recorder{FailAt: 1, FailErr: syscall.EBUSY}}
+	err := c.Remove("cxlv0")
+	if !errors.Is(err, syscall.EBUSY) || !strings.Contains(err.Error(), "remove: device busy: destroy its regions") {
+		t.Errorf("Remove = %v", err)
+	}
+}
+
+func TestWaitMemdevReady(t *testing.T) {
+	c := &Control{Sys: cxlvBare(t)}
+	var states []string
+	memdev, err := c.WaitMemdev(t.Context(), "cxlv0", func(s string) { states = append(states, s) })
+	if err != nil || memdev != "mem0" || len(states) != 1 || states[0] != "ready" {
+		t.Errorf("WaitMemdev = %q, %v after %v; want mem0 at once", memdev, err, states)
+	}
+	if _, err := c.WaitMemdev(t.Context(), "cxlv4", nil); err == nil {
+		t.Error("WaitMemdev(cxlv4) succeeded")
 	}
 }

@@ -21,6 +21,7 @@
 
 static DEFINE_MUTEX(cxlv_devices_lock);
 static DEFINE_IDR(cxlv_devices);
+static bool cxlv_unloading;	/* no creates once module exit began */
 
 static void cxlv_release(struct device *dev)
 {
@@ -140,6 +141,11 @@ int cxlv_create(const struct cxlv_params *req)
 
 	mutex_lock(&cxlv_devices_lock);
 	cxlv_clear_error();
+	if (cxlv_unloading) {
+		cxlv_set_error("create: cxl_virt is being unloaded");
+		rc = -ENODEV;
+		goto unlock;
+	}
 	rc = cxlv_mem_validate(&p, &layout);
 	if (rc)
 		goto unlock;
@@ -239,6 +245,7 @@ void cxlv_remove_all(void)
 	int id;
 
 	mutex_lock(&cxlv_devices_lock);
+	cxlv_unloading = true;
 	idr_for_each_entry(&cxlv_devices, cxlv, id) {
 		idr_remove(&cxlv_devices, id);
 		device_unregister(&cxlv->dev);

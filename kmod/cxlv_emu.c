@@ -30,8 +30,9 @@
  *
  * The period is poll_busy_us while the device was used in the last
  * CXLV_POLL_BUSY_WINDOW, then doubles per tick up to poll_idle_us, so an idle
- * device costs a few hundred timer ticks a second. The idle period stays
- * under half of the 20 ms in which 6.1 expects a commit to be acknowledged.
+ * device costs a few hundred timer ticks a second. The idle period, at most
+ * 8 ms plus half of that as timer slack, stays under the 20 ms in which 6.1
+ * expects a commit to be acknowledged.
  * Nothing in the timer path maps, sleeps or allocates.
  */
 
@@ -98,14 +99,6 @@ static bool cxlv_emu_mbox_poll(struct cxlv_emu *emu)
 	return true;
 }
 
-/* One HDM decoder's registers, read once per tick. */
-struct cxlv_hdm_decoder {
-	u32 ctrl;
-	u64 base;
-	u64 size;
-	u64 skip;
-};
-
 static u64 cxlv_emu_hdm_read64(struct cxlv_emu *emu, unsigned int low)
 {
 	return readl(emu->hdm + low) | (u64)readl(emu->hdm + low + 4) << 32;
@@ -143,18 +136,35 @@ static const char *cxlv_emu_hdm_check(struct cxlv_emu *emu,
 	return NULL;
 }
 
-/* Moves a decoder whose COMMIT is set but not yet answered. */
+/*
+ * A reset and a re-commit that both land between two polls leave COMMITTED
+ * set over new programming: compare with what was last accepted.
+ */
+static bool cxlv_emu_hdm_reprogrammed(struct cxlv_emu *emu, int id,
+				      const struct cxlv_hdm_decoder *d)
+{
+	const struct cxlv_hdm_decoder *ok = &emu->hdm_accepted[id];
+
+	return d->base != ok->base || d->size != ok->size ||
+	       d->skip != ok->skip ||
+	       FIELD_GET(CXL_HDM_DECODER0_CTRL_IW_MASK, d->ctrl ^ ok->ctrl);
+}
+
+/* Answers a decoder whose COMMIT is set: COMMITTED or COMMIT_ERROR. */
 static void cxlv_emu_hdm_commit(struct cxlv_emu *emu, int id,
 				struct cxlv_hdm_decoder *d, u64 dpa_base)
 {
 	const char *why = cxlv_emu_hdm_check(emu, d, dpa_base);
 
+	d->ctrl &= ~(CXL_HDM_DECODER0_CTRL_COMMITTED |
+		     CXL_HDM_DECODER0_CTRL_COMMIT_ERROR);
 	if (why) {
 		dev_err_ratelimited(emu->cfg.dev,
 				    "decoder %d: commit refused: %s\n", id, why);
 		d->ctrl |= CXL_HDM_DECODER0_CTRL_COMMIT_ERROR;
 	} else {
 		d->ctrl |= CXL_HDM_DECODER0_CTRL_COMMITTED;
+		emu->hdm_accepted[id] = *d;
 		WRITE_ONCE(emu->commits, emu->commits + 1);
 	}
 	writel(d->ctrl, emu->hdm + CXL_HDM_DECODER0_CTRL_OFFSET(id));
@@ -182,7 +192,9 @@ static bool cxlv_emu_hdm_poll(struct cxlv_emu *emu)
 			}
 			continue;
 		}
-		if (!(d.ctrl & answered)) {
+		if (!(d.ctrl & answered) ||
+		    ((d.ctrl & CXL_HDM_DECODER0_CTRL_COMMITTED) &&
+		     cxlv_emu_hdm_reprogrammed(emu, id, &d))) {
 			cxlv_emu_hdm_commit(emu, id, &d, dpa_base);
 			moved = true;
 		}

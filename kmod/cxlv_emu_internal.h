@@ -48,6 +48,20 @@ struct cxlv_mbox_cmd {
 };
 
 /**
+ * struct cxlv_hdm_decoder - the registers of one HDM decoder
+ * @ctrl: CXL 3.0 8.2.4.19.7 HDM Decoder Control
+ * @base: HPA base
+ * @size: HPA size
+ * @skip: DPA skip (endpoint decoders)
+ */
+struct cxlv_hdm_decoder {
+	u32 ctrl;
+	u64 base;
+	u64 size;
+	u64 skip;
+};
+
+/**
  * struct cxlv_emu - one emulated device
  * @cfg: what the topology code told us, including the register mappings
  * @mbox: the primary mailbox registers inside @cfg.dev_regs
@@ -58,6 +72,7 @@ struct cxlv_mbox_cmd {
  * @last_busy: when the poller last found work
  * @mbox_cmds: mailbox commands answered
  * @commits: HDM decoder commits accepted
+ * @hdm_accepted: each decoder's programming when its commit was accepted
  * @payload_in: bounce buffer for the input payload
  * @payload_out: bounce buffer for the output payload
  */
@@ -71,6 +86,7 @@ struct cxlv_emu {
 	ktime_t last_busy;
 	u64 mbox_cmds;
 	u64 commits;
+	struct cxlv_hdm_decoder hdm_accepted[CXLV_HDM_DECODERS];
 	u8 payload_in[CXLV_MBOX_PAYLOAD_SIZE];
 	u8 payload_out[CXLV_MBOX_PAYLOAD_SIZE];
 };

@@ -43,8 +43,7 @@ struct cxlv_health_info {
 	__le32 corrected_persistent_errors;
 } __packed;
 
-/* Values the specification reserves for "not implemented" */
-#define CXLV_HEALTH_LIFE_USED_NOT_IMPL		0xff
+/* The value the specification reserves for "no temperature sensor" */
 #define CXLV_HEALTH_TEMPERATURE_NOT_IMPL	0xffff
 
 static const uuid_t cxlv_cel_uuid = DEFINE_CXL_CEL_UUID;
@@ -147,7 +146,7 @@ static u16 cxlv_mbox_set_lsa(const struct cxlv_emu_config *cfg,
 	return CXL_MBOX_CMD_RC_SUCCESS;
 }
 
-/* CXL 3.0 8.2.9.8.3.1 Get Health Info: healthy RAM, no wear, no sensor */
+/* CXL 3.0 8.2.9.8.3.1 Get Health Info: healthy RAM, 0% worn, no sensor */
 static u16 cxlv_mbox_get_health_info(const struct cxlv_emu_config *cfg,
 				     struct cxlv_mbox_cmd *cmd)
 {
@@ -156,7 +155,6 @@ static u16 cxlv_mbox_get_health_info(const struct cxlv_emu_config *cfg,
 	static_assert(sizeof(*health) == 0x12);
 
 	memset(health, 0, sizeof(*health));
-	health->life_used = CXLV_HEALTH_LIFE_USED_NOT_IMPL;
 	health->device_temperature =
 		cpu_to_le16(CXLV_HEALTH_TEMPERATURE_NOT_IMPL);
 	cmd->out_len = sizeof(*health);

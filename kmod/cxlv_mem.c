@@ -139,24 +139,30 @@ int cxlv_mem_setup(struct cxlv_dev *cxlv)
 	const char *name = dev_name(&cxlv->dev);
 	int rc;
 
-	cxlv->range_res = (struct resource)
-		DEFINE_RES_MEM_NAMED(p->memstart, p->memsize, name);
-	rc = insert_resource(&iomem_resource, &cxlv->range_res);
-	if (rc) {
-		cxlv_set_error("%s: cannot claim %pR: %d", name,
-			       &cxlv->range_res, rc);
-		return rc;
-	}
-
 	cxlv->pci_res = (struct resource)
 		DEFINE_RES_NAMED(cxlv->layout.bar0, CXLV_PCI_WINDOW_SIZE,
 				 "cxl_virt PCI",
 				 IORESOURCE_MEM | IORESOURCE_PREFETCH |
 				 IORESOURCE_MEM_64);
-	rc = insert_resource(&cxlv->range_res, &cxlv->pci_res);
+	rc = insert_resource(&iomem_resource, &cxlv->pci_res);
 	if (rc) {
-		release_resource(&cxlv->range_res);
 		cxlv_set_error("%s: cannot claim PCI window: %d", name, rc);
+		return rc;
+	}
+
+	/*
+	 * The range may equal the firmware's Reserved entry exactly; inserted
+	 * from the top, it would then adopt that entry and take it along on
+	 * release. The PCI window is strictly smaller and found the entry, so
+	 * insert the range right below it.
+	 */
+	cxlv->range_res = (struct resource)
+		DEFINE_RES_MEM_NAMED(p->memstart, p->memsize, name);
+	rc = insert_resource(cxlv->pci_res.parent, &cxlv->range_res);
+	if (rc) {
+		release_resource(&cxlv->pci_res);
+		cxlv_set_error("%s: cannot claim %pR: %d", name,
+			       &cxlv->range_res, rc);
 		return rc;
 	}
 

@@ -174,17 +174,23 @@ func (m *Manager) pickEndpoint(md sysfs.Memdev) (sysfs.Decoder, uint64, error) {
 		return sysfs.Decoder{}, 0, err
 	}
 	used := uint64(0)
-	var free *sysfs.Decoder
+	var free, orphan *sysfs.Decoder
 	for i, d := range decoders {
-		if d.DPASize != 0 {
+		switch {
+		case d.DPASize != 0 && d.Region == "":
+			orphan = &decoders[i]
+			fallthrough
+		case d.DPASize != 0:
 			if d.Mode == "pmem" {
 				used += d.DPASize
 			}
-			continue
-		}
-		if free == nil && d.Region == "" {
+		case free == nil && d.Region == "":
 			free = &decoders[i]
 		}
+	}
+	if free == nil && orphan != nil {
+		return sysfs.Decoder{}, 0, fmt.Errorf("%s has no free endpoint decoder: %s holds DPA but no region (left by a failed `cxl create-region`?); free it with: echo 0 > %s",
+			md.Name, orphan.Name, m.cxlDev(orphan.Name, "dpa_size"))
 	}
 	if free == nil {
 		return sysfs.Decoder{}, 0, fmt.Errorf("%s has no free endpoint decoder: destroy one of its regions first", md.Name)

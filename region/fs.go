@@ -87,8 +87,13 @@ func checkMountDir(dir string) error {
 // mounted. The mount is undone on a later failure; the format needs no
 // undo, since the namespace under it is destroyed.
 func (m *Manager) makeFilesystem(t *tx, res *Result, s Spec) error {
-	if len(res.Namespaces) != 1 || res.Namespaces[0].BlockDev == "" {
-		return fmt.Errorf("no fsdax namespace on nd %s to hold the filesystem", res.NDRegion)
+	if len(res.Namespaces) != 1 || res.Namespaces[0].Mode != ModeFsdax {
+		var found []string
+		for _, ns := range res.Namespaces {
+			found = append(found, ns.Name+" ("+string(ns.Mode)+")")
+		}
+		return fmt.Errorf("nd %s needs exactly one fsdax namespace for the filesystem; its labels brought back: %s",
+			res.NDRegion, strings.Join(found, ", "))
 	}
 	ns := res.Namespaces[0]
 	dev := ns.BlockDev

@@ -40,11 +40,14 @@ type NamespaceSpec struct {
 
 // NamespaceResult describes a namespace that was made or came back.
 type NamespaceResult struct {
-	Name   string `json:"dev"`
-	Mode   Mode   `json:"mode"`
-	UUID   string `json:"uuid"`
-	Size   uint64 `json:"size"`
-	Holder string `json:"holder,omitempty"` // pfnR.N or daxR.N
+	Name string `json:"dev"`
+	Mode Mode   `json:"mode"`
+	// UUID is the claim's (pfn/dax) uuid, the namespace's for raw, and
+	// RawUUID the namespace's: the keys of `ndctl list`.
+	UUID    string `json:"uuid"`
+	RawUUID string `json:"raw_uuid,omitempty"`
+	Size    uint64 `json:"size"`
+	Holder  string `json:"holder,omitempty"` // pfnR.N or daxR.N
 	// BlockDev is /dev/pmemN (fsdax, raw), CharDev /dev/daxR.N (devdax).
 	BlockDev string `json:"blockdev,omitempty"`
 	CharDev  string `json:"chardev,omitempty"`
@@ -53,10 +56,14 @@ type NamespaceResult struct {
 }
 
 func namespaceResult(ns sysfs.Namespace, reassembled bool) NamespaceResult {
-	return NamespaceResult{
+	r := NamespaceResult{
 		Name: ns.Name, Mode: Mode(ns.Mode), UUID: ns.UUID, Size: ns.Size, Holder: ns.Holder,
 		BlockDev: ns.BlockDev, CharDev: ns.CharDev, Reassembled: reassembled,
 	}
+	if ns.Claim != nil {
+		r.UUID, r.RawUUID = ns.Claim.UUID, ns.UUID
+	}
+	return r
 }
 
 // CreateNamespace makes a namespace on an enabled nd region. On failure
@@ -87,38 +94,40 @@ func (m *Manager) CreateNamespace(ctx context.Context, s NamespaceSpec) (res Nam
 func (m *Manager) createNamespace(ctx context.Context, t *tx, s NamespaceSpec, nd sysfs.NDRegion) (NamespaceResult, error) {
 	ns := nd.NamespaceSeed
 	size := s.Size
+	if size != 0 && nd.Align > 0 && size%nd.Align != 0 {
+		return NamespaceResult{}, invalidf("namespace size %d is not a multiple of nd %s's alignment (%d bytes)", size, nd.Name, nd.Align)
+	}
 	if size == 0 {
 		size = nd.MaxAvailableExtent
 		if nd.Align > 0 {
 			size = size / nd.Align * nd.Align
 		}
-		if size == 0 && !m.Simulate {
+		if size == 0 {
 			return NamespaceResult{}, fmt.Errorf("nd %s has no free space: destroy one of its namespaces first", nd.Name)
 		}
 	}
 	// Setting size 0 deletes the namespace's labels and clears its uuid,
 	// which undoes the uuid, the size and the label writes at once.
+	rawUUID := m.uuid()
 	steps := []step{
-		{m.ndDev(ns, "uuid"), m.uuid(), ops(m.ndDev(ns, "size"), "0")},
+		{m.ndDev(ns, "uuid"), rawUUID, ops(m.ndDev(ns, "size"), "0")},
 		{m.ndDev(ns, "size"), strconv.FormatUint(size, 10), nil},
 	}
-	var claim, driver string
+	claim, holderClass, driver := "", "", "nd_pmem"
 	switch s.Mode {
 	case ModeFsdax:
-		claim, driver = nd.PfnSeed, "nd_pmem"
-		steps = append(steps, step{m.ndDev(ns, "holder_class"), "pfn", ops(m.ndDev(ns, "holder_class"), "")})
+		claim, holderClass = nd.PfnSeed, "pfn"
 	case ModeDevdax:
-		claim, driver = nd.DaxSeed, "dax_pmem"
-		steps = append(steps, step{m.ndDev(ns, "holder_class"), "dax", ops(m.ndDev(ns, "holder_class"), "")})
-	case ModeRaw:
-		driver = "nd_pmem"
+		claim, holderClass, driver = nd.DaxSeed, "dax", "dax_pmem"
 	}
-	bound := ns
+	bound, uuid := ns, rawUUID
 	if claim != "" {
+		steps = append(steps, step{m.ndDev(ns, "holder_class"), holderClass, ops(m.ndDev(ns, "holder_class"), "")})
 		// Writing "" to namespace detaches the claim and resets its uuid
 		// and mode, whichever of the three writes got through.
+		uuid = m.uuid()
 		steps = append(steps,
-			step{m.ndDev(claim, "uuid"), m.uuid(), ops(m.ndDev(claim, "namespace"), "")},
+			step{m.ndDev(claim, "uuid"), uuid, ops(m.ndDev(claim, "namespace"), "")},
 			step{m.ndDev(claim, "mode"), "pmem", nil},
 			step{m.ndDev(claim, "namespace"), ns, nil},
 		)
@@ -129,7 +138,10 @@ func (m *Manager) createNamespace(ctx context.Context, t *tx, s NamespaceSpec, n
 		return NamespaceResult{}, err
 	}
 	if m.Simulate {
-		res := NamespaceResult{Name: ns, Mode: s.Mode, Size: size, Holder: claim}
+		res := NamespaceResult{Name: ns, Mode: s.Mode, UUID: uuid, Size: size, Holder: claim}
+		if claim != "" {
+			res.RawUUID = rawUUID
+		}
 		if s.Mode == ModeDevdax {
 			res.CharDev = predictedDevNode(ns, "dax")
 		} else {

@@ -143,8 +143,9 @@ func TestCreateSequences(t *testing.T) {
 				res.EndpointDecoder != "decoder2.0" || res.RootDecoder != "decoder0.0" || res.NDRegion != "region0" {
 				t.Errorf("result %+v", res)
 			}
-			if c.dev != "" && (len(res.Namespaces) != 1 || res.Namespaces[0].BlockDev+res.Namespaces[0].CharDev != c.dev) {
-				t.Errorf("namespaces %+v, want one with %s", res.Namespaces, c.dev)
+			if c.dev != "" && (len(res.Namespaces) != 1 || res.Namespaces[0].BlockDev+res.Namespaces[0].CharDev != c.dev ||
+				res.Namespaces[0].UUID != uuidN(3) || res.Namespaces[0].RawUUID != uuidN(2)) {
+				t.Errorf("namespaces %+v, want one with %s, uuid %s (claim), raw uuid %s", res.Namespaces, c.dev, uuidN(3), uuidN(2))
 			}
 		})
 	}
@@ -339,4 +340,15 @@ func TestHints(t *testing.T) {
 			t.Errorf("%s %v: hint %q, want %q", c.attr, c.errno, got, c.hint)
 		}
 	}
+}
+
+// TestCreateOnBusyMemdev: the only endpoint decoder is in use.
+func TestCreateOnBusyMemdev(t *testing.T) {
+	fs := fixture(t, "qemu-region-fsdax")
+	rec := &writer.Recorder{}
+	_, err := manager(fs, rec, &bytes.Buffer{}).Create(t.Context(), Spec{Memdev: "mem0"})
+	if err == nil || len(rec.Ops()) != 0 {
+		t.Fatalf("create on a busy memdev: %v, wrote %v", err, rec.Ops())
+	}
+	t.Log(err)
 }

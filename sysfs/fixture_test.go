@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -244,5 +245,120 @@ func TestMissingCXLBus(t *testing.T) {
 	}
 	if _, err := NewFS(filepath.Join(t.TempDir(), "missing")); err == nil {
 		t.Error("NewFS(missing dir) succeeded")
+	}
+}
+
+// Linux 6.1 as captured: pmem regions only; the later attributes are absent
+// and their errors name the kernel that has them.
+func TestFeaturesQemu61(t *testing.T) {
+	top, err := fixture(t, "qemu-bare").Topology()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, f := range top.Features() {
+		got[f.Name] = f.Present
+		if f.Present != (f.Err() == nil) {
+			t.Errorf("%s: Present %v but Err %v", f.Name, f.Present, f.Err())
+		}
+		if err := f.Err(); err != nil && (!errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), "needs Linux "+f.MinKernel)) {
+			t.Errorf("%s: Err() = %v", f.Name, err)
+		}
+	}
+	want := map[string]bool{
+		"pmem regions (create_pmem_region)": true,
+		"ram regions (create_ram_region)":   false,
+		"decoder qos_class":                 false,
+		"port parent_dport":                 false,
+		"port decoders_committed":           false,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Features() = %v; want %v", got, want)
+	}
+}
+
+// cxlv-bare: one cxl_virt device made from 512M of a memmap= range at 4 GiB.
+func TestVirtDevicesCxlv(t *testing.T) {
+	fs := fixture(t, "cxlv-bare")
+	devs, err := fs.VirtDevices()
+	if err != nil || len(devs) != 1 {
+		t.Fatalf("VirtDevices() = %+v, %v", devs, err)
+	}
+	d := devs[0]
+	u := func(v uint64) *uint64 { return &v }
+	yes := true
+	want := VirtDevice{
+		Name: "cxlv0", ID: 0, Path: d.Path,
+		Memstart: u(4 << 30), Memsize: u(512 << 20), Capacity: u(256 << 20),
+		WindowStart: u(0x110000000), WindowSize: u(256 << 20), Pmem: &yes,
+		Serial: u(0x43584c5600001000), Memdev: "mem0", Root: "root0", Decoder: "decoder0.0",
+		State: "ready", Driver: "cxl_virt",
+	}
+	if !reflect.DeepEqual(d, want) {
+		t.Errorf("cxlv0 = %+v\nwant   %+v", d, want)
+	}
+	if _, err := fs.VirtDevice("cxlv1"); !isNotFound(err) {
+		t.Errorf("VirtDevice(cxlv1) error = %v; want NotFoundError", err)
+	}
+}
+
+func TestTopologyCxlv(t *testing.T) {
+	top, err := fixture(t, "cxlv-bare").Topology()
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := top.Links()
+	if len(links) != 1 {
+		t.Fatalf("%d links; want 1", len(links))
+	}
+	l := links[0]
+	if l.Virt == nil || l.Virt.Name != "cxlv0" || l.Memdev.Name != "mem0" || l.Root.Name != "root0" ||
+		l.Root.Uport != "cxlv0" || l.Endpoint.Name != "endpoint2" || len(l.RootDecoders) != 1 || len(l.Regions) != 0 {
+		t.Errorf("link = %+v", l)
+	}
+	if l.Memdev.Host != "10000:01:00.0" || l.Memdev.PmemSize != 256<<20 {
+		t.Errorf("mem0 = %+v", l.Memdev)
+	}
+	if got := top.Names("cxlv"); !reflect.DeepEqual(got, []string{"cxlv0"}) {
+		t.Errorf("Names(cxlv) = %v", got)
+	}
+}
+
+// A module without the memdev/root attributes: the links come from the CXL
+// bus (the root port's uport is the cxlvN device).
+func TestFillVirtLinksWithoutAttributes(t *testing.T) {
+	top, err := fixture(t, "cxlv-bare").Topology()
+	if err != nil {
+		t.Fatal(err)
+	}
+	top.Virt[0].Memdev, top.Virt[0].Root = "", ""
+	top.fillVirtLinks()
+	if v := top.Virt[0]; v.Root != "root0" || v.Memdev != "mem0" {
+		t.Errorf("filled links: root %q memdev %q; want root0 mem0", v.Root, v.Memdev)
+	}
+	if l := top.Links()[0]; l.Virt == nil || l.Virt.Name != "cxlv0" {
+		t.Errorf("link = %+v", l)
+	}
+}
+
+// cxlv-region-fsdax: the same device with a region and an fsdax namespace
+// made by cxl create-region and ndctl create-namespace; the module then
+// reports the device busy.
+func TestTopologyCxlvRegion(t *testing.T) {
+	top, err := fixture(t, "cxlv-region-fsdax").Topology()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := top.Links()[0]
+	if l.Virt == nil || l.Virt.Name != "cxlv0" || l.Virt.State != "busy" || len(l.Regions) != 1 {
+		t.Fatalf("link = %+v", l)
+	}
+	r := l.Regions[0]
+	if r.Region.Name != "region0" || r.Region.Size != 256<<20 || r.NDRegion == nil || r.NDRegion.Name != "region0" {
+		t.Fatalf("region link = %+v", r)
+	}
+	ns := r.NDRegion.Namespaces[0]
+	if ns.Name != "namespace0.0" || ns.Mode != "fsdax" || ns.BlockDev != "/dev/pmem0" || ns.Claim == nil || ns.Claim.Kind != ClaimPfn {
+		t.Errorf("namespace = %+v", ns)
 	}
 }

@@ -66,20 +66,45 @@ func TestCompletionScripts(t *testing.T) {
 	}
 }
 
-// The bash script, sourced in a real bash, completes live names through
-// the __complete command.
-func TestBashCompletionScript(t *testing.T) {
+// Each script, loaded in its real shell, completes live names through the
+// __complete command: this test binary stands in for cxlvctl on $PATH.
+func TestCompletionScriptsInTheirShells(t *testing.T) {
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sys := filepath.Join(fixtureDir("qemu-region-fsdax"), "sys")
-	script := filepath.Join("..", "..", "completions", "cxlvctl.bash")
-	cmd := exec.Command("bash", "-c", `source "$1"; COMP_WORDS=("$2" --sysfs-root "$3" region destroy re); COMP_CWORD=5; _cxlvctl; printf '%s\n' "${COMPREPLY[@]}"`,
-		"bash", script, self, sys)
-	cmd.Env = append(os.Environ(), "CXLVCTL_TEST_AS_MAIN=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil || string(out) != "region0\n" {
-		t.Errorf("bash completion of `region destroy re`: %q, %v; want region0", out, err)
+	dir := t.TempDir()
+	if err := os.Symlink(self, filepath.Join(dir, "cxlvctl")); err != nil {
+		t.Fatal(err)
+	}
+	sys, err := filepath.Abs(filepath.Join(fixtureDir("qemu-region-fsdax"), "sys"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scripts, err := filepath.Abs(filepath.Join("..", "..", "completions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each shell completes `cxlvctl --sysfs-root SYS region destroy re`.
+	for shell, program := range map[string]string{
+		"bash": `source "$1/cxlvctl.bash"; COMP_WORDS=(cxlvctl --sysfs-root "$2" region destroy re); COMP_CWORD=5; _cxlvctl; printf '%s\n' "${COMPREPLY[@]}"`,
+		// compdef and compadd exist only inside zsh's completion system.
+		"zsh":  `compdef() { :; }; compadd() { shift; print -l -- "$@"; }; source "$1/cxlvctl.zsh"; words=(cxlvctl --sysfs-root "$2" region destroy re); CURRENT=6; _cxlvctl`,
+		"fish": `source $argv[1]/cxlvctl.fish; complete -C "cxlvctl --sysfs-root $argv[2] region destroy re"`,
+	} {
+		if _, err := exec.LookPath(shell); err != nil {
+			t.Logf("%s not installed: its script is not exercised", shell)
+			continue
+		}
+		args := []string{"-c", program, shell, scripts, sys}
+		if shell == "fish" {
+			args = []string{"-c", program, scripts, sys}
+		}
+		cmd := exec.Command(shell, args...)
+		cmd.Env = append(os.Environ(), "CXLVCTL_TEST_AS_MAIN=1", "PATH="+dir+":"+os.Getenv("PATH"))
+		out, err := cmd.CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != "region0" {
+			t.Errorf("%s completion of `region destroy re`: %q, %v; want region0", shell, out, err)
+		}
 	}
 }

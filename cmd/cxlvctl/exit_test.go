@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -53,5 +55,61 @@ func TestRangesOnQemu(t *testing.T) {
   "reserved": []
 }` {
 		t.Errorf("ranges --json: exit %d, %q, %q", rc, out, errOut)
+	}
+}
+
+func TestCxlvCommands(t *testing.T) {
+	// remove of an unknown device: exit 6, nothing written.
+	if out, errOut, rc := cxlvctl(t, "cxlv-bare", "remove", "cxlv5"); rc != exitNotFound || out != "" ||
+		!strings.Contains(errOut, "no device cxlv5") {
+		t.Errorf("remove cxlv5: exit %d, %q, %q", rc, out, errOut)
+	}
+	// Without debugfs, remove goes through the module's sysfs control file.
+	sys := filepath.Join(fixtureDir("cxlv-bare"), "sys")
+	var out, errOut strings.Builder
+	argv := []string{"cxlvctl", "--sysfs-root", sys, "--debugfs-root", t.TempDir(), "--dry-run", "remove", "cxlv0"}
+	want := "echo cxlv_dev_id=0 > " + filepath.Join(sys, "bus", "cxl_virt", "remove") + "\n"
+	if rc := run(argv, &out, &errOut); rc != 0 || out.String() != want {
+		t.Errorf("remove without debugfs: exit %d, %q, %q; want %q", rc, out.String(), errOut.String(), want)
+	}
+	if out, _, rc := cxlvctl(t, "cxlv-bare", "__complete", "remove", ""); rc != 0 || out != "cxlv0\n" {
+		t.Errorf("__complete remove: exit %d, %q; want cxlv0", rc, out)
+	}
+	if out, _, rc := cxlvctl(t, "cxlv-bare", "__complete", "region", "create", "--device", ""); rc != 0 || out != "cxlv0\n" {
+		t.Errorf("__complete region create --device: exit %d, %q; want cxlv0", rc, out)
+	}
+}
+
+// --dry-run prints the exact write as a shell command and writes nothing.
+func TestDryRunCreateRemove(t *testing.T) {
+	dbg := t.TempDir()
+	ctl := filepath.Join(dbg, "cxl", "cxlv")
+	if err := os.MkdirAll(ctl, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"create", "remove"} {
+		if err := os.WriteFile(filepath.Join(ctl, f), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sys := filepath.Join(fixtureDir("cxlv-bare"), "sys")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"create", "--memstart", "0x120000000", "--size", "512M", "--pmem", "--serial", "7", "--wait"},
+			"echo memstart=4831838208,memsize=536870912,cxltype=3,pmem=1,serial=7 > " + filepath.Join(ctl, "create") + "\n"},
+		{[]string{"remove", "cxlv0"}, "echo cxlv_dev_id=0 > " + filepath.Join(ctl, "remove") + "\n"},
+	} {
+		var out, errOut strings.Builder
+		argv := append([]string{"cxlvctl", "--sysfs-root", sys, "--debugfs-root", dbg, "--dry-run"}, tc.args...)
+		if rc := run(argv, &out, &errOut); rc != 0 || out.String() != tc.want {
+			t.Errorf("%q: exit %d, %q, %q; want %q", tc.args, rc, out.String(), errOut.String(), tc.want)
+		}
+	}
+	for _, f := range []string{"create", "remove"} {
+		if b, _ := os.ReadFile(filepath.Join(ctl, f)); len(b) != 0 {
+			t.Errorf("--dry-run wrote %q to %s", b, f)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/debugfs"
+	"github.com/cxlv/cxlv/sysfs"
 )
 
 func infoCommand() *cli.Command {
@@ -34,8 +35,15 @@ type infoJSON struct {
 	TotalUsableBytes   int64      `json:"total_usable_bytes"`
 	Nodes              []nodeJSON `json:"nodes"`
 	// CXLLoaded tells whether the CXL bus exists (cxl_core).
-	CXLLoaded  bool `json:"cxl_loaded"`
-	VirtLoaded bool `json:"cxl_virt_loaded"`
+	CXLLoaded  bool          `json:"cxl_loaded"`
+	VirtLoaded bool          `json:"cxl_virt_loaded"`
+	Features   []featureJSON `json:"features,omitempty"`
+}
+
+type featureJSON struct {
+	Name      string `json:"name"`
+	MinKernel string `json:"min_kernel"`
+	Present   bool   `json:"present"`
 }
 
 func runInfo(c *cli.Context) error {
@@ -46,22 +54,25 @@ func runInfo(c *cli.Context) error {
 	// ghw reads <chroot>/sys and <chroot>/proc; warnings would pollute stderr
 	// of JSON consumers. PCI is not used: it needs a pci.ids database.
 	opts := []any{ghw.WithChroot(filepath.Dir(e.sys.Root())), ghw.WithDisableWarnings()}
-	mem, err := ghw.Memory(opts...)
-	if err != nil {
-		return fmt.Errorf("reading host memory: %w", err)
-	}
 	topo, err := ghw.Topology(opts...)
 	if err != nil {
 		return fmt.Errorf("reading NUMA topology: %w", err)
 	}
-	out := infoJSON{
-		TotalPhysicalBytes: mem.TotalPhysicalBytes,
-		TotalUsableBytes:   mem.TotalUsableBytes,
-		Nodes:              []nodeJSON{},
-		VirtLoaded:         e.sys.VirtLoaded(),
+	out := infoJSON{Nodes: []nodeJSON{}, VirtLoaded: e.sys.VirtLoaded()}
+	// Totals need /proc/meminfo, which a captured tree may lack: say so and
+	// show the rest.
+	if mem, err := ghw.Memory(opts...); err == nil {
+		out.TotalPhysicalBytes, out.TotalUsableBytes = mem.TotalPhysicalBytes, mem.TotalUsableBytes
+	} else {
+		fmt.Fprintf(e.errOut, "cxlvctl: warning: host memory totals unknown: %v\n", err)
 	}
-	memdevs, err := e.sys.Memdevs()
-	out.CXLLoaded = err == nil
+	var memdevs []sysfs.Memdev
+	if top, err := e.sys.Topology(); err == nil {
+		out.CXLLoaded, memdevs = true, top.Memdevs
+		for _, f := range top.Features() {
+			out.Features = append(out.Features, featureJSON{Name: f.Name, MinKernel: f.MinKernel, Present: f.Present})
+		}
+	}
 	byNode := map[int][]string{}
 	for _, m := range memdevs {
 		if m.NumaNode != nil {
@@ -81,6 +92,13 @@ func runInfo(c *cli.Context) error {
 	fmt.Fprintf(e.out, "memory: %s physical, %s usable\ncxl: %s, cxl_virt: %s\n",
 		debugfs.HumanSize(uint64(out.TotalPhysicalBytes)), debugfs.HumanSize(uint64(out.TotalUsableBytes)),
 		loaded(out.CXLLoaded), loaded(out.VirtLoaded))
+	for _, f := range out.Features {
+		state := "yes"
+		if !f.Present {
+			state = "no (Linux " + f.MinKernel + "+)"
+		}
+		fmt.Fprintf(e.out, "feature %s: %s\n", f.Name, state)
+	}
 	var rows [][]string
 	for _, n := range out.Nodes {
 		var dist []string

@@ -21,7 +21,10 @@ func listCommand() *cli.Command {
 		Usage: "list devices linked to memdev, root decoder, region, nd region, namespace and /dev node",
 		Description: "One row per namespace (or region, or memdev). Works without cxl_virt too:\n" +
 			"then it lists the CXL memdevs of the machine (QEMU's emulated device, real hardware).\n" +
-			"--json prints memdev, decoder and region objects with the keys of `cxl list`.",
+			"--json prints one object per memdev: the cxl_virt device's attributes (device, memstart,\n" +
+			"memsize, pmem, capacity, window_start, window_size, device_state), \"memdev\", \"root_decoders\"\n" +
+			"and \"regions\" with the keys of `cxl list`, and each region's \"nd_region\" with its\n" +
+			"\"namespaces\" with the keys of `ndctl list`.",
 		Flags: []cli.Flag{
 			jsonFlag(),
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "more columns"},

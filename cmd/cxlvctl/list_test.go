@@ -30,7 +30,7 @@ func cxlvctl(t *testing.T, fixture string, args ...string) (stdout, stderr strin
 var qemuFixtures = []string{"qemu-bare", "qemu-region-devdax", "qemu-region-fsdax"}
 
 func TestListJSONMatchesCxlList(t *testing.T) {
-	for _, name := range qemuFixtures {
+	for _, name := range append(qemuFixtures, "cxlv-region-fsdax") {
 		out, errOut, rc := cxlvctl(t, name, "list", "--json")
 		if rc != 0 {
 			t.Fatalf("%s: list --json: exit %d: %s", name, rc, errOut)
@@ -52,7 +52,7 @@ func TestListJSONMatchesCxlList(t *testing.T) {
 // The nd regions and namespaces cxlvctl shows carry ndctl's keys and values
 // (ndctl list -v -R -N -D of the same boot).
 func TestListJSONMatchesNdctlList(t *testing.T) {
-	for _, name := range qemuFixtures[1:] {
+	for _, name := range []string{"qemu-region-devdax", "qemu-region-fsdax", "cxlv-region-fsdax"} {
 		out, _, rc := cxlvctl(t, name, "list", "--json")
 		if rc != 0 {
 			t.Fatalf("%s: exit %d", name, rc)
@@ -149,6 +149,7 @@ func TestListTable(t *testing.T) {
 		"qemu-bare":          {"-", "mem0", "pmem", "512M", "decoder0.0", "-", "-", "-", "-", "-"},
 		"qemu-region-devdax": {"-", "mem0", "pmem", "512M", "decoder0.0", "region0", "region0", "namespace0.0", "devdax", "/dev/dax0.0"},
 		"qemu-region-fsdax":  {"-", "mem0", "pmem", "512M", "decoder0.0", "region0", "region0", "namespace0.0", "fsdax", "/dev/pmem0"},
+		"cxlv-region-fsdax":  {"cxlv0", "mem0", "pmem", "256M", "decoder0.0", "region0", "region0", "namespace0.0", "fsdax", "/dev/pmem0"},
 	} {
 		out, errOut, rc := cxlvctl(t, name, "list")
 		if rc != 0 {
@@ -173,5 +174,66 @@ func TestListTable(t *testing.T) {
 	out, _, rc := cxlvctl(t, "qemu-region-fsdax", "list", "-v")
 	if rc != 0 || !strings.Contains(out, "SERIAL") || !strings.Contains(out, "0x5157") || !strings.Contains(out, "0000:0d:00.0") {
 		t.Errorf("list -v: exit %d:\n%s", rc, out)
+	}
+}
+
+func TestListCxlv(t *testing.T) {
+	out, errOut, rc := cxlvctl(t, "cxlv-bare", "list", "-v")
+	want := []string{"cxlv0", "mem0", "pmem", "256M", "decoder0.0", "-", "-", "-", "-", "-",
+		"0x100000000", "0x43584c5600001000", "10000:01:00.0", "ready"}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if rc != 0 || len(lines) != 2 || !reflect.DeepEqual(strings.Fields(lines[1]), want) {
+		t.Fatalf("list -v: exit %d, %q, %q; want the row %v", rc, out, errOut, want)
+	}
+	js, _, rc := cxlvctl(t, "cxlv-bare", "list", "--json")
+	cxlList, err := os.ReadFile(filepath.Join(fixtureDir("cxlv-bare"), "cxl-list-M-D-R.json"))
+	if err != nil || rc != 0 {
+		t.Fatal(rc, err)
+	}
+	if n := crossCheck(t, []byte(js), cxlList); n != 2 {
+		t.Errorf("compared %d objects with cxl list; want mem0 and decoder0.0", n)
+	}
+	for _, key := range []string{`"device": "cxlv0"`, `"memstart": 4294967296`, `"memsize": 536870912`,
+		`"window_start": 4563402752`, `"device_state": "ready"`} {
+		if !strings.Contains(js, key) {
+			t.Errorf("list --json lacks %s", key)
+		}
+	}
+}
+
+// ranges on a guest booted with memmap=1G$0x100000000: the kernel merged
+// it with the firmware's fffc0000-ffffffff, cxlv0 uses the first 512M.
+func TestRangesCxlv(t *testing.T) {
+	out, errOut, rc := cxlvctl(t, "cxlv-bare", "ranges", "--json")
+	want := `{
+  "reserved": [
+    {
+      "start": 4294967296,
+      "size": 1073741824,
+      "sources": [
+        "iomem",
+        "cmdline"
+      ],
+      "used_by": [
+        {
+          "device": "cxlv0",
+          "start": 4294967296,
+          "size": 536870912
+        }
+      ],
+      "free": {
+        "start": 4831838208,
+        "size": 536870912
+      }
+    }
+  ]
+}
+`
+	if rc != 0 || out != want {
+		t.Errorf("ranges --json: exit %d, %s\n%s", rc, out, errOut)
+	}
+	out, _, _ = cxlvctl(t, "cxlv-bare", "ranges")
+	if !strings.Contains(out, "0x100000000   0x13fffffff   1G     iomem,cmdline   cxlv0     512M@0x120000000") {
+		t.Errorf("ranges table:\n%s", out)
 	}
 }

@@ -93,7 +93,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ExitErrHandler: func(*cli.Context, error) {}, // run prints and picks the code
 		OnUsageError:   onUsageError,
 	}
-	setUsageErrors(app.Commands)
+	configureCommands(app.Commands)
 	return app
 }
 
@@ -101,12 +101,15 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 // instead of urfave/cli's help dump.
 func onUsageError(_ *cli.Context, err error, _ bool) error { return usageError{err} }
 
-func setUsageErrors(commands []*cli.Command) {
+// configureCommands gives every command, registered here or by another
+// file, the one-line usage errors and no "help" subcommand (-h stays).
+func configureCommands(commands []*cli.Command) {
 	for _, c := range commands {
 		if c.OnUsageError == nil {
 			c.OnUsageError = onUsageError
 		}
-		setUsageErrors(c.Subcommands)
+		c.HideHelpCommand = true
+		configureCommands(c.Subcommands)
 	}
 }
 

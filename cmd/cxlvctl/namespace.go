@@ -18,7 +18,7 @@ func namespaceCommand() *cli.Command {
 				Name:  "create",
 				Usage: "create a namespace (the sysfs sequence of `ndctl create-namespace`)",
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "region", Aliases: []string{"r"}, Usage: "nd region (regionN, as region list shows it)", Required: true},
+					&cli.StringFlag{Name: "region", Aliases: []string{"r"}, Usage: "nd region (regionN, as region list shows it); required"},
 					&cli.StringFlag{Name: "mode", Aliases: []string{"m"}, Value: string(region.ModeFsdax), Usage: "fsdax, devdax or raw"},
 					&cli.StringFlag{Name: "size", Aliases: []string{"s"}, Usage: "namespace size (default: the region's largest free extent)"},
 					&cli.DurationFlag{Name: "timeout", Value: defaultTimeout, Usage: "how long to wait for the driver's probe"},
@@ -39,6 +39,9 @@ func namespaceCommand() *cli.Command {
 func runNamespaceCreate(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("namespace create takes no arguments, got %q", c.Args().First())
+	}
+	if c.String("region") == "" {
+		return usagef("namespace create needs --region regionN")
 	}
 	mode, err := region.ParseMode(c.String("mode"))
 	if err != nil {

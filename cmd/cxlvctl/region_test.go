@@ -89,6 +89,7 @@ func TestRegionCreateBadInput(t *testing.T) {
 		{[]string{"region", "create", "--memdev", "mem9"}, exitNotFound, "memdev mem9 not found"},
 		{[]string{"region", "destroy"}, exitInvalid, "needs region names"},
 		{[]string{"region", "destroy", "region7"}, exitNotFound, "region region7 not found"},
+		{[]string{"namespace", "create"}, exitInvalid, "needs --region"},
 		{[]string{"namespace", "create", "--region", "region0", "--mode", "none"}, exitInvalid, "--mode fsdax, devdax or raw"},
 		{[]string{"namespace", "create", "--region", "region0"}, exitNotFound, "nd region region0 not found"},
 		{[]string{"namespace", "destroy", "namespace3.0"}, exitNotFound, "namespace namespace3.0 not found"},
@@ -146,4 +147,32 @@ func TestRegionDestroyDryRun(t *testing.T) {
 		"echo 0 > " + root + "/bus/cxl/devices/decoder2.0/dpa_size",
 		"echo region0 > " + root + "/bus/cxl/devices/decoder0.0/delete_region",
 	})
+}
+
+// TestRegionCreateOnDevice: --device names a cxl_virt device; its memdev
+// (256 MiB here) gets the region.
+func TestRegionCreateOnDevice(t *testing.T) {
+	out, root := dryRun(t, "cxlv-bare", "region", "create", "--device", "cxlv0", "--namespace", "devdax")
+	matchLines(t, out, []string{
+		"echo region0 > " + root + "/bus/cxl/devices/decoder0.0/create_pmem_region",
+		"echo 256 > " + root + "/bus/cxl/devices/region0/interleave_granularity",
+		"echo 1 > " + root + "/bus/cxl/devices/region0/interleave_ways",
+		"echo " + uuidRE + " > " + root + "/bus/cxl/devices/region0/uuid",
+		"echo 0x10000000 > " + root + "/bus/cxl/devices/region0/size",
+		"echo pmem > " + root + "/bus/cxl/devices/decoder2.0/mode",
+		"echo 0x10000000 > " + root + "/bus/cxl/devices/decoder2.0/dpa_size",
+		"echo decoder2.0 > " + root + "/bus/cxl/devices/region0/target0",
+		"echo 1 > " + root + "/bus/cxl/devices/region0/commit",
+		"echo region0 > " + root + "/bus/cxl/drivers/cxl_region/bind",
+		"echo " + uuidRE + " > " + root + "/bus/nd/devices/namespace0.0/uuid",
+		"echo 268435456 > " + root + "/bus/nd/devices/namespace0.0/size",
+		"echo dax > " + root + "/bus/nd/devices/namespace0.0/holder_class",
+		"echo " + uuidRE + " > " + root + "/bus/nd/devices/dax0.0/uuid",
+		"echo pmem > " + root + "/bus/nd/devices/dax0.0/mode",
+		"echo namespace0.0 > " + root + "/bus/nd/devices/dax0.0/namespace",
+		"echo dax0.0 > " + root + "/bus/nd/drivers/dax_pmem/bind",
+	})
+	if rc, _, errOut := runOn(t, "cxlv-bare", "region", "create", "--device", "cxlv3"); rc != exitNotFound || !strings.Contains(errOut, "cxlv3 not found") {
+		t.Errorf("unknown device: rc %d, %q", rc, errOut)
+	}
 }

@@ -47,6 +47,8 @@ sample_load() {
 	echo "host_kernel=$(uname -r)"
 	echo "qemu=$(qemu-system-x86_64 --version | head -1)"
 	echo "gcc=$(gcc -dumpfullversion)"
+	echo "cxl_virt_sha256=$(sha256sum "$repo/kmod/cxl_virt.ko" 2>/dev/null | cut -c1-16 || echo none)"
+	echo "cxlvctl_sha256=$(sha256sum "$repo/bin/cxlvctl" 2>/dev/null | cut -c1-16 || echo none)"
 	echo "accelerator=TCG (-accel tcg,thread=multi; KVM does not work on this machine)"
 	echo "host_cpus=$(nproc)"
 	echo "load_before=$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -72,6 +74,6 @@ if [ ! -s "$out/samples.tsv" ]; then
 	echo "bench: the guest produced no samples (exit $rc); see $out/guest.log" >&2
 	exit $((rc == 0 ? 1 : rc))
 fi
-(cd "$repo" && go run ./test/bench/report -in "$out" -out "$results" -guest-exit "$rc")
+(cd "$repo" && PATH=$PATH:/usr/local/go/bin go run ./test/bench/report -in "$out" -out "$results" -guest-exit "$rc")
 echo "bench: results/bench.md, results/bench.json, results/bench.svg (raw: $out)"
 exit "$rc"

@@ -51,7 +51,8 @@ cxl list -E | grep -q endpoint || fail "no endpoint"
 cxl list -P | grep -q '"port":"port' || fail "no host-bridge port"
 ndctl list -D | grep -q nmem || fail "ndctl list -D shows no nmem"
 
-# mailbox round trip through the ioctl path
+# mailbox round trip: through the ioctl alone, and through the whole tool
+say "GET_LSA 256 B x200: $(/cxlv/test/tools/bin/cxl-mbox-probe get-lsa "/dev/cxl/$mem" 0 256 200)"
 t0=$(now_us)
 for i in $(seq 20); do cxl list -m "$mem" -H >/dev/null; done
 t1=$(now_us)
@@ -66,6 +67,26 @@ no_kernel_complaints
 remove "$dev"
 [ "$(device_count)" = 0 ] || fail "device still listed after remove"
 grep -q "cxlv\|cxl_virt" /proc/iomem && fail "iomem still holds cxlv resources"
-[ -z "$(cxl list -M)" ] || [ "$(cxl list -M)" = "[]" ] || fail "memdev left after remove: $(cxl list -M)"
+reserved_covers $start || fail "Reserved entry lost: $(cat /proc/iomem)"
+expect_eq "memdevs after remove" "$(cxl_count -M)" 0
+
+# volatile, through the bus attribute, with an explicit serial
+expect_eq "sysfs create" "$(ctl "$CXLV_SYS/create" "serial=0x1234
+cxltype=3
+pmem=0
+memsize=$size
+memstart=$start
+")" OK
+dev=cxlv0
+wait_ready "$dev"
+mem=$(attr "$dev" memdev)
+json=$(cxl_one -M -m "$mem")
+echo "$json"
+jq -e ".ram_size == $want_cap and .serial == $((0x1234)) and (.pmem_size // 0) == 0" <<<"$json" >/dev/null ||
+	fail "volatile memdev: $json"
+jq -e '.volatile_capable == true' <<<"$(cxl_one -D -d root)" >/dev/null ||
+	fail "root decoder not volatile capable: $(cxl list -D -d root)"
+expect_eq "last_error after success" "$(cat $CXLV_SYS/last_error)" ""
+expect_eq "sysfs remove" "$(ctl "$CXLV_SYS/remove" "cxlv_dev_id=0")" OK
 rmmod cxl_virt
 say PASS

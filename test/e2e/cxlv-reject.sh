@@ -71,7 +71,7 @@ reject EEXIST "$CXLV_SYS/create" "memstart=$((base + 15 * 512 * M)),memsize=$((5
 for d in "${devs[@]:0:15}"; do
 	wait_ready "$d"
 done
-expect_eq "memdevs" "$(cxl list -M | grep -c '"memdev"')" 15
+expect_eq "memdevs" "$(cxl_count -M)" 15
 for d in "${devs[@]:0:15}"; do
 	remove "$d"
 done

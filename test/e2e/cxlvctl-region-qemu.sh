@@ -10,31 +10,15 @@
 # are made) leave the state exactly as before;
 # --dry-run changes nothing. The xfs files also come back with --uuid.
 . "$CXLV/test/vm/guest/lib.sh"
+# shellcheck source=test/vm/guest/region-state.sh
+. "$CXLV/test/vm/guest/region-state.sh"
 
 CXLVCTL=${CXLVCTL:-$CXLV/bin/cxlvctl}
 [ -x "$CXLVCTL" ] || fail "no $CXLVCTL: build it first (CGO_ENABLED=0 go build -o bin/cxlvctl ./cmd/cxlvctl)"
+# Run it from tmpfs: loading it over 9p on every call dominates wall times.
+cp "$CXLVCTL" /tmp/cxlvctl && CXLVCTL=/tmp/cxlvctl
 MNT=/mnt/cxlvctl
 EP=/sys/bus/cxl/devices/decoder2.0 # mem0's endpoint decoder on this topology
-
-# cxl_state: what a region create must leave as it found it: the CXL and nd
-# devices, every endpoint decoder's DPA and region, the pmem/dax nodes.
-# (Decoder mode is left out: the kernel cannot set it back to "none".)
-cxl_state() {
-	ls /sys/bus/cxl/devices /sys/bus/nd/devices
-	local d
-	for d in /sys/bus/cxl/devices/decoder*; do
-		[ -e "$d/dpa_size" ] || continue
-		echo "${d##*/} dpa_size=$(cat "$d/dpa_size") dpa_resource=$(cat "$d/dpa_resource") region=$(cat "$d/region")"
-	done
-	ls /dev | grep -E '^(pmem|dax)' || true
-}
-
-# same_state BEFORE: the current state equals BEFORE.
-same_state() {
-	local now
-	now=$(cxl_state)
-	[ "$now" = "$1" ] || { diff <(echo "$1") <(echo "$now"); return 1; }
-}
 
 # fails_cleanly NAME CMD...: CMD must fail with a one-line error and leave
 # the state as it was.
@@ -71,17 +55,11 @@ step "region create --namespace fsdax --fs xfs --mount" \
 t1=$(uptime_ms)
 echo "TIME region create to mounted xfs: $((t1 - t0)) ms (wall, guest uptime clock)"
 step "xfs is mounted with dax" grep -E "^/dev/pmem0 $MNT xfs [^ ]*dax" /proc/mounts
-for i in 1 2 3; do
-	step "write file$i" "$PATCHECK" write --seed "$i" --size 8M "$MNT/file$i"
-done
-step "write mmap file" "$PATCHECK" write --mmap --seed 4 --size 4M "$MNT/mapped"
+write_test_files "$MNT"
 step "sync, umount, drop caches" eval "sync && umount $MNT && echo 3 >/proc/sys/vm/drop_caches"
 step "xfs_repair -n" xfs_repair -n /dev/pmem0
 step "remount -o dax" mount -t xfs -o dax /dev/pmem0 "$MNT"
-for i in 1 2 3; do
-	step "read back file$i" "$PATCHECK" verify --seed "$i" "$MNT/file$i"
-done
-step "read back mmap file" "$PATCHECK" verify --mmap --seed 4 "$MNT/mapped"
+verify_test_files "$MNT"
 step "region list shows region0 with its namespace" json_has \
 	'.[0].region == "region0" and .[0].nd_region.namespaces[0].mode == "fsdax"' "$CXLVCTL" region list --json
 out=$("$CXLVCTL" region destroy region0 2>&1) && fail "destroy of a mounted region succeeded: $out"
@@ -101,10 +79,7 @@ printf '%s\n' "$json"
 step "fsdax namespace came back from its labels" \
 	test "$(jq -r '.namespaces[0].reassembled and .namespaces[0].mode == "fsdax"' <<<"$json")" = true
 step "xfs is mounted with dax again" grep -E "^/dev/pmem0 $MNT xfs [^ ]*dax" /proc/mounts
-for i in 1 2 3; do
-	step "file$i reads back after re-assembly" "$PATCHECK" verify --seed "$i" "$MNT/file$i"
-done
-step "mmap file reads back after re-assembly" "$PATCHECK" verify --mmap --seed 4 "$MNT/mapped"
+verify_test_files "$MNT" # after re-assembly
 step "umount" umount "$MNT"
 step "region destroy" "$CXLVCTL" region destroy region0
 step "destroy released everything" same_state "$initial"
@@ -116,7 +91,8 @@ printf '%s\n' "$json"
 echo "TIME region create: $(jq '.region_ns / 1e6 | floor' <<<"$json") ms, namespace create: $(jq '.namespace_ns / 1e6 | floor' <<<"$json") ms, total: $(jq '.total_ns / 1e6 | floor' <<<"$json") ms"
 region=$(jq -r .region <<<"$json")
 region_uuid=$(jq -r .uuid <<<"$json")
-ns_uuid=$(jq -r '.namespaces[0].uuid' <<<"$json")
+ns_uuid=$(jq -r '.namespaces[0].raw_uuid' <<<"$json")
+dax_uuid=$(jq -r '.namespaces[0].uuid' <<<"$json")
 dax=$(jq -r '.namespaces[0].chardev' <<<"$json")
 step "$dax is a character device" test -c "$dax"
 check_devdax "$dax"
@@ -129,7 +105,8 @@ json=$("$CXLVCTL" region create --memdev mem0 --uuid "$region_uuid" --json) || f
 printf '%s\n' "$json"
 step "same region uuid" test "$(jq -r .uuid <<<"$json")" = "$region_uuid"
 step "namespace came back from its labels" test "$(jq -r '.namespaces[0].reassembled' <<<"$json")" = true
-step "namespace has its uuid" test "$(jq -r '.namespaces[0].uuid' <<<"$json")" = "$ns_uuid"
+step "namespace has its uuid" test "$(jq -r '.namespaces[0].raw_uuid' <<<"$json")" = "$ns_uuid"
+step "dax claim has its uuid" test "$(jq -r '.namespaces[0].uuid' <<<"$json")" = "$dax_uuid"
 dax=$(jq -r '.namespaces[0].chardev' <<<"$json")
 size=$(cat "/sys/bus/dax/devices/${dax#/dev/}/size")
 step "pattern at start of $dax reads back" "$PATCHECK" verify --mmap --seed 11 --size 16M "$dax"

@@ -8,5 +8,7 @@ for src in "$dir"/*.c; do
 	[ -e "$src" ] || continue
 	bin=$dir/bin/$(basename "$src" .c)
 	[ "$bin" -nt "$src" ] && continue
-	gcc -static -O2 -Wall -Wextra -Werror -o "$bin" "$src"
+	# Replaced atomically: a running guest may be executing the old binary.
+	gcc -static -O2 -Wall -Wextra -Werror -o "$bin.tmp.$$" "$src"
+	mv "$bin.tmp.$$" "$bin"
 done

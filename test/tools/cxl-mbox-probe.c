@@ -9,11 +9,15 @@
  *   cxl-mbox-probe get-lsa  /dev/cxl/memN OFFSET LENGTH [COUNT]
  *   cxl-mbox-probe nd-get   /dev/nmemN OFFSET LENGTH
  *   cxl-mbox-probe nd-set   /dev/nmemN OFFSET LENGTH BYTE
+ *   cxl-mbox-probe phys-read ADDRESS LENGTH        raw bytes to stdout
  *
  * Each prints one line "ioctl=<errno name or 0> retval=<device return code>
- * out=<bytes>"; get-lsa with COUNT > 1 also prints "us_per_cmd=<average>".
+ * out=<bytes>"; out is 0 when the device returned an error (6.1 then leaves
+ * the requested size in place). get-lsa with COUNT > 1 also prints
+ * "us_per_cmd=<average>".
  * The exit code is 0 when the ioctl itself succeeded, 1 otherwise, 2 on
- * usage errors. OFFSET etc. accept 0x hex.
+ * usage errors. OFFSET etc. accept 0x hex. phys-read maps /dev/mem, which
+ * reaches reserved memory above the end of RAM where read() cannot.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -82,6 +87,8 @@ static int mem_send(int fd, struct cxl_send_command *cmd)
 
 static int report(int err, unsigned int retval, unsigned long out)
 {
+	if (err || retval)
+		out = 0;
 	printf("ioctl=%s retval=%u out=%lu\n", errname(err), retval, out);
 	return err ? 1 : 0;
 }
@@ -95,7 +102,7 @@ static int mem_cmd(int fd, unsigned int id, unsigned long out_size)
 	};
 	int err = mem_send(fd, &cmd);
 
-	return report(err, cmd.retval, err ? 0 : cmd.out.size);
+	return report(err, cmd.retval, cmd.out.size);
 }
 
 static int get_lsa(int fd, unsigned long offset, unsigned long length,
@@ -120,7 +127,7 @@ static int get_lsa(int fd, unsigned long offset, unsigned long length,
 	}
 	if (count > 1 && !err && !cmd.retval)
 		printf("us_per_cmd=%.1f\n", (now_us() - t0) / count);
-	return report(err, cmd.retval, err ? 0 : cmd.out.size);
+	return report(err, cmd.retval, cmd.out.size);
 }
 
 static int nd_get(int fd, unsigned long offset, unsigned long length)
@@ -131,7 +138,7 @@ static int nd_get(int fd, unsigned long offset, unsigned long length)
 	hdr->in_offset = offset;
 	hdr->in_length = length;
 	err = ioctl(fd, ND_IOCTL_GET_CONFIG_DATA, hdr) ? errno : 0;
-	return report(err, hdr->status, err ? 0 : length);
+	return report(err, hdr->status, length);
 }
 
 static int nd_set(int fd, unsigned long offset, unsigned long length, int byte)
@@ -149,6 +156,25 @@ static int nd_set(int fd, unsigned long offset, unsigned long length, int byte)
 	return report(err, status, 0);
 }
 
+static int phys_read(unsigned long addr, unsigned long length)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long base = addr & ~(page - 1), span = addr - base + length;
+	int fd = open("/dev/mem", O_RDONLY | O_SYNC);
+	unsigned char *map;
+
+	if (fd < 0) {
+		perror("cxl-mbox-probe: /dev/mem");
+		return 1;
+	}
+	map = mmap(NULL, span, PROT_READ, MAP_SHARED, fd, base);
+	if (map == MAP_FAILED) {
+		perror("cxl-mbox-probe: mmap /dev/mem");
+		return 1;
+	}
+	return fwrite(map + (addr - base), 1, length, stdout) == length ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *op = argc > 1 ? argv[1] : "";
@@ -163,6 +189,8 @@ int main(int argc, char **argv)
 	if (!strcmp(op, "nd-set") && argc == 6)
 		return nd_set(open_dev(argv[2]), num(argv[3]), num(argv[4]),
 			      num(argv[5]));
+	if (!strcmp(op, "phys-read") && argc == 4)
+		return phys_read(num(argv[2]), num(argv[3]));
 	fprintf(stderr, "usage: see the comment at the top of cxl-mbox-probe.c\n");
 	return 2;
 }

@@ -7,8 +7,9 @@
  * Each PATH (e.g. /sys/bus/cxl) is copied to DEST/PATH: directories are
  * walked without following symlinks, symlinks are recreated with their
  * (relative) target text, and each readable text attribute is copied with its
- * mode. Write-only files, binary attributes (any NUL byte), files over 64 KiB
- * and unreadable files are skipped. A symlink that points into /sys/devices
+ * mode. Write-only attributes become empty files with their mode (they exist,
+ * nothing can be read from them); binary attributes (any NUL byte), files over
+ * 64 KiB and files that fail to read are skipped. A symlink that points into /sys/devices
  * (outside the huge system/ and ACPI namespace trees) is followed: its target
  * directory is copied too, with the attributes of the directories above it,
  * so links in the copy resolve as on the live system.
@@ -62,15 +63,16 @@ static void copy_attr(const char *src, const char *dst, mode_t mode)
 	ssize_t n;
 	int fd;
 
-	if (!(mode & S_IRUSR))
-		return;
-	fd = open(src, O_RDONLY | O_NONBLOCK);
-	if (fd < 0)
-		return;
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
-	if (n < 0 || n > MAX_ATTR || memchr(buf, 0, n))
-		return;
+	n = 0;
+	if (mode & S_IRUSR) {
+		fd = open(src, O_RDONLY | O_NONBLOCK);
+		if (fd < 0)
+			return;
+		n = read(fd, buf, sizeof(buf));
+		close(fd);
+		if (n < 0 || n > MAX_ATTR || memchr(buf, 0, n))
+			return;
+	}
 	fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC, mode & 0777);
 	if (fd < 0 || write(fd, buf, n) != n) {
 		perror(dst);

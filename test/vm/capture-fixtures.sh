@@ -39,7 +39,10 @@ for setup in "${setups[@]}"; do
 	if bash "$here/run-vm.sh" "${opts[@]}" --out "$out" -- \
 		test/vm/guest/capture.sh "/cxlv/${setup#"$repo_root"/}" >"$out/run.log" 2>&1; then
 		rm -rf "$repo_root/test/fixtures/$name"
-		mv "$out/fixture" "$repo_root/test/fixtures/$name"
+		# git keeps only the executable bit: record the real modes of the
+		# attribute files that are not 0644 (0444 read-only, 0200 write-only...).
+		(cd "$out/fixture" && find . -type f ! -perm 644 -printf '%m %P\n' | LC_ALL=C sort >modes.txt)
+		mv -T "$out/fixture" "$repo_root/test/fixtures/$name"
 		echo "captured test/fixtures/$name ($(du -sh --apparent-size "$repo_root/test/fixtures/$name" | cut -f1), $(find "$repo_root/test/fixtures/$name" | wc -l) entries)"
 		rm -rf "$out"
 	else

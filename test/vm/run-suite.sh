@@ -14,9 +14,11 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/common.sh"
 
 bash "$repo_root/test/tools/build.sh"
-results=$here/out/suite
-rm -rf "$results"
-mkdir -p "$results"
+# A directory per run: suites started by different people must not collide.
+mkdir -p "$here/out"
+results=$(mktemp -d "$here/out/suite.XXXXXX")
+ln -sfn "$(basename "$results")" "$here/out/suite-latest"
+echo "logs: $results"
 passed=0 failed=0
 
 # run_scenario NAME CMD...: runs CMD with its output in NAME.log and reports.
@@ -29,7 +31,11 @@ run_scenario() {
 		passed=$((passed + 1))
 	else
 		echo "FAIL $name ($((SECONDS - start))s), log: $results/$name.log"
-		tail -n 40 "$results/$name.log" | sed 's/^/    /'
+		{
+			grep -E -e '--- FAILED|^\[vm\]' "$results/$name.log" || true
+			echo "... last lines:"
+			tail -n 30 "$results/$name.log"
+		} 2>&1 | sed 's/^/    /' || true
 		failed=$((failed + 1))
 	fi
 }

@@ -27,7 +27,15 @@ expect() {
 }
 
 mkdir -p "$out"
-expect fail 1 'FAILED step: a step that fails'
-expect warn 3 'WARNING: CPU: 0 PID: 1 at selftest'
-expect hang 124 'guest hung: killed after 40s' --timeout 40
+# In parallel: the hang takes the longest, the other two fit beside it.
+expect hang 124 'guest hung: killed after 40s' --timeout 40 >"$out/hang.result" &
+hang=$!
+expect fail 1 'FAILED step: a step that fails' >"$out/fail.result" &
+fail=$!
+rc=0
+expect warn 3 'WARNING: CPU: 0 PID: 1 at selftest' >"$out/warn.result" || rc=1
+wait "$fail" || rc=1
+wait "$hang" || rc=1
+cat "$out"/{fail,warn,hang}.result
+exit "$rc"
 }

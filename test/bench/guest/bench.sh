@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2317 # the parts are functions run through optional and timed
 # Guest side of `make bench` (test/bench/run.sh boots it through
 # test/vm/run-vm.sh). One boot holds every target: a cxl_virt device, QEMU's
 # emulated CXL type-3 device, a legacy RAM-backed pmem range (memmap=!) and
@@ -17,7 +18,9 @@
 # One brace group: bash parses it whole before running, so editing this file
 # cannot break a run in progress.
 {
+# shellcheck source=test/vm/guest/lib.sh
 . /cxlv/test/vm/guest/lib.sh
+# shellcheck source=test/vm/guest/cxlv.sh
 . /cxlv/test/vm/guest/cxlv.sh
 
 runs=3 memcpy_seconds=2 fio_runtime=3 working_set=256M list_calls=5 idle_seconds=10
@@ -29,8 +32,15 @@ for setting in "$@"; do
 done
 
 bench=/cxlv/test/bench
-memiops=/cxlv/results/tmp/bin/memiops
-probe=/cxlv/test/tools/bin/cxl-mbox-probe
+# Programs run from tmpfs like the initramfs's own tools: executing from the
+# 9p share re-reads the binary from the host and would be timed with it.
+mkdir -p /tmp/bench-bin
+for program in /cxlv/bin/cxlvctl /cxlv/results/tmp/bin/memiops /cxlv/test/tools/bin/cxl-mbox-probe; do
+	[ ! -x "$program" ] || cp "$program" /tmp/bench-bin/
+done
+PATH=/tmp/bench-bin:$PATH
+memiops=/tmp/bench-bin/memiops
+probe=/tmp/bench-bin/cxl-mbox-probe
 qemu_serial=$((0x5157)) # run-vm.sh --cxl gives QEMU's device sn=0x5157
 samples=/out/samples.tsv notes=/out/notes.txt
 : >"$samples"
@@ -111,12 +121,23 @@ echo "legacy pmem: $pmem_ns -> /dev/$pmem_dax"
 
 # --- cxl_virt: create -> memdev bound, several times; the last device stays
 cxlv_dev='' cxlv_mem=''
+# wait_bound DEV...: until cxl_mem has bound every device's memdev, polling
+# every 10 ms (cxlv.sh's wait_ready polls every 100 ms: too coarse to time).
+wait_bound() {
+	local dev deadline=$((SECONDS + 60))
+	for dev; do
+		until [ -n "$(attr "$dev" memdev)" ]; do
+			[ "$SECONDS" -lt "$deadline" ] || fail "$dev: memdev not bound after 60 s (state $(attr "$dev" state))"
+			sleep 0.01
+		done
+	done
+}
 cxlv_create_cycles() {
 	local i t0 t1 dev
 	for ((i = 1; i <= runs; i++)); do
 		t0=$(now_us)
 		dev=$(create "memstart=$((cxlv_base)),memsize=$(bytes "$cxlv_dev_size"),cxltype=3,pmem=1")
-		wait_ready "$dev" 30
+		wait_bound "$dev"
 		t1=$(now_us)
 		sample control create_to_memdev_bound_ms cxl_virt $(((t1 - t0) / 1000)) ms
 		[ "$i" = "$runs" ] || remove "$dev"
@@ -128,7 +149,10 @@ elif ! (load_stack); then
 	note "cxl_virt: insmod failed: cxl_virt columns are missing"
 else
 	optional "cxl_virt create cycles" cxlv_create_cycles
-	cxlv_dev=$(ls /sys/bus/cxl_virt/devices | head -1)
+	for d in /sys/bus/cxl_virt/devices/*; do
+		[ ! -e "$d" ] || cxlv_dev=${d##*/}
+		break
+	done
 	[ -z "$cxlv_dev" ] || cxlv_mem=$(attr "$cxlv_dev" memdev)
 	if [ -z "$cxlv_mem" ]; then
 		note "cxl_virt: no device with a bound memdev: cxl_virt columns are missing"
@@ -145,8 +169,17 @@ list_timings() {
 		timed control "list_ms_$state" cxl-cli cxl list -vvv
 	done
 }
+# process start-up alone, the floor under both listings
+startup_timings() {
+	local i
+	for ((i = 0; i < list_calls; i++)); do
+		timed control list_ms_startup cxlvctl cxlvctl --help
+		timed control list_ms_startup cxl-cli cxl version
+	done
+}
 if [ -n "$cxlv_dev" ] && want list; then
 	optional "list timing, devices only" list_timings devices
+	optional "start-up timing" startup_timings
 fi
 
 # --- emulator: mailbox round trip and a full label read
@@ -165,11 +198,11 @@ label_read() {
 }
 mailbox() {
 	local i mem target
-	[ -x "$probe" ] || { note "mailbox: no $probe (test/tools/build.sh builds it)"; return 1; }
+	[ -x "$probe" ] || { note "mailbox: no cxl-mbox-probe (test/tools/build.sh builds it)"; return 1; }
 	for ((i = 0; i < runs; i++)); do
 		for target in cxl_virt qemu; do
 			mem=$qemu_mem
-			[ $target = qemu ] || mem=$cxlv_mem
+			[ "$target" = qemu ] || mem=$cxlv_mem
 			sample emulator get_lsa_2k_us "$target" \
 				"$($probe get-lsa "/dev/cxl/$mem" 0 2048 64 | sed -n 's/^us_per_cmd=//p')" us
 			label_read "$mem" "$target"
@@ -179,19 +212,17 @@ mailbox() {
 # idle_cost: the emulator's poll timer over idle_seconds with the device idle,
 # from the hrtimer expire entry/exit events of its callback.
 idle_cost() {
-	local tr=/sys/kernel/tracing
-	[ -d $tr/events ] || mount -t tracefs tracefs $tr
+	local tr=/sys/kernel/tracing event
+	[ -d "$tr/events" ] || mount -t tracefs tracefs "$tr"
 	sleep 2 # let the poll period decay to idle after the mailbox part
-	echo 0 >$tr/tracing_on
-	echo >$tr/trace
-	echo 1 >$tr/events/timer/hrtimer_expire_entry/enable
-	echo 1 >$tr/events/timer/hrtimer_expire_exit/enable
-	echo 1 >$tr/tracing_on
+	echo 0 >"$tr/tracing_on"
+	echo >"$tr/trace"
+	for event in entry exit; do echo 1 >"$tr/events/timer/hrtimer_expire_$event/enable"; done
+	echo 1 >"$tr/tracing_on"
 	sleep "$idle_seconds"
-	echo 0 >$tr/tracing_on
-	echo 0 >$tr/events/timer/hrtimer_expire_entry/enable
-	echo 0 >$tr/events/timer/hrtimer_expire_exit/enable
-	cp $tr/trace /out/idle-trace.txt
+	echo 0 >"$tr/tracing_on"
+	for event in entry exit; do echo 0 >"$tr/events/timer/hrtimer_expire_$event/enable"; done
+	cp "$tr/trace" /out/idle-trace.txt
 	# entry of our callback -> the next exit of the same hrtimer on that CPU
 	awk -v secs="$idle_seconds" '
 		match($0, /\[[0-9]+\]/) { cpu = substr($0, RSTART, RLENGTH) }
@@ -231,7 +262,7 @@ make_devdax() {
 # drop_devdax MEMDEV: destroys the namespaces and the region on a memdev.
 drop_devdax() {
 	local region ns
-	region=$(cxl list -R -m "$1" | jq -r '.[0].region // empty')
+	region=$(cxl list -R -m "$1" 2>/dev/null | jq -r '.[0].region // empty')
 	[ -n "$region" ] || return 0
 	for ns in $(ndctl list -N -r "$region" | jq -r '.[].dev'); do
 		ndctl destroy-namespace -f "$ns"
@@ -271,6 +302,7 @@ add_target qemu "/dev/$qemu_dax"
 add_target pmem "/dev/$pmem_dax"
 add_target anon anon
 echo "=== data path: ${targets[*]}"
+daxctl list -R -D >/out/daxctl-list.json 2>&1 || true # alignments, for the record
 run_fio() { # TARGET PATH NUMJOBS
 	local job=$bench/fio/devdax-randwrite.fio
 	[ "$2" != anon ] || job=$bench/fio/tmpfs-randwrite.fio
@@ -280,7 +312,9 @@ run_fio() { # TARGET PATH NUMJOBS
 }
 want data || targets=()
 for ((round = 1; round <= runs; round++)); do
-	for i in "${!targets[@]}"; do
+	# each round starts at the next target: no target always runs first
+	for ((k = 0; k < ${#targets[@]}; k++)); do
+		i=$(((k + round - 1) % ${#targets[@]}))
 		for op in write read; do
 			out=$($memiops $op --bs 1024 --size "$(bytes "$working_set")" --seconds "$memcpy_seconds" \
 				--seed "$round" "${paths[i]}")
@@ -332,7 +366,7 @@ scale() {
 		for ((i = 0; i < n; i++)); do
 			devs+=("$(create "memstart=$((cxlv_base + i * size)),memsize=$size,cxltype=3,pmem=1")")
 		done
-		for i in "${devs[@]}"; do wait_ready "$i" 60; done
+		wait_bound "${devs[@]}"
 		t1=$(now_us)
 		sample scale "create_ms_${n}_devices" cxl_virt $(((t1 - t0) / 1000)) ms
 		sync && echo 3 >/proc/sys/vm/drop_caches

@@ -66,12 +66,13 @@ func markdown(r Report) string {
 	env := r.Environment
 	b.WriteString("# cxlv benchmarks\n\n")
 	fmt.Fprintf(&b, "`make bench`, one VM boot, %s to %s. Guest kernel %s; %s; accelerator %s; "+
-		"guest %s vCPUs, %s MiB; cxl-cli %s, ndctl %s, %s; memiops built with gcc %s. %s.\n"+
+		"guest %s vCPUs, %s MiB; cxl-cli %s, ndctl %s, %s; memiops built with gcc %s; "+
+		"cxl_virt.ko sha256 %s, bin/cxlvctl sha256 %s. %s.\n"+
 		"Values are medians with [min-max] over n runs, targets interleaved round by round; "+
 		"1 KiB blocks at random 1 KiB-aligned offsets of a 256 MiB working set.\n\n",
 		env["started"], env["finished"], env["guest_kernel"], env["qemu"], env["accelerator"],
 		env["guest_cpus"], kib2mib(env["guest_mem_kib"]), env["cxl_cli"], env["ndctl"], env["fio"],
-		env["gcc"], env["settings"])
+		env["gcc"], env["cxl_virt_sha256"], env["cxlvctl_sha256"], env["settings"])
 	h := r.HostLoad
 	if h.Noisy {
 		fmt.Fprintf(&b, "> **Noisy:** taken on a shared 2-core host: load average %s before the run, "+
@@ -133,11 +134,14 @@ func markdown(r Report) string {
 	table(&b, []string{"step", "cxl_virt", "QEMU device", "legacy pmem"}, rows)
 	rows = nil
 	for _, state := range listStates(r.Stats) {
+		if strings.HasSuffix(state, "dev") {
+			continue // the scale table shows these
+		}
 		m := "list_ms_" + state
 		rows = append(rows, []string{state, cell(r.Stats, m, "cxlvctl"), cell(r.Stats, m, "cxl-cli"), listRatio(r.Stats, m)})
 	}
 	if len(rows) > 0 {
-		b.WriteString("Listing, ms per call (`devices`: 1 cxl_virt device + QEMU's device; `region`: with a region and devdax namespace on each; `Ndev`: N cxl_virt devices + QEMU's):\n\n")
+		b.WriteString("Listing, ms per call (`devices`: 1 cxl_virt device + QEMU's device; `region`: with a region and devdax namespace on each; `startup`: `cxlvctl --help` vs `cxl version`, the process start-up alone):\n\n")
 		table(&b, []string{"state", "`cxlvctl list --json`", "`cxl list -vvv`", "ratio"}, rows)
 	}
 
@@ -171,6 +175,14 @@ func markdown(r Report) string {
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString("## Scope\n\n" +
+		"- fio runs the RFC's job (random writes); reads are measured with memiops only.\n" +
+		"- Listing is timed with 1 device (with and without a region) and with 1, 4 and 16 devices in the scale part (issue 6 asks for 8).\n" +
+		"- Scale memory is the guest's MemAvailable drop after dropping caches: guest-wide, so anything else allocated meanwhile counts too.\n" +
+		"- Idle CPU counts the poll callback only (hrtimer expire entry to exit), not the timer interrupt around it.\n" +
+		"- GET_LSA round trips come from `test/tools/cxl-mbox-probe` (64 ioctls in a row, no process start-up); " +
+		"the `cxl read-labels` rows include the process start and divide by the ioctls the process sent.\n" +
+		"- KVM does not work on this machine: every number is TCG, where fio's per-I/O cost and QEMU's MMIO emulation dominate.\n\n")
 	b.WriteString("Raw samples: `bench.json` (every value of every run). Reproduce: `make bench` " +
 		"(`BENCH_QUICK=1` for a short harness check).\n")
 	return b.String()

@@ -110,10 +110,10 @@ func verdicts(stats []Stat) []Verdict {
 
 // number prints a count with 3 significant digits, K/M for large ones.
 func number(v float64) string {
-	switch {
-	case v >= 1e6:
+	switch { // thresholds at what %.3g rounds up, so 999.9K prints as 1M
+	case v >= 999.5e3:
 		return fmt.Sprintf("%.3gM", v/1e6)
-	case v >= 1e3:
+	case v >= 999.5:
 		return fmt.Sprintf("%.3gK", v/1e3)
 	default:
 		return fmt.Sprintf("%.3g", v)

@@ -10,16 +10,22 @@ setup=$1
 
 dst=$OUT/fixture
 mkdir -p "$dst/proc"
-roots=(/sys/bus/cxl /sys/bus/nd /sys/bus/dax /sys/firmware/memmap)
-for optional in /sys/bus/cxl_virt /sys/devices/virtual/cxl_virt; do
+# NUMA nodes and memory blocks: what ghw and the memory views read.
+roots=(/sys/bus/cxl /sys/bus/nd /sys/bus/dax /sys/firmware/memmap
+	/sys/devices/system/node /sys/devices/system/memory)
+debugfs=/sys/kernel/debug/cxl/cxlv
+for optional in /sys/bus/cxl_virt /sys/devices/virtual/cxl_virt "$debugfs"; do
 	[ -e "$optional" ] && roots+=("$optional")
 done
 step "snapshot sysfs" "$CXLV/test/tools/bin/sysfs-snap" "$dst" "${roots[@]}"
-for f in /sys/devices/system/node/node*/meminfo; do
-	mkdir -p "$dst${f%/*}"
-	cat "$f" >"$dst$f"
+if [ -e "$dst$debugfs" ]; then
+	mkdir -p "$dst/debugfs/cxl"
+	mv "$dst$debugfs" "$dst/debugfs/cxl/"
+	rm -r "$dst/sys/kernel"
+fi
+for f in iomem meminfo cmdline; do
+	cat "/proc/$f" >"$dst/proc/$f"
 done
-cat /proc/iomem >"$dst/proc/iomem"
 
 # capture_json FILE CMD...: the command's JSON, recorded in INFO.
 capture_json() {

@@ -114,3 +114,58 @@ make_namespace() {
 	shift 2
 	ndctl create-namespace -r "$region" -m "$mode" "$@" || fail "ndctl create-namespace -r $region -m $mode failed"
 }
+
+# cxl_count ARGS...: how many objects `cxl list ARGS` prints (it prints a bare
+# object for one, an array for several, and `[]` or nothing for none).
+cxl_count() {
+	cxl list "$@" 2>/dev/null | jq -s '[.[] | if type == "array" then .[] else . end] | length'
+}
+
+# sysw VALUE FILE: one sysfs write, failing the script with the file's name.
+sysw() {
+	echo "$1" >"$2" || fail "write '$1' to $2"
+}
+
+# remake_region DEV UUID: re-creates DEV's whole-device pmem region with a
+# known UUID through sysfs (ndctl 76.1's create-region takes no UUID), so the
+# namespaces in the device's labels come back; prints the region name.
+remake_region() {
+	local dev=$1 uuid=$2 size name r ep ed
+	local cxl=/sys/bus/cxl/devices
+	size=$(attr "$dev" capacity)
+	name=$(cat "$cxl/$(attr "$dev" decoder)/create_pmem_region")
+	sysw "$name" "$cxl/$(attr "$dev" decoder)/create_pmem_region"
+	r=$cxl/$name
+	sysw 256 "$r/interleave_granularity"
+	sysw 1 "$r/interleave_ways"
+	sysw "$uuid" "$r/uuid"
+	sysw "$(printf '%#x' "$size")" "$r/size"
+	ep=$(cxl list -E | jq -r --arg m "$(attr "$dev" memdev)" \
+		'[.. | objects | select(.host? == $m) | .endpoint][0]')
+	ed=decoder${ep#endpoint}.0
+	sysw pmem "$cxl/$ed/mode"
+	sysw "$(printf '%#x' "$size")" "$cxl/$ed/dpa_size"
+	sysw "$ed" "$r/target0"
+	sysw 1 "$r/commit"
+	sysw "$name" /sys/bus/cxl/drivers/cxl_region/bind
+	echo "$name"
+}
+
+# reserved_covers ADDR: a top-level "Reserved" entry of /proc/iomem holds ADDR
+# (firmware may merge a memmap= range with a neighbouring reserved area).
+reserved_covers() {
+	local range name lo hi
+	while IFS= read -r line; do
+		[[ $line == " "* ]] && continue
+		range=${line%% : *} name=${line#* : }
+		[ "$name" = Reserved ] || continue
+		lo=$((0x${range%-*})) hi=$((0x${range#*-}))
+		[ "$1" -ge "$lo" ] && [ "$1" -le "$hi" ] && return 0
+	done </proc/iomem
+	return 1
+}
+
+# cxl_one ARGS...: the first object `cxl list ARGS` prints, bare or in an array.
+cxl_one() {
+	cxl list "$@" | jq -s '[.[] | if type == "array" then .[] else . end][0]'
+}

@@ -23,8 +23,10 @@ finish() {
 }
 
 opts=trans=virtio,version=9p2000.L,msize=262144
-for m in virtio_pci 9pnet_virtio 9p; do /sbin/modprobe "$m" || finish 125; done
-mount -t 9p -o "$opts,ro" cxlv /cxlv || finish 125
+/sbin/modprobe -a virtio_pci 9pnet_virtio 9p || finish 125
+# cache=loose: pages of the read-only repository stay in the guest's page cache
+# (exec'ing a 12 MB binary takes ~1-2 s per run with cache=none, ~0.05 s with).
+mount -t 9p -o "$opts,ro,cache=loose" cxlv /cxlv || finish 125
 mount -t 9p -o "$opts" out /out || finish 125
 
 guest_script='' guest_args=()

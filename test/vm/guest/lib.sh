@@ -39,23 +39,23 @@ wait_for() {
 	done
 }
 
-# load_cxl_stack: loads the CXL, nvdimm and dax drivers (kmod's modprobe:
-# busybox's cannot load the nvdimm modules) and waits for every CXL memdev
-# to be bound by cxl_mem.
+# load_cxl_stack [N]: loads the CXL, nvdimm and dax drivers (kmod's
+# modprobe: busybox's cannot load the nvdimm modules) and waits until at least
+# N (default 1; 0: do not wait) CXL memdevs exist, all bound by cxl_mem.
 load_cxl_stack() {
-	local m
-	for m in cxl_acpi cxl_pci cxl_mem cxl_pmem libnvdimm nd_pmem dax_pmem device_dax; do
-		/sbin/modprobe "$m" || return
-	done
-	wait_for 30 all_memdevs_bound
+	/sbin/modprobe -a cxl_acpi cxl_pci cxl_mem cxl_pmem libnvdimm nd_pmem dax_pmem device_dax ||
+		return
+	[ "${1:-1}" = 0 ] || wait_for 30 all_memdevs_bound "${1:-1}"
 }
 
+# all_memdevs_bound [N]: at least N (default 1) memdevs, each with a driver.
 all_memdevs_bound() {
-	local d
+	local d n=0
 	for d in /sys/bus/cxl/devices/mem*; do
-		[ -e "$d" ] || return 1
 		[ -e "$d/driver" ] || return 1
+		n=$((n + 1))
 	done
+	[ "$n" -ge "${1:-1}" ]
 }
 
 # json_has JQ_FILTER CMD...: runs CMD (JSON output) and checks that the jq

@@ -1,0 +1,62 @@
+package sysfs
+
+import "path/filepath"
+
+// Feature is a kernel capability cxlvctl cares about, detected from the
+// presence of the attribute that provides it on an object that exists.
+type Feature struct {
+	Name      string
+	MinKernel string // first release with it
+	Present   bool
+}
+
+// Err is the *FeatureError to return when an operation needs f and it is
+// missing, nil when present.
+func (f Feature) Err() error {
+	if f.Present {
+		return nil
+	}
+	return &FeatureError{Name: f.Name, MinKernel: f.MinKernel}
+}
+
+// featureProbes: which attribute, below which kind of object, shows a feature.
+var featureProbes = []struct {
+	name, minKernel string
+	object          string // "root-decoder" or "port"
+	attr            string
+}{
+	{"pmem regions (create_pmem_region)", "6.0", "root-decoder", "create_pmem_region"},
+	{"ram regions (create_ram_region)", "6.3", "root-decoder", "create_ram_region"},
+	{"decoder qos_class", "6.5", "root-decoder", "qos_class"},
+	{"port parent_dport", "6.3", "port", "parent_dport"},
+	{"port decoders_committed", "6.7", "port", "decoders_committed"},
+}
+
+// Features reports the features that can be decided on this system: those
+// whose probe object exists (a root decoder, a non-root port).
+func (t *Topology) Features() []Feature {
+	var out []Feature
+	for _, p := range featureProbes {
+		dir := ""
+		switch p.object {
+		case "root-decoder":
+			for _, d := range t.Decoders {
+				if d.Kind == RootDecoder {
+					dir = d.Path
+					break
+				}
+			}
+		case "port":
+			for _, port := range t.Ports {
+				if port.Kind != RootPort {
+					dir = port.Path
+					break
+				}
+			}
+		}
+		if dir != "" {
+			out = append(out, Feature{Name: p.name, MinKernel: p.minKernel, Present: exists(filepath.Join(dir, p.attr))})
+		}
+	}
+	return out
+}

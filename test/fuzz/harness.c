@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cxlv-fuzz-harness: runs kmod/cxlv_parse.c, compiled unchanged against the
+ * shims in shim/, in user space (built with ASan and UBSan when available).
+ *
+ * 1. Every seed corpus line (corpus/) must give its stated result.
+ * 2. Every generated record must satisfy, on create and remove parsers:
+ *    - the errno is one cxlv_parse.h documents;
+ *    - a refusal leaves a one-line reason, terminated within why_len,
+ *      nothing written past it, also with tiny why buffers;
+ *    - nothing is read past len (the text ends at a PROT_NONE page);
+ *    - the first NUL ends the input: same result as the text cut there;
+ *    - an accepted create has cxltype 3, memsize > 0, no wrap, and renders
+ *      back (other key order, other radix) to the same request;
+ *    - parsing is deterministic, and so is the generator.
+ * 3. Every errno class and every generator class turns up (coverage).
+ *
+ * usage: cxlv-fuzz-harness --seed S --count N SEEDFILE...
+ * Prints "N passed, N failed"; exits 1 on any failure.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fuzz.h"
+#include "../../kmod/cxlv_parse.h"
+
+#define WHY_LEN 160
+#define CANARY 0x5a
+
+struct outcome {
+	int rc;
+	struct cxlv_params p;
+	u32 id;
+	char why[WHY_LEN + 16];
+};
+
+static unsigned long passed, failed;
+static char *guard_end;		/* first byte of the PROT_NONE page */
+static unsigned long seen_errno[128], seen_expect[64];
+
+static void guard_init(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t data = (CXLV_FUZZ_MAX_LEN + page - 1) / page * page;
+	char *m = mmap(NULL, data + page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED || mprotect(m + data, page, PROT_NONE)) {
+		perror("guard page");
+		exit(2);
+	}
+	guard_end = m + data;
+}
+
+/* Parses @len bytes placed right before the guard page. */
+static void parse(char kind, const char *text, size_t len, size_t why_len,
+		  struct outcome *o)
+{
+	char *buf = guard_end - len;
+
+	memmove(buf, text, len);
+	memset(o, 0, sizeof(*o));
+	memset(o->why, CANARY, sizeof(o->why));
+	if (kind == 'c')
+		o->rc = cxlv_parse_create(buf, len, &o->p, o->why, why_len);
+	else
+		o->rc = cxlv_parse_remove(buf, len, &o->id, o->why, why_len);
+}
+
+static bool same(char kind, const struct outcome *a, const struct outcome *b)
+{
+	if (a->rc != b->rc)
+		return false;
+	if (a->rc)
+		return true;
+	if (kind == 'r')
+		return a->id == b->id;
+	return a->p.memstart == b->p.memstart && a->p.memsize == b->p.memsize &&
+	       a->p.serial == b->p.serial && a->p.cxltype == b->p.cxltype &&
+	       a->p.pmem == b->p.pmem;
+}
+
+static bool documented(int rc)
+{
+	return !rc || rc == -EINVAL || rc == -ENOTUNIQ || rc == -ENODATA ||
+	       rc == -ERANGE || rc == -EOPNOTSUPP;
+}
+
+/* Collects the failures of one case; the case fails on the first. */
+static const char *problem;
+
+static void check(bool ok, const char *what)
+{
+	if (!ok && !problem)
+		problem = what;
+}
+
+static void check_reason(const struct outcome *o, size_t why_len)
+{
+	size_t n = strnlen(o->why, why_len);
+	size_t i;
+
+	check(n < why_len, "reason not terminated within why_len");
+	check(n > 0, "empty reason");
+	check(!memchr(o->why, '\n', n), "reason spans lines");
+	for (i = why_len; i < sizeof(o->why); i++)
+		check((unsigned char)o->why[i] == CANARY,
+		      "written past why_len");
+}
+
+static void render_back(const struct outcome *o, char kind, char *s,
+			size_t n, bool hex)
+{
+	if (kind == 'r') {
+		snprintf(s, n, hex ? "\ncxlv_dev_id=%#x\n" : "cxlv_dev_id=%u",
+			 o->id);
+		return;
+	}
+	if (hex)
+		snprintf(s, n, "pmem=%d,cxltype=%#x,memsize=%#llx,memstart=%#llx",
+			 o->p.pmem, o->p.cxltype,
+			 (unsigned long long)o->p.memsize,
+			 (unsigned long long)o->p.memstart);
+	else
+		snprintf(s, n, "memstart=%llu\nmemsize=%llu\ncxltype=%u\npmem=%d",
+			 (unsigned long long)o->p.memstart,
+			 (unsigned long long)o->p.memsize, o->p.cxltype,
+			 o->p.pmem);
+	if (o->p.serial)
+		snprintf(s + strlen(s), n - strlen(s), ",serial=%llu",
+			 (unsigned long long)o->p.serial);
+}
+
+static void properties(const struct cxlv_rec *r)
+{
+	struct outcome o, again, tiny, cut, back;
+	const char *nul = memchr(r->buf, '\0', r->len);
+	char text[256];
+	bool hex;
+
+	parse(r->kind, r->buf, r->len, WHY_LEN, &o);
+	seen_errno[-o.rc & 127]++;
+	check(documented(o.rc), "undocumented errno");
+	parse(r->kind, r->buf, r->len, WHY_LEN, &again);
+	check(same(r->kind, &o, &again) && !strcmp(o.why, again.why),
+	      "not deterministic");
+	if (o.rc) {
+		check_reason(&o, WHY_LEN);
+		parse(r->kind, r->buf, r->len, 1, &tiny);
+		check(tiny.rc == o.rc, "result depends on why_len");
+		check(tiny.why[0] == '\0' && (unsigned char)tiny.why[1] == CANARY,
+		      "why_len 1 not honoured");
+		parse(r->kind, r->buf, r->len, 7, &tiny);
+		check_reason(&tiny, 7);
+	}
+	if (nul) {
+		parse(r->kind, r->buf, nul - r->buf, WHY_LEN, &cut);
+		check(same(r->kind, &o, &cut), "text after a NUL counted");
+	}
+	if (o.rc)
+		return;
+	if (r->kind == 'c') {
+		check(o.p.cxltype == 3, "accepted cxltype != 3");
+		check(o.p.memsize > 0, "accepted memsize 0");
+		check(o.p.memstart <= UINT64_MAX - o.p.memsize,
+		      "accepted a wrapping range");
+	} else {
+		check(o.id <= INT32_MAX, "accepted id above S32_MAX");
+	}
+	for (hex = false; ; hex = true) {
+		render_back(&o, r->kind, text, sizeof(text), hex);
+		parse(r->kind, text, strlen(text), WHY_LEN, &back);
+		check(same(r->kind, &o, &back), "rendered back, parses differently");
+		if (hex)
+			break;
+	}
+}
+
+static void report(const char *where, unsigned long idx,
+		   const struct cxlv_rec *r)
+{
+	uint32_t i;
+
+	if (!problem) {
+		passed++;
+		return;
+	}
+	failed++;
+	printf("FAIL %s #%lu (%c): %s: ", where, idx, r->kind, problem);
+	for (i = 0; i < r->len && i < 120; i++)
+		printf(r->buf[i] >= 0x20 && r->buf[i] < 0x7f ? "%c" : "\\x%02x",
+		       (unsigned char)r->buf[i]);
+	putchar('\n');
+}
+
+static void run_seeds(const char *path)
+{
+	static struct cxlv_rec r;
+	unsigned int line = 0;
+	struct outcome o;
+	FILE *f = fopen(path, "r");
+	int want, rc;
+
+	if (!f) {
+		perror(path);
+		exit(2);
+	}
+	while ((rc = cxlv_seed_next(f, &r, &want, &line)) > 0) {
+		problem = NULL;
+		parse(r.kind, r.buf, r.len, WHY_LEN, &o);
+		if (-o.rc != want) {
+			static char msg[128];
+
+			snprintf(msg, sizeof(msg), "got %s, want %s",
+				 cxlv_errno_name(-o.rc), cxlv_errno_name(want));
+			problem = msg;
+		}
+		properties(&r);
+		report(path, line, &r);
+	}
+	if (rc < 0) {
+		printf("FAIL %s:%u: malformed seed line\n", path, line);
+		failed++;
+	}
+	fclose(f);
+}
+
+/* The VM keeps cxlv0 alive: neither the text nor its first page may name it. */
+static bool removes_live(const struct cxlv_rec *r)
+{
+	struct outcome o;
+	size_t page = r->len < 4096 ? r->len : 4096;
+
+	parse('r', r->buf, r->len, WHY_LEN, &o);
+	if (!o.rc && !o.id)
+		return true;
+	parse('r', r->buf, page, WHY_LEN, &o);
+	return !o.rc && !o.id;
+}
+
+static void run_generated(uint64_t seed, uint64_t count)
+{
+	static const struct cxlv_var vars[] = {
+		{ "KCODE", 0x2ec00000 }, { "DEV", 0x100000000ULL },
+		{ "DEVSIZE", 1ULL << 30 }, { "HOLE", 64ULL << 30 },
+	};
+	static struct cxlv_rec raw, twin, r;
+	char err[128];
+	uint64_t i;
+
+	for (i = 0; i < count; i++) {
+		problem = NULL;
+		cxlv_fuzz_generate(seed, i, &raw);
+		cxlv_fuzz_generate(seed, i, &twin);
+		check(raw.len == twin.len && raw.flags == twin.flags &&
+		      raw.expect == twin.expect &&
+		      !memcmp(raw.buf, twin.buf, raw.len),
+		      "generator not deterministic");
+		if (raw.kind == 'r')
+			check(!removes_live(&raw),
+			      "remove of the live device cxlv0 (cut at a page or not)");
+		if (cxlv_fuzz_render(&raw, &r, vars, 4, err, sizeof(err)))
+			check(false, "template does not render");
+		else
+			properties(&r);
+		seen_expect[raw.expect & 63]++;
+		report("generated", i, &r);
+	}
+}
+
+static void coverage(void)
+{
+	static const int want[] = { 0, EINVAL, ENOTUNIQ, ENODATA, ERANGE,
+				    EOPNOTSUPP };
+	static const unsigned int exp[] = {
+		CXLV_EXP_EINVAL, CXLV_EXP_ENOSPC, CXLV_EXP_EBUSY,
+		CXLV_EXP_EADDRNOTAVAIL, CXLV_EXP_EEXIST, CXLV_EXP_ENODEV,
+		CXLV_EXP_ANY_RANGE,
+	};
+	size_t i;
+
+	printf("parser results:");
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		printf(" %s=%lu", cxlv_errno_name(want[i]), seen_errno[want[i]]);
+		if (seen_errno[want[i]])
+			passed++;
+		else
+			failed++;
+	}
+	printf("\nrange classes generated:");
+	for (i = 0; i < sizeof(exp) / sizeof(exp[0]); i++) {
+		printf(" %#x=%lu", exp[i], seen_expect[exp[i]]);
+		if (seen_expect[exp[i]])
+			passed++;
+		else
+			failed++;
+	}
+	putchar('\n');
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long seed = 1, count = 20000;
+	int i = 1;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
+		if (!strcmp(argv[i], "--seed"))
+			seed = strtoull(argv[i + 1], NULL, 0);
+		else if (!strcmp(argv[i], "--count"))
+			count = strtoull(argv[i + 1], NULL, 0);
+		else
+			break;
+	}
+	guard_init();
+	for (; i < argc; i++)
+		run_seeds(argv[i]);
+	run_generated(seed, count);
+	coverage();
+	printf("%lu passed, %lu failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
