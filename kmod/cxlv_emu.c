@@ -3,7 +3,10 @@
 #include <linux/device.h>
 #include <linux/err.h>
 #include <linux/io.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rculist.h>
 #include <linux/slab.h>
 #include "cxlmem.h"
 #include "cxlv_emu_internal.h"
@@ -34,6 +37,14 @@
  * 8 ms plus half of that as timer slack, stays under the 20 ms in which 6.1
  * expects a commit to be acknowledged.
  * Nothing in the timer path maps, sleeps or allocates.
+ *
+ * A tick can come late: under full emulation (QEMU TCG) timer interrupts go
+ * through the emulator's main loop and take milliseconds on a loaded host.
+ * So when the running kernel's cxl_pci has the function it calls right after
+ * ringing the doorbell (CXLV_DOORBELL_HINT), a kprobe on it answers rung
+ * doorbells at once, on the CPU about to spin. The pollers stay the
+ * mechanism; the probe only saves the wait, and without it (another kernel,
+ * cxl_pci not loaded yet) nothing but speed changes.
  */
 
 static unsigned int poll_busy_us = 20;
@@ -46,6 +57,13 @@ MODULE_PARM_DESC(poll_idle_us, "emulator poll period in us when idle (max 8000)"
 
 #define CXLV_POLL_IDLE_MAX_NS	(8 * NSEC_PER_MSEC)
 #define CXLV_POLL_BUSY_WINDOW	ms_to_ktime(20)
+#define CXLV_DOORBELL_HINT	"cxl_pci_mbox_wait_for_doorbell"
+
+/* Running emulators, for the doorbell hint; RCU list, mutex for writers. */
+static LIST_HEAD(cxlv_emus);
+static DEFINE_MUTEX(cxlv_emus_lock);
+static struct kprobe cxlv_doorbell_probe;
+static bool cxlv_doorbell_probed;
 
 /* The next poll period: short while busy, backing off once idle. */
 static u64 cxlv_emu_next_period(struct cxlv_emu *emu, ktime_t now)
@@ -229,6 +247,56 @@ static enum hrtimer_restart cxlv_emu_poll(struct hrtimer *timer)
 	return HRTIMER_RESTART;
 }
 
+/* The doorbell hint: some device's doorbell was just rung. */
+static int cxlv_emu_doorbell_rung(struct kprobe *probe, struct pt_regs *regs)
+{
+	struct cxlv_emu *emu;
+	unsigned long flags;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(emu, &cxlv_emus, node) {
+		raw_spin_lock_irqsave(&emu->lock, flags);
+		if (cxlv_emu_mbox_poll(emu))
+			emu->last_busy = ktime_get();
+		raw_spin_unlock_irqrestore(&emu->lock, flags);
+	}
+	rcu_read_unlock();
+	return 0;
+}
+
+static void cxlv_emu_list_add(struct cxlv_emu *emu)
+{
+	int rc;
+
+	mutex_lock(&cxlv_emus_lock);
+	if (!cxlv_doorbell_probed) {
+		cxlv_doorbell_probe = (struct kprobe) {
+			.symbol_name = CXLV_DOORBELL_HINT,
+			.pre_handler = cxlv_emu_doorbell_rung,
+		};
+		rc = register_kprobe(&cxlv_doorbell_probe);
+		cxlv_doorbell_probed = !rc;
+		if (rc)
+			dev_info(emu->cfg.dev,
+				 "no kprobe on %s (%d): mailbox answered by polling only\n",
+				 CXLV_DOORBELL_HINT, rc);
+	}
+	list_add_tail_rcu(&emu->node, &cxlv_emus);
+	mutex_unlock(&cxlv_emus_lock);
+}
+
+static void cxlv_emu_list_del(struct cxlv_emu *emu)
+{
+	mutex_lock(&cxlv_emus_lock);
+	list_del_rcu(&emu->node);
+	if (list_empty(&cxlv_emus) && cxlv_doorbell_probed) {
+		unregister_kprobe(&cxlv_doorbell_probe);
+		cxlv_doorbell_probed = false;
+	}
+	mutex_unlock(&cxlv_emus_lock);
+	synchronize_rcu();
+}
+
 /**
  * cxlv_emu_start() - lay out the registers and start answering them
  * @cfg: the device; copied, the mappings must outlive cxlv_emu_stop()
@@ -263,6 +331,7 @@ struct cxlv_emu *cxlv_emu_start(const struct cxlv_emu_config *cfg)
 	hrtimer_init(&emu->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	emu->timer.function = cxlv_emu_poll;
 	hrtimer_start(&emu->timer, 0, HRTIMER_MODE_REL_HARD);
+	cxlv_emu_list_add(emu);
 
 	return emu;
 }
@@ -273,6 +342,7 @@ struct cxlv_emu *cxlv_emu_start(const struct cxlv_emu_config *cfg)
  */
 void cxlv_emu_stop(struct cxlv_emu *emu)
 {
+	cxlv_emu_list_del(emu);
 	hrtimer_cancel(&emu->timer);
 	kfree(emu);
 }

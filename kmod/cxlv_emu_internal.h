@@ -3,6 +3,7 @@
 #define __CXLV_EMU_INTERNAL_H__
 
 #include <linux/hrtimer.h>
+#include <linux/list.h>
 #include <linux/spinlock.h>
 #include "cxl.h"
 #include "cxlv_emu.h"
@@ -67,7 +68,8 @@ struct cxlv_hdm_decoder {
  * @mbox: the primary mailbox registers inside @cfg.dev_regs
  * @hdm: the HDM Decoder Capability Structure inside @cfg.comp_regs
  * @timer: the poller; fires in hard interrupt context
- * @lock: serializes the poller against the counter readers
+ * @node: in the list of running emulators the doorbell hint walks
+ * @lock: serializes the poller and the doorbell hint
  * @period_ns: current poll period, short while busy, backing off when idle
  * @last_busy: when the poller last found work
  * @mbox_cmds: mailbox commands answered
@@ -81,6 +83,7 @@ struct cxlv_emu {
 	void __iomem *mbox;
 	void __iomem *hdm;
 	struct hrtimer timer;
+	struct list_head node;
 	raw_spinlock_t lock;
 	u64 period_ns;
 	ktime_t last_busy;

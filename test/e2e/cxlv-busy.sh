@@ -36,10 +36,5 @@ step "write a file" "$PATCHECK" write --seed 7 --size 8M /mnt/dax/f
 refused "a mounted fsdax namespace"
 step "file still reads back" "$PATCHECK" verify --seed 7 /mnt/dax/f
 step "umount" umount /mnt/dax
-step "destroy namespace" ndctl destroy-namespace -f "$(jq -r .dev <<<"$ns")"
-drop_region "$region"
-
-remove "$dev"
-rmmod cxl_virt
-no_kernel_complaints
+teardown_all "$(jq -r .dev <<<"$ns")" "$region" "$dev"
 say PASS

@@ -38,9 +38,5 @@ daxdev=/dev/$(jq -r '.chardev // .daxregion.devices[0].chardev' <<<"$ns")
 step "wait for $daxdev" wait_for 30 test -c "$daxdev"
 step "pattern reads back through $daxdev" "$PATCHECK" verify --mmap --seed 31 --size 32M "$daxdev"
 
-step "destroy namespace" ndctl destroy-namespace -f "$(jq -r .dev <<<"$ns")"
-drop_region "$region"
-remove "$dev"
-rmmod cxl_virt
-no_kernel_complaints
+teardown_all "$(jq -r .dev <<<"$ns")" "$region" "$dev"
 say PASS

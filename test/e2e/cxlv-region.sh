@@ -41,12 +41,5 @@ pmem=/dev/$(jq -r .blockdev <<<"$ns")
 [ -b "$pmem" ] || fail "no $pmem"
 check_dax_fs "$pmem" xfs
 check_dax_fs "$pmem" ext4
-step "destroy fsdax namespace" ndctl destroy-namespace -f "$(jq -r .dev <<<"$ns")"
-
-drop_region "$region"
-expect_eq state "$(attr "$dev" state)" ready
-remove "$dev"
-expect_eq devices "$(device_count)" 0
-no_kernel_complaints
-rmmod cxl_virt
+teardown_all "$(jq -r .dev <<<"$ns")" "$region" "$dev"
 say PASS

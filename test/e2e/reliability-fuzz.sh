@@ -45,10 +45,8 @@ vars=(--var "KCODE=$(printf '%#x' $((0x$kcode & ~0xfffff)))" --var "DEV=$DEV"
 say "kernel code at 0x$kcode; seed $FUZZ_SEED, $FUZZ_COUNT generated strings"
 
 corpus=/tmp/fuzz-corpus.bin
-step "generate corpus" "$FUZZ_BIN/cxlv-fuzzgen" --seeds "$CXLV/test/fuzz/corpus/seeds.txt" \
-	--seed "$FUZZ_SEED" --count "$FUZZ_COUNT"
 "$FUZZ_BIN/cxlv-fuzzgen" --seeds "$CXLV/test/fuzz/corpus/seeds.txt" \
-	--seed "$FUZZ_SEED" --count "$FUZZ_COUNT" >"$corpus"
+	--seed "$FUZZ_SEED" --count "$FUZZ_COUNT" >"$corpus" || fail "cxlv-fuzzgen"
 t0=$(now_us)
 step "fuzz debugfs" "$FUZZ_BIN/cxlv-fuzzwrite" --dir "$CXLV_DBG" --max-len 256 --live-id 0 "${vars[@]}" "$corpus"
 step "fuzz sysfs" "$FUZZ_BIN/cxlv-fuzzwrite" --dir "$CXLV_SYS" --max-len 0 --live-id 0 "${vars[@]}" "$corpus"

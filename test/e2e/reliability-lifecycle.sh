@@ -25,7 +25,7 @@ RMMOD_RACES=${RMMOD_RACES:-5}
 # Leak bounds after warm-up: Slab may grow by SLAB_KB_PER_CYCLE per cycle on
 # top of SLAB_KB_FLOOR (per-CPU caches refill), MemAvailable may drop by at
 # most AVAIL_KB_FLOOR; ioremaps must come back to the same count.
-SLAB_KB_FLOOR=1024 SLAB_KB_PER_CYCLE=4 AVAIL_KB_FLOOR=16384
+SLAB_KB_FLOOR=512 SLAB_KB_PER_CYCLE=2 AVAIL_KB_FLOOR=16384
 
 M=$((1 << 20))
 base=$((4 << 30))
@@ -167,8 +167,8 @@ for ((i = 0; i < REGION_RACES; i++)); do
 	wait_ready "$d"
 	decoder=$(attr "$d" decoder) memdev=$(attr "$d" memdev)
 	cxl create-region -m -d "$decoder" -w 1 -t pmem "$memdev" >/tmp/region.out 2>&1 &
-	# 0 to 0.55 s: before, during and after the region's setup
-	delay=$(printf '0.%02d' $((i * 5 % 60)))
+	# 0 to 0.2 s in 17 ms steps: before, during and after the region's setup
+	delay=$(printf '0.%03d' $((i * 17 % 200)))
 	sleep "$delay"
 	rm_got=$(ctl "$CXLV_DBG/remove" "cxlv_dev_id=${d#cxlv}")
 	wait $! && cr=ok || cr=failed
