@@ -11,7 +11,7 @@ export CGO_ENABLED := 0
 # Guest kernel release: what linux-image-amd64 points to, unless given.
 KVER ?= $(shell dpkg-query -W -f='$${Depends}' linux-image-amd64 2>/dev/null | grep -o 'linux-image-[^ ,]*' | head -1 | sed 's/^linux-image-//')
 
-.PHONY: all deps go build kmod test unit fuzz e2e stress demo bench fixtures checkpatch clean
+.PHONY: all deps go build kmod test unit gofuzz fuzz e2e stress demo bench fixtures checkpatch clean
 
 all: build kmod
 
@@ -33,6 +33,10 @@ unit: go
 	$(GO) vet ./...
 	$(GO) test ./...
 
+# Every Go fuzz target for a bounded time (GOFUZZ_TIME, default 10s each).
+gofuzz: go
+	bash scripts/gofuzz.sh
+
 # The user-space harness of the module's create/remove parser, and the
 # static guest tools the VM fuzz scenario uses.
 fuzz:
@@ -41,7 +45,7 @@ fuzz:
 e2e: deps build kmod fuzz
 	bash test/vm/run-suite.sh
 
-test: unit checkpatch fuzz e2e
+test: unit gofuzz checkpatch fuzz e2e
 
 # Issue 7's full counts; `make test` runs the bounded versions.
 stress: deps build kmod fuzz

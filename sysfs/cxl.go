@@ -280,6 +280,11 @@ func (f FS) Decoders() ([]Decoder, error) {
 	if err != nil {
 		return nil, err
 	}
+	return decodersOf(ports)
+}
+
+// decodersOf reads the decoders of ports already read.
+func decodersOf(ports []Port) ([]Decoder, error) {
 	var out []Decoder
 	for _, p := range ports {
 		for _, name := range p.Decoders {
@@ -349,6 +354,11 @@ func (f FS) Regions() ([]Region, error) {
 	if err != nil {
 		return nil, err
 	}
+	return regionsOf(decoders)
+}
+
+// regionsOf reads the regions of decoders already read, ordered by id.
+func regionsOf(decoders []Decoder) ([]Region, error) {
 	var out []Region
 	for _, d := range decoders {
 		for _, name := range d.Regions {

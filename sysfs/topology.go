@@ -27,10 +27,11 @@ func (f FS) Topology() (*Topology, error) {
 	if t.Ports, err = f.Ports(); err != nil {
 		return nil, err
 	}
-	if t.Decoders, err = f.Decoders(); err != nil {
+	// Each level from the one above, so the tree is read once.
+	if t.Decoders, err = decodersOf(t.Ports); err != nil {
 		return nil, err
 	}
-	if t.Regions, err = f.Regions(); err != nil {
+	if t.Regions, err = regionsOf(t.Decoders); err != nil {
 		return nil, err
 	}
 	if t.Bridges, err = f.NvdimmBridges(); err != nil {

@@ -48,10 +48,10 @@ static void fail(const char *what, const char *path)
 	exit(2);
 }
 
-static void usage(const char *why)
+static void print_usage(const char *why)
 {
-	fprintf(stderr, "patcheck: %s\nusage: patcheck write|verify [--mmap] [--seed N] "
-		"[--offset BYTES] [--size BYTES] [--align BYTES] PATH\n", why);
+	fprintf(stderr, "patcheck: %s\n%s\n", why,
+		"usage: patcheck write|verify [--mmap] [--seed N] [--offset BYTES] [--size BYTES] [--align BYTES] PATH");
 	exit(2);
 }
 
@@ -63,14 +63,15 @@ static uint64_t parse_size(const char *s)
 	errno = 0;
 	v = strtoull(s, &end, 0);
 	if (errno || end == s)
-		usage("bad number");
-	switch (*end) {
-	case 'G': case 'g': v <<= 10; /* fall through */
-	case 'M': case 'm': v <<= 10; /* fall through */
-	case 'K': case 'k': v <<= 10; end++; break;
+		print_usage("bad number");
+	if (*end) {
+		const char *units = "KMG";
+		const char *unit = strchr(units, *end & ~0x20);
+
+		if (!unit || end[1])
+			print_usage("bad number suffix (use K, M or G)");
+		v <<= 10 * (unit - units + 1);
 	}
-	if (*end)
-		usage("bad number suffix (use K, M or G)");
 	return v;
 }
 
@@ -180,10 +181,13 @@ static uint64_t run_rw(const struct opts *o, int fd, const struct stat *st)
 		} else {
 			n = pread(fd, buf, len, o->offset + done);
 		}
+		if (n < 0)
+			fail(o->write ? "cannot write" : "cannot read", o->path);
 		if (n != (ssize_t)len) {
-			if (n >= 0)
-				errno = EIO;
-			fail(o->write ? "short write to" : "short read from", o->path);
+			fprintf(stderr, "patcheck: %s %s at offset 0x%" PRIx64 ": past its end?\n",
+				o->write ? "short write to" : "short read from", o->path,
+				o->offset + done + n);
+			exit(2);
 		}
 		if (!o->write)
 			bad += compare(buf, len, o->seed, o->offset + done, bad);
@@ -199,11 +203,11 @@ static void parse(int argc, char **argv, struct opts *o)
 	int i = 2;
 
 	if (argc < 3)
-		usage("missing arguments");
+		print_usage("missing arguments");
 	if (!strcmp(argv[1], "write"))
 		o->write = 1;
 	else if (strcmp(argv[1], "verify"))
-		usage("first argument must be write or verify");
+		print_usage("first argument must be write or verify");
 	for (; i < argc - 1; i++) {
 		if (!strcmp(argv[i], "--mmap"))
 			o->use_mmap = 1;
@@ -216,7 +220,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		else if (!strcmp(argv[i], "--align") && i + 1 < argc - 1)
 			o->align = parse_size(argv[++i]);
 		else
-			usage("unknown option or missing value");
+			print_usage("unknown option or missing value");
 	}
 	o->path = argv[argc - 1];
 }
@@ -237,15 +241,15 @@ int main(int argc, char **argv)
 	if (!o.size) {
 		o.size = target_size(fd, &st, o.path);
 		if (o.size <= o.offset)
-			usage("nothing to do: give --size (target is empty or offset past its end)");
+			print_usage("nothing to do: give --size (target is empty or offset past its end)");
 		o.size -= o.offset;
 	}
 	if (!o.align)
 		o.align = S_ISCHR(st.st_mode) ? 2u << 20 : 4096;
 	if (o.offset % 8 || o.size % 8)
-		usage("offset and size must be multiples of 8");
+		print_usage("offset and size must be multiples of 8");
 	if (o.use_mmap && (o.offset % o.align || o.size % o.align))
-		usage("--mmap needs offset and size aligned to --align (device-dax: 2M)");
+		print_usage("--mmap needs offset and size aligned to --align (device-dax: 2M)");
 	if (o.write && S_ISREG(st.st_mode) && (uint64_t)st.st_size < o.offset + o.size &&
 	    ftruncate(fd, o.offset + o.size))
 		fail("cannot extend", o.path);

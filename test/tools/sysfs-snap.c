@@ -64,7 +64,7 @@ static void copy_attr(const char *src, const char *dst, mode_t mode)
 	int fd;
 
 	n = 0;
-	if (mode & S_IRUSR) {
+	if (mode & 0400) {
 		fd = open(src, O_RDONLY | O_NONBLOCK);
 		if (fd < 0)
 			return;

@@ -76,7 +76,7 @@ func markdown(r Report) string {
 	h := r.HostLoad
 	if h.Noisy {
 		fmt.Fprintf(&b, "> **Noisy:** taken on a shared 2-core host: load average %s before the run, "+
-			"1-min load %.2f mean / %.2f max during it (this VM adds up to 2), up to %d other VMs running. "+
+			"1-min load %.2f mean / %.2f max during it (this VM adds up to 2), up to %d other VM(s) running. "+
 			"Absolute numbers and ratios near a threshold can move by 15%% or more between runs.\n\n",
 			h.Before, h.Mean1m, h.Max1m, h.MaxOtherVMs)
 	} else {

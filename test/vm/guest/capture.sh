@@ -31,7 +31,7 @@ done
 capture_json() {
 	local file=$1
 	shift
-	"$@" >"$dst/$file"
+	"$@" >"$dst/$file" || return
 	printf '%-22s %s\n' "$file" "$*" >>"$dst/INFO"
 }
 {

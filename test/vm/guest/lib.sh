@@ -10,7 +10,9 @@ PATCHECK=${PATCHECK:-$CXLV/test/tools/bin/patcheck}
 DAX_MNT=${DAX_MNT:-/mnt/dax}
 
 # step NAME CMD...: runs CMD, prints its output under a marker; on failure
-# prints the exit code and fails the script.
+# prints the exit code and fails the script. CMD runs in a subshell (its
+# variable assignments are lost) and bash turns errexit off inside it: a
+# function given to step must return its failures itself (cmd || return).
 step() {
 	local name=$1 rc=0 output
 	shift
