@@ -70,7 +70,7 @@ probe_expect "ioctl=0 retval=0 out=32" mem-cmd "/dev/cxl/$mem" 5 0x20       # GE
 probe_expect "ioctl=0 retval=0 out=18" mem-cmd "/dev/cxl/$mem" 7 0x12       # GET_HEALTH_INFO
 probe_expect "ioctl=ENOTTY retval=0 out=0" mem-cmd "/dev/cxl/$mem" 4 0x50   # GET_FW_INFO: not in the CEL
 probe_expect "ioctl=EPERM retval=0 out=0" mem-cmd "/dev/cxl/$mem" 2 0       # RAW: CXL_MEM_RAW_COMMANDS=n
-say "unknown opcodes cannot reach the device from user space on 6.1 (no raw commands); the emulator answers them Unsupported"
+say "unknown opcodes cannot reach the device through the 6.1 ioctl path (no raw commands); cxlv-mailbox-abuse.sh rings them in directly"
 
 # --- label round trip, 128 KiB
 head -c $lsa_size /dev/urandom >/tmp/pattern

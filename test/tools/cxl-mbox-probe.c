@@ -10,6 +10,7 @@
  *   cxl-mbox-probe nd-get   /dev/nmemN OFFSET LENGTH
  *   cxl-mbox-probe nd-set   /dev/nmemN OFFSET LENGTH BYTE
  *   cxl-mbox-probe phys-read ADDRESS LENGTH        raw bytes to stdout
+ *   cxl-mbox-probe raw-doorbell BAR0 OPCODE [LEN]  one command on the registers
  *
  * Each prints one line "ioctl=<errno name or 0> retval=<device return code>
  * out=<bytes>"; out is 0 when the device returned an error (6.1 then leaves
@@ -18,6 +19,16 @@
  * The exit code is 0 when the ioctl itself succeeded, 1 otherwise, 2 on
  * usage errors. OFFSET etc. accept 0x hex. phys-read maps /dev/mem, which
  * reaches reserved memory above the end of RAM where read() cannot.
+ *
+ * raw-doorbell goes under the kernel, which refuses unknown opcodes itself:
+ * with cxl_pci unbound it maps the device register block at physical BAR0
+ * (CXL 3.0 8.2.8) through /dev/mem, finds the primary mailbox in the
+ * capability array, fills the payload area with a pattern, sends OPCODE
+ * with LEN (default 0) input bytes and waits up to 2 s for the doorbell to
+ * clear. It prints "rc=<return code> out_len=<output length>
+ * changed=<bytes of the register block, payload area included, that changed
+ * outside the mailbox control, command, status and background status
+ * registers>" and exits 0 once the doorbell cleared, 1 otherwise.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -175,6 +186,105 @@ static int phys_read(unsigned long addr, unsigned long length)
 	return fwrite(map + (addr - base), 1, length, stdout) == length ? 0 : 1;
 }
 
+/* CXL 3.0 8.2.8.1-8.2.8.4 device capability array and mailbox registers */
+#define DEV_REGS_SIZE		0x10000
+#define CAP_HDR_STRIDE		0x10
+#define CAP_ID_PRIMARY_MAILBOX	2
+#define MBOX_CTRL		0x04
+#define MBOX_CTRL_DOORBELL	1u
+#define MBOX_CMD		0x08
+#define MBOX_STATUS		0x10
+#define MBOX_PAYLOAD		0x20
+#define MBOX_PAYLOAD_MAX	4096
+
+static uint32_t reg32(volatile unsigned char *regs, unsigned long off)
+{
+	return *(volatile uint32_t *)(regs + off);
+}
+
+static uint64_t reg64(volatile unsigned char *regs, unsigned long off)
+{
+	return *(volatile uint64_t *)(regs + off);
+}
+
+/* Offset of the primary mailbox in the register block, 0 if none. */
+static unsigned long find_mailbox(volatile unsigned char *regs)
+{
+	unsigned int count = (reg64(regs, 0) >> 32) & 0xffff, i;
+
+	for (i = 1; i <= count && i * CAP_HDR_STRIDE < DEV_REGS_SIZE; i++)
+		if ((reg32(regs, i * CAP_HDR_STRIDE) & 0xffff) ==
+		    CAP_ID_PRIMARY_MAILBOX)
+			return reg32(regs, i * CAP_HDR_STRIDE + 4);
+	return 0;
+}
+
+/* Bytes that differ, skipping the registers a command may change. */
+static unsigned long changed_bytes(const unsigned char *before,
+				   volatile unsigned char *regs,
+				   unsigned long mbox)
+{
+	unsigned long i, n = 0;
+
+	for (i = 0; i < DEV_REGS_SIZE; i++)
+		if (before[i] != regs[i] &&
+		    (i < mbox + MBOX_CTRL || i >= mbox + MBOX_PAYLOAD))
+			n++;
+	return n;
+}
+
+static int raw_doorbell(unsigned long bar, unsigned int opcode,
+			unsigned long len)
+{
+	static unsigned char before[DEV_REGS_SIZE];
+	int fd = open("/dev/mem", O_RDWR | O_SYNC);
+	volatile unsigned char *regs;
+	unsigned long mbox, i;
+	uint64_t cmd;
+
+	if (fd < 0) {
+		perror("cxl-mbox-probe: /dev/mem");
+		return 1;
+	}
+	regs = mmap(NULL, DEV_REGS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    fd, bar);
+	if (regs == MAP_FAILED) {
+		perror("cxl-mbox-probe: mmap /dev/mem (is cxl_pci still bound?)");
+		return 1;
+	}
+	mbox = find_mailbox(regs);
+	if (!mbox || mbox + MBOX_PAYLOAD + MBOX_PAYLOAD_MAX > DEV_REGS_SIZE ||
+	    len > MBOX_PAYLOAD_MAX) {
+		fprintf(stderr, "cxl-mbox-probe: no usable primary mailbox at %#lx or LEN over 4096\n",
+			bar);
+		return 1;
+	}
+	if (reg32(regs, mbox + MBOX_CTRL) & MBOX_CTRL_DOORBELL) {
+		fprintf(stderr, "cxl-mbox-probe: doorbell busy; unbind cxl_pci first\n");
+		return 1;
+	}
+	for (i = 0; i < MBOX_PAYLOAD_MAX; i++)
+		regs[mbox + MBOX_PAYLOAD + i] = 0xa5 ^ i;
+	for (i = 0; i < DEV_REGS_SIZE; i++)
+		before[i] = regs[i];
+
+	cmd = (opcode & 0xffff) | (uint64_t)len << 16;
+	*(volatile uint64_t *)(regs + mbox + MBOX_CMD) = cmd;
+	*(volatile uint32_t *)(regs + mbox + MBOX_CTRL) = MBOX_CTRL_DOORBELL;
+	for (i = 0; i < 2000 &&
+	     (reg32(regs, mbox + MBOX_CTRL) & MBOX_CTRL_DOORBELL); i++)
+		usleep(1000);
+	if (reg32(regs, mbox + MBOX_CTRL) & MBOX_CTRL_DOORBELL) {
+		fprintf(stderr, "cxl-mbox-probe: doorbell still set after 2 s\n");
+		return 1;
+	}
+	printf("rc=%#x out_len=%u changed=%lu\n",
+	       (unsigned int)(reg64(regs, mbox + MBOX_STATUS) >> 32) & 0xffff,
+	       (unsigned int)(reg64(regs, mbox + MBOX_CMD) >> 16) & 0x1fffff,
+	       changed_bytes(before, regs, mbox));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *op = argc > 1 ? argv[1] : "";
@@ -191,6 +301,9 @@ int main(int argc, char **argv)
 			      num(argv[5]));
 	if (!strcmp(op, "phys-read") && argc == 4)
 		return phys_read(num(argv[2]), num(argv[3]));
+	if (!strcmp(op, "raw-doorbell") && (argc == 4 || argc == 5))
+		return raw_doorbell(num(argv[2]), num(argv[3]),
+				    argc == 5 ? num(argv[4]) : 0);
 	fprintf(stderr, "usage: see the comment at the top of cxl-mbox-probe.c\n");
 	return 2;
 }

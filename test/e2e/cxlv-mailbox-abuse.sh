@@ -1,0 +1,90 @@
+#!/bin/bash
+# vm: --mem 3G --memmap 1G$0x100000000
+# Unknown mailbox opcodes sent from the host side are refused by the
+# cxl_virt emulator with Unsupported (CXL 3.0 8.2.8.4.5.1, Table 8-34: 0003h;
+# 0015h is "Unsupported Mailbox or CCI", for commands valid elsewhere) and
+# touch nothing: the 6.1 ioctl path never lets them reach the device
+# (no raw commands), so cxl_pci is unbound and the registers are driven
+# through /dev/mem (cxl-mbox-probe raw-doorbell). The register block outside
+# the mailbox control/command/status registers, the payload area, the label
+# storage area, the rest of the metadata window and the start of device
+# memory stay byte for byte the same; IDENTIFY on the same path is the
+# positive control. After rebinding cxl_pci the memdev and its labels are
+# back and answer normal commands.
+. /cxlv/test/vm/guest/cxlv.sh
+
+probe=/cxlv/test/tools/bin/cxl-mbox-probe
+[ -x $probe ] || fail "no $probe: test/tools/build.sh builds it"
+start=$((0x100000000)) size=$((1 << 30))
+bar_size=$((128 << 10))     # CXLV_BAR_SIZE
+meta_size=$((1 << 20))      # CXLV_PCI_WINDOW_SIZE: BAR0, then the LSA at 512 KiB
+window=$((start + (256 << 20))) # device memory, ALIGN(start + 1 MiB, 256 MiB)
+lsa_size=$((128 << 10))
+unsupported=0x3
+
+# snapshot FILE: the metadata window after BAR0 (LSA included) and the first
+# MiB of device memory, through /dev/mem.
+snapshot() {
+	{
+		$probe phys-read $((start + bar_size)) $((meta_size - bar_size)) &&
+			$probe phys-read $window $((1 << 20))
+	} >"$1" || fail "cannot read the metadata window or device memory through /dev/mem"
+}
+
+# raw_expect WANT OPCODE LEN: one command on the bare registers.
+raw_expect() {
+	local want=$1 got
+	got=$($probe raw-doorbell "$bar" "$2" "$3") || fail "raw-doorbell $2 len $3 failed: $got"
+	[[ $got == "$want"* ]] || fail "raw-doorbell opcode $2 len $3: got '$got', want '$want'"
+	say "raw-doorbell opcode $2 len $3: $got"
+}
+
+load_stack
+dev=$(create "memstart=$start,memsize=$size,cxltype=3,pmem=1")
+wait_ready "$dev"
+mem=$(attr "$dev" memdev)
+bdf=$(cxl list -m "$mem" | jq -r 'if type == "array" then .[0] else . end | .host')
+[ -e "/sys/bus/pci/devices/$bdf" ] || fail "$mem: host '$bdf' is not a PCI device"
+bar=$(($(cut -d' ' -f1 "/sys/bus/pci/devices/$bdf/resource" | head -1)))
+expect_eq "BAR0 of $bdf" "$(printf '%#x' $bar)" "$(printf '%#x' $start)"
+say "$dev: $mem at $bdf, BAR0 $(printf '%#x' $bar)"
+
+# Labels with a pattern, so a clearing write would show.
+head -c $lsa_size /dev/urandom >/tmp/pattern
+for ((i = 0; i < 100; i++)); do
+	nmem=$(ndctl list -D | jq -r '.[]?.dev' | head -1) && [ -n "$nmem" ] && break
+	sleep 0.1
+done
+[ -n "$nmem" ] || fail "no nvdimm for $mem"
+step "disable $nmem" ndctl disable-dimm "$nmem"
+step "write labels" ndctl write-labels "$nmem" -i /tmp/pattern
+
+step "unbind cxl_pci from $bdf" sh -c "echo $bdf >/sys/bus/pci/drivers/cxl_pci/unbind"
+[ -e "/dev/cxl/$mem" ] && fail "/dev/cxl/$mem still there after unbind"
+snapshot /tmp/before
+
+raw_expect "rc=0 out_len=67 " 0x4000 0 # IDENTIFY: the path really reaches the mailbox
+for opcode in 0xbeef 0x0000 0xffff 0xc000; do
+	for len in 0 64 4096; do
+		raw_expect "rc=$unsupported out_len=0 changed=0" $opcode $len
+	done
+done
+
+snapshot /tmp/after
+cmp /tmp/before /tmp/after || fail "memory outside the mailbox registers changed"
+say "unknown opcodes answered Unsupported; metadata window, LSA and device memory unchanged"
+
+step "bind cxl_pci to $bdf" sh -c "echo $bdf >/sys/bus/pci/drivers/cxl_pci/bind"
+wait_ready "$dev"
+mem=$(attr "$dev" memdev)
+json=$(cxl list -m "$mem" -H)
+echo "$json"
+echo "$json" | grep -q '"media_normal":true' || fail "no health info after rebind: $json"
+cxl read-labels "$mem" -o /tmp/back || fail "cxl read-labels after rebind"
+cmp /tmp/pattern /tmp/back || fail "labels changed"
+say "after rebind: $mem answers GET_HEALTH_INFO and GET_LSA; labels unchanged"
+
+no_kernel_complaints
+remove "$dev"
+rmmod cxl_virt
+say PASS
