@@ -152,9 +152,13 @@ func (c *Control) explain(op string, f Files, err error) error {
 	case errors.Is(err, syscall.ENOENT):
 		msg = fmt.Sprintf("%s: cxl_virt control file vanished: module unloaded? run `modprobe cxl_virt`", op)
 	case errors.Is(err, syscall.EBUSY):
-		if op == "remove" {
-			msg = "remove: " + with("device busy") + ": destroy its regions and namespaces first, or use `cxlvctl remove --force`"
-		} else {
+		switch {
+		case op == "remove" && reason != "":
+			// The module's reason already names the region to destroy.
+			msg = "remove: " + reason + ", or use `cxlvctl remove --force`"
+		case op == "remove":
+			msg = "remove: device busy: destroy its regions and namespaces first, or use `cxlvctl remove --force`"
+		default:
 			msg = "create: " + with("range busy") + ": pick a range listed by `cxlvctl ranges`"
 		}
 	case errors.Is(err, syscall.EEXIST):
