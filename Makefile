@@ -33,7 +33,7 @@ unit: go
 	$(GO) vet ./...
 	$(GO) test ./...
 
-# Every Go fuzz target for a bounded time (GOFUZZ_TIME, default 10s each).
+# Every Go fuzz target for a bounded number of inputs (GOFUZZ_TIME).
 gofuzz: go
 	bash scripts/gofuzz.sh
 
