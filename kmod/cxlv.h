@@ -9,6 +9,7 @@
 #include <linux/sizes.h>
 #include <linux/types.h>
 
+#include "cxlv_compat.h"
 #include "cxlv_emu.h"
 #include "cxlv_parse.h"
 
@@ -119,7 +120,8 @@ static inline struct cxlv_dev *to_cxlv_dev(struct device *dev)
 }
 
 /* cxlv_main.c: the bus, the driver and the error report */
-extern struct bus_type cxlv_bus;
+void cxlv_dev_set_bus(struct device *dev);
+bool cxlv_dev_on_bus(const struct device *dev);
 extern struct device_driver cxlv_driver;
 __printf(1, 2) void cxlv_set_error(const char *fmt, ...);
 void cxlv_clear_error(void);
@@ -155,7 +157,7 @@ void cxlv_cfg_write(struct cxlv_cfg_func *f, int where, int size, u32 val);
 /* cxlv_pci.c: the software PCI domain */
 #define CXLV_DPORT_ID	0
 int cxlv_pci_setup(struct cxlv_dev *cxlv);
-void cxlv_pci_add_devices(struct cxlv_dev *cxlv);
+int cxlv_pci_add_devices(struct cxlv_dev *cxlv);
 struct pci_dev *cxlv_pci_get_ep(struct cxlv_dev *cxlv);
 
 /* cxlv_port.c: CXL topology objects */

@@ -24,6 +24,7 @@
 
 #include "cxlv.h"
 #include "cxlpci.h"
+#include "cxlv_compat.h"
 
 #define CXLV_PCI_VENDOR_ID	0x7c73	/* as in the cxlv RFC */
 #define CXLV_PCI_DEVICE_EP	0x0110
@@ -142,7 +143,7 @@ static void cfg_ext_header(struct cxlv_cfg_func *f, int off, u16 id, u8 ver,
 static void cfg_dvsec_header(struct cxlv_cfg_func *f, int off, u8 rev,
 			     u16 len, u16 id)
 {
-	cfg_set(f, off + PCI_DVSEC_HEADER1, 4, PCI_DVSEC_VENDOR_ID_CXL |
+	cfg_set(f, off + PCI_DVSEC_HEADER1, 4, CXLV_DVSEC_VENDOR_ID |
 		FIELD_PREP(CXLV_DVSEC_REVISION, rev) |
 		FIELD_PREP(PCI_DVSEC_HEADER1_LENGTH_MASK, len));
 	cfg_set(f, off + PCI_DVSEC_HEADER2, 2, id);

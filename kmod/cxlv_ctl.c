@@ -19,6 +19,7 @@
 
 #include "cxlv.h"
 #include "cxlmem.h"
+#include "cxlv_compat.h"
 
 #define CXLV_CTL_MAX	256	/* longest request accepted */
 
@@ -53,23 +54,23 @@ int cxlv_ctl_remove(const char *buf, size_t len)
 	return cxlv_remove(id);
 }
 
-static ssize_t create_store(struct bus_type *bus, const char *buf,
-			    size_t count)
+static ssize_t create_store(CXLV_BUS_CONST struct bus_type *bus,
+			    const char *buf, size_t count)
 {
 	int rc = cxlv_ctl_create(buf, count);
 
 	return rc ? rc : count;
 }
 
-static ssize_t remove_store(struct bus_type *bus, const char *buf,
-			    size_t count)
+static ssize_t remove_store(CXLV_BUS_CONST struct bus_type *bus,
+			    const char *buf, size_t count)
 {
 	int rc = cxlv_ctl_remove(buf, count);
 
 	return rc ? rc : count;
 }
 
-static ssize_t last_error_show(struct bus_type *bus, char *buf)
+static ssize_t last_error_show(CXLV_BUS_CONST struct bus_type *bus, char *buf)
 {
 	return cxlv_show_error(buf, PAGE_SIZE);
 }

@@ -7,8 +7,9 @@
  * driver's probe then builds, in order: the range claim and metadata
  * mapping, the PCI domain (scanned, not added), the CXL objects, the
  * emulator, and only then lets PCI drivers bind. All of it is devm, so a
- * failed probe or a remove unwinds in reverse: CXL objects, PCI domain,
- * emulator, mapping and claim. A mutex serialises create and remove.
+ * failed probe or a remove unwinds in reverse: PCI drivers, CXL objects,
+ * PCI domain, emulator, mapping and claim. A mutex serialises create and
+ * remove.
  *
  * Attributes are read-only and show no kernel addresses.
  */
@@ -86,7 +87,9 @@ int cxlv_probe(struct device *dev)
 	rc = cxlv_emu_setup(cxlv);
 	if (rc)
 		goto out;
-	cxlv_pci_add_devices(cxlv);
+	rc = cxlv_pci_add_devices(cxlv);
+	if (rc)
+		goto out;
 	/* memdevs that probed before their port existed try again */
 	cxl_bus_rescan();
 out:
@@ -174,7 +177,7 @@ int cxlv_create(const struct cxlv_params *req)
 	cxlv->layout = layout;
 	cxlv->probe_rc = -EINPROGRESS;
 	device_initialize(&cxlv->dev);
-	cxlv->dev.bus = &cxlv_bus;
+	cxlv_dev_set_bus(&cxlv->dev);
 	cxlv->dev.groups = cxlv_dev_groups;
 	cxlv->dev.release = cxlv_release;
 	rc = dev_set_name(&cxlv->dev, "cxlv%d", id);

@@ -23,6 +23,15 @@
 #define CXLV_COMP_REGS_OFFSET	0x10000	/* CXL 3.0 8.2.4 component registers */
 #define CXLV_COMP_REGS_SIZE	SZ_64K
 
+/*
+ * Host-bridge component registers (CXL 3.0 8.2.4), in the PCI window after
+ * BAR0: a capability array without an HDM Decoder Capability, which a host
+ * bridge with a single root port may omit (CXL 3.0 9.13.1), so the CXL core
+ * decodes through it. 6.12 probes this block when the port is added.
+ */
+#define CXLV_BRIDGE_REGS_OFFSET	SZ_256K
+#define CXLV_BRIDGE_REGS_SIZE	SZ_64K
+
 /* Label storage area: outside every BAR, so labels outlive remove/create. */
 #define CXLV_LSA_SIZE		SZ_128K
 
@@ -62,6 +71,9 @@ struct cxlv_emu;
  */
 struct cxlv_emu *cxlv_emu_start(const struct cxlv_emu_config *cfg);
 void cxlv_emu_stop(struct cxlv_emu *emu);
+
+/* Writes the host-bridge block; it has nothing to emulate after that. */
+void cxlv_emu_init_bridge_regs(void __iomem *regs);
 
 /* Counters for the device's sysfs attributes. */
 u64 cxlv_emu_mbox_cmds(const struct cxlv_emu *emu);

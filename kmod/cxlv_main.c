@@ -56,10 +56,22 @@ ssize_t cxlv_show_error(char *buf, size_t size)
 	return n;
 }
 
-struct bus_type cxlv_bus = {
+static CXLV_BUS_CONST struct bus_type cxlv_bus = {
 	.name = "cxl_virt",
 	.bus_groups = cxlv_bus_groups,
 };
+
+/* Puts a new cxlvN device on the bus, before it is added. */
+void cxlv_dev_set_bus(struct device *dev)
+{
+	dev->bus = &cxlv_bus;
+}
+
+/* Is @dev a cxlvN device? */
+bool cxlv_dev_on_bus(const struct device *dev)
+{
+	return dev->bus == &cxlv_bus;
+}
 
 /* Teardown is entirely devm, released in reverse order of probe. */
 struct device_driver cxlv_driver = {

@@ -53,7 +53,9 @@ static int cxlv_walk_users(struct resource *res, void *arg)
  */
 int cxlv_mem_validate(const struct cxlv_params *p, struct cxlv_layout *l)
 {
-	static_assert(CXLV_BAR_SIZE <= CXLV_LSA_OFFSET);
+	static_assert(CXLV_BAR_SIZE <= CXLV_BRIDGE_REGS_OFFSET);
+	static_assert(CXLV_BRIDGE_REGS_OFFSET + CXLV_BRIDGE_REGS_SIZE <=
+		      CXLV_LSA_OFFSET);
 	static_assert(CXLV_META_MAP_SIZE <= CXLV_PCI_WINDOW_SIZE);
 	u64 end = p->memstart + p->memsize;	/* no wrap: checked by parser */
 	u64 last = end - 1;

@@ -173,12 +173,32 @@ int cxlv_pci_setup(struct cxlv_dev *cxlv)
 	return cxlv_pci_check_claims(cxlv);
 }
 
-/* Lets cxl_pci (and pcieport) bind, after the CXL ports exist. */
-void cxlv_pci_add_devices(struct cxlv_dev *cxlv)
+static void cxlv_pci_stop_devices(void *data)
+{
+	struct cxlv_dev *cxlv = data;
+
+	pci_lock_rescan_remove();
+	pci_stop_root_bus(cxlv->bus);
+	pci_unlock_rescan_remove();
+}
+
+/**
+ * cxlv_pci_add_devices() - let cxl_pci (and pcieport) bind
+ * @cxlv: device whose CXL ports exist
+ *
+ * Their drivers are unbound again before any CXL object goes: the memdev
+ * and its cxl_nvdimm must not outlive the nvdimm bridge, whose 6.12 probe
+ * path no longer checks that the bridge is still there.
+ *
+ * Return: 0 or a negative errno.
+ */
+int cxlv_pci_add_devices(struct cxlv_dev *cxlv)
 {
 	pci_lock_rescan_remove();
 	pci_bus_add_devices(cxlv->bus);
 	pci_unlock_rescan_remove();
+	return devm_add_action_or_reset(&cxlv->dev, cxlv_pci_stop_devices,
+					cxlv);
 }
 
 /**

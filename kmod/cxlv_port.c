@@ -13,7 +13,8 @@
  *   add/pair_cxl_resources, which 6.1 keeps static);
  * - one root decoder, 1-way, targeting that dport, over the window;
  * - the PCI bus registration and the host-bridge port, whose probe finds
- *   the root port as its dport;
+ *   the root port as its dport, with a component block that has no HDM
+ *   decoders so that it decodes pass-through on every kernel;
  * - an nvdimm bridge when the device is persistent.
  *
  * Everything is devm on cxlvN and goes away, in reverse, when it unbinds.
@@ -26,6 +27,7 @@
 
 #include "cxlv.h"
 #include "cxl.h"
+#include "cxlv_compat.h"
 
 static void cxlv_window_remove(void *data)
 {
@@ -78,7 +80,7 @@ static int cxlv_root_decoder_add(struct cxlv_dev *cxlv)
 	cxld->flags = CXL_DECODER_F_ENABLE | CXL_DECODER_F_TYPE3 |
 		      (cxlv->params.pmem ? CXL_DECODER_F_PMEM :
 					   CXL_DECODER_F_RAM);
-	cxld->target_type = CXL_DECODER_EXPANDER;
+	cxld->target_type = CXLV_DECODER_TYPE3;
 	cxld->hpa_range = (struct range) {
 		.start = l->window_start,
 		.end = l->window_start + l->capacity - 1,
@@ -150,7 +152,10 @@ int cxlv_port_setup(struct cxlv_dev *cxlv)
 		return rc;
 	}
 
-	port = devm_cxl_add_port(host, hb, CXL_RESOURCE_NONE, dport);
+	cxlv_emu_init_bridge_regs(cxlv->meta + CXLV_BRIDGE_REGS_OFFSET);
+	port = devm_cxl_add_port(host, hb,
+				 cxlv->layout.bar0 + CXLV_BRIDGE_REGS_OFFSET,
+				 dport);
 	if (IS_ERR(port)) {
 		cxlv_set_error("%s: cannot add host-bridge port: %ld", name,
 			       PTR_ERR(port));
@@ -213,7 +218,7 @@ static bool cxlv_is_our_region(struct device *dev)
 	if (!is_cxl_region(dev) || !decoder || !is_root_decoder(decoder))
 		return false;
 	root = to_cxl_port(decoder->parent);
-	return root->uport && root->uport->bus == &cxlv_bus;
+	return cxlv_port_uport(root) && cxlv_dev_on_bus(cxlv_port_uport(root));
 }
 
 /* A region pins the module: rmmod must not tear it down. */

@@ -9,8 +9,9 @@
 /**
  * DOC: cxl_virt register blocks
  *
- * Lays out the two register blocks of the emulated type-3 endpoint the way
- * cxl_pci and the cxl_port driver expect to discover them:
+ * Lays out the two register blocks of the emulated type-3 endpoint, and the
+ * host bridge's component block, the way cxl_pci and the cxl_port driver
+ * expect to discover them:
  *
  * - the device register block (CXL 3.0 8.2.8): a capability array naming the
  *   device status, primary mailbox and memory device capabilities, a 4 KiB
@@ -18,7 +19,9 @@
  *   ready and the media is ready;
  * - the component register block (CXL 3.0 8.2.4): a CXL.cachemem capability
  *   array with one entry, the HDM Decoder Capability, with CXLV_HDM_DECODERS
- *   decoders of one target each, all uncommitted.
+ *   decoders of one target each, all uncommitted;
+ * - the host bridge's component block: an empty CXL.cachemem capability
+ *   array, which makes its port decode pass-through.
  *
  * Everything else in both blocks reads as zero. The emulator's poller owns
  * the registers from then on.
@@ -88,6 +91,17 @@ static void cxlv_regs_init_device(void __iomem *regs)
 #define CXLV_HDM_DECODER_COUNT_CODE \
 	(CXLV_HDM_DECODERS == 1 ? 0 : CXLV_HDM_DECODERS / 2)
 
+/* CXL 3.0 8.2.4.1 CXL Capability Header: @count capabilities follow */
+static void cxlv_regs_init_cm_header(void __iomem *cm, u32 count)
+{
+	writel(FIELD_PREP(CXL_CM_CAP_HDR_ID_MASK, CM_CAP_HDR_CAP_ID) |
+	       FIELD_PREP(CXL_CM_CAP_HDR_VERSION_MASK, CM_CAP_HDR_CAP_VERSION) |
+	       FIELD_PREP(CXL_CM_CAP_HDR_CACHE_MEM_VERSION_MASK,
+			  CM_CAP_HDR_CACHE_MEM_VERSION) |
+	       FIELD_PREP(CXL_CM_CAP_HDR_ARRAY_SIZE_MASK, count),
+	       cm + CXL_CM_CAP_HDR_OFFSET);
+}
+
 static void cxlv_regs_init_component(void __iomem *regs)
 {
 	void __iomem *cm = regs + CXL_CM_OFFSET;
@@ -98,13 +112,7 @@ static void cxlv_regs_init_component(void __iomem *regs)
 		      CXL_HDM_DECODER0_TL_HIGH(CXLV_HDM_DECODERS - 1) + 4 <=
 		      CXLV_COMP_REGS_SIZE);
 
-	/* CXL 3.0 8.2.4.1 CXL Capability Header: one capability follows */
-	writel(FIELD_PREP(CXL_CM_CAP_HDR_ID_MASK, CM_CAP_HDR_CAP_ID) |
-	       FIELD_PREP(CXL_CM_CAP_HDR_VERSION_MASK, CM_CAP_HDR_CAP_VERSION) |
-	       FIELD_PREP(CXL_CM_CAP_HDR_CACHE_MEM_VERSION_MASK,
-			  CM_CAP_HDR_CACHE_MEM_VERSION) |
-	       FIELD_PREP(CXL_CM_CAP_HDR_ARRAY_SIZE_MASK, 1),
-	       cm + CXL_CM_CAP_HDR_OFFSET);
+	cxlv_regs_init_cm_header(cm, 1);
 
 	/* CXL 3.0 8.2.4: HDM Decoder Capability Header, pointing at 8.2.4.19 */
 	writel(FIELD_PREP(CXL_CM_CAP_HDR_ID_MASK, CXL_CM_CAP_CAP_ID_HDM) |
@@ -129,6 +137,16 @@ void cxlv_regs_init(const struct cxlv_emu_config *cfg)
 	memset_io(cfg->comp_regs, 0, CXLV_COMP_REGS_SIZE);
 	cxlv_regs_init_device(cfg->dev_regs);
 	cxlv_regs_init_component(cfg->comp_regs);
+}
+
+/**
+ * cxlv_emu_init_bridge_regs() - lay out the host bridge's component block
+ * @regs: mapping of CXLV_BRIDGE_REGS_SIZE bytes
+ */
+void cxlv_emu_init_bridge_regs(void __iomem *regs)
+{
+	memset_io(regs, 0, CXLV_BRIDGE_REGS_SIZE);
+	cxlv_regs_init_cm_header(regs + CXL_CM_OFFSET, 0);
 }
 
 void __iomem *cxlv_regs_mbox(const struct cxlv_emu_config *cfg)

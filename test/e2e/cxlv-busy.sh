@@ -23,7 +23,7 @@ refused() {
 	rmmod cxl_virt 2>/dev/null && fail "rmmod succeeded with $what"
 	[ -d "/sys/bus/cxl_virt/devices/$dev" ] || fail "$dev gone after refused remove"
 	expect_eq "state with $what" "$(attr "$dev" state)" busy
-	cxl list -R -r "$region" | grep -q '"decode_state":"commit"' || fail "$region torn down"
+	cxl list -R -r "$region" | has '"decode_state":"commit"' || fail "$region torn down"
 }
 
 refused "a region"

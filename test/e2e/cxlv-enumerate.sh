@@ -39,17 +39,17 @@ done
 
 cxl list -M -u
 json=$(cxl list -M -m "$mem")
-echo "$json" | grep -q "\"pmem_size\":$want_cap" || fail "pmem_size != $want_cap: $json"
-echo "$json" | grep -q "\"serial\":$serial" || fail "serial != $serial: $json"
+echo "$json" | has "\"pmem_size\":$want_cap" || fail "pmem_size != $want_cap: $json"
+echo "$json" | has "\"serial\":$serial" || fail "serial != $serial: $json"
 
 cxl list -B -D -E -P -u
 bus=$(cxl list -B)
-echo "$bus" | grep -q "\"provider\":\"$dev\"" || fail "bus provider is not $dev: $bus"
+echo "$bus" | has "\"provider\":\"$dev\"" || fail "bus provider is not $dev: $bus"
 dec=$(cxl list -D -d root)
-echo "$dec" | grep -q '"pmem_capable":true' || fail "root decoder not pmem capable: $dec"
-cxl list -E | grep -q endpoint || fail "no endpoint"
-cxl list -P | grep -q '"port":"port' || fail "no host-bridge port"
-ndctl list -D | grep -q nmem || fail "ndctl list -D shows no nmem"
+echo "$dec" | has '"pmem_capable":true' || fail "root decoder not pmem capable: $dec"
+cxl list -E | has endpoint || fail "no endpoint"
+cxl list -P | has '"port":"port' || fail "no host-bridge port"
+ndctl list -D | has nmem || fail "ndctl list -D shows no nmem"
 
 # mailbox round trip: through the ioctl alone, and through the whole tool
 say "GET_LSA 256 B x200: $(/cxlv/test/tools/bin/cxl-mbox-probe get-lsa "/dev/cxl/$mem" 0 256 200)"
@@ -57,7 +57,7 @@ t0=$(now_us)
 for i in $(seq 20); do cxl list -m "$mem" -H >/dev/null; done
 t1=$(now_us)
 say "cxl list -H (health via mailbox): $(((t1 - t0) / 20)) us per call"
-cxl list -m "$mem" -H | grep -q health || fail "no health info"
+cxl list -m "$mem" -H | has health || fail "no health info"
 t0=$(now_us)
 cxl read-labels "$mem" -s 4096 -o /tmp/labels
 t1=$(now_us)

@@ -79,7 +79,7 @@ wait_ready "$dev"
 mem=$(attr "$dev" memdev)
 json=$(cxl list -m "$mem" -H)
 echo "$json"
-echo "$json" | grep -q '"media_normal":true' || fail "no health info after rebind: $json"
+echo "$json" | has '"media_normal":true' || fail "no health info after rebind: $json"
 cxl read-labels "$mem" -o /tmp/back || fail "cxl read-labels after rebind"
 cmp /tmp/pattern /tmp/back || fail "labels changed"
 say "after rebind: $mem answers GET_HEALTH_INFO and GET_LSA; labels unchanged"

@@ -39,7 +39,7 @@ lsa_neighbour() {
 nmem_of() {
 	local n
 	for n in /sys/bus/nd/devices/nmem*; do
-		readlink -f "$n" | grep -q "/cxl_virt/$1/" && basename "$n" && return 0
+		readlink -f "$n" | has "/cxl_virt/$1/" && basename "$n" && return 0
 	done
 	return 1
 }
@@ -57,11 +57,11 @@ say "$dev: $mem, $nmem, capacity $capacity"
 # --- health and partition info through the mailbox
 json=$(cxl list -m "$mem" -H -I)
 echo "$json"
-echo "$json" | grep -q '"health":{' || fail "no health info: $json"
-echo "$json" | grep -q '"media_normal":true' || fail "health: media not normal"
-echo "$json" | grep -q '"life_used_percent":0' || fail "health: life used not 0%"
+echo "$json" | has '"health":{' || fail "no health info: $json"
+echo "$json" | has '"media_normal":true' || fail "health: media not normal"
+echo "$json" | has '"life_used_percent":0' || fail "health: life used not 0%"
 # partition_align 0: cxl-cli shows IDENTIFY's split and needs no GET_PARTITION_INFO
-echo "$json" | grep -q "\"persistent_only_size\":$capacity" || fail "partition info lacks persistent_only_size $capacity"
+echo "$json" | has "\"persistent_only_size\":$capacity" || fail "partition info lacks persistent_only_size $capacity"
 if cxl list -F >/dev/null 2>&1; then say "cxl list -F supported"; else say "cxl list -F: not in cxl-cli $(cxl --version)"; fi
 
 # --- commands through the ioctl path: answered ones and ones not in the CEL
@@ -152,7 +152,7 @@ skewed=$region
 say "placeholder $placeholder at $(cat "$cxl_dev/$placeholder/resource"), $skewed at $(cat "$cxl_dev/$skewed/resource"), $ep DPA $(cat "$cxl_dev/$ep/dpa_resource")"
 w "$skewed/target0" "$ep"
 printf 1 >"$cxl_dev/$skewed/commit" 2>/dev/null && fail "commit of a non-identity decoder succeeded"
-dmesg | grep -q "commit refused: HPA is not hpa_base + DPA" || fail "no 'commit refused' reason in dmesg"
+dmesg | has "commit refused: HPA is not hpa_base + DPA" || fail "no 'commit refused' reason in dmesg"
 expect_eq commits "$(attr "$dev" commits)" "$commits0"
 say "non-identity commit refused (COMMIT_ERROR)"
 w "$skewed/target0" ""

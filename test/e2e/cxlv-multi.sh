@@ -28,7 +28,7 @@ create_all() {
 	expect_eq "distinct serials" \
 		"$(for d in "${devs[@]}"; do attr "$d" serial; done | sort -u | wc -l)" 4
 	for d in "${devs[@]}"; do
-		cxl list -M -m "$(attr "$d" memdev)" | grep -q "\"serial\":$(attr "$d" serial)" ||
+		cxl list -M -m "$(attr "$d" memdev)" | has "\"serial\":$(attr "$d" serial)" ||
 			fail "$d: memdev serial differs from $(attr "$d" serial)"
 	done
 }
@@ -36,7 +36,7 @@ create_all() {
 assert_clean() {
 	expect_eq "cxl_virt devices" "$(ls /sys/bus/cxl_virt/devices 2>/dev/null | wc -l)" 0
 	grep -q "cxlv\|cxl_virt\|CXL Window" /proc/iomem && fail "iomem not clean: $(grep -i cxl /proc/iomem)"
-	ls /sys/bus/pci/devices | grep -q '^1[0-9a-f]\{4\}:' && fail "PCI domain left: $(ls /sys/bus/pci/devices)"
+	ls /sys/bus/pci/devices | has '^1[0-9a-f]\{4\}:' && fail "PCI domain left: $(ls /sys/bus/pci/devices)"
 	for s in "${starts[@]}"; do
 		reserved_covers "$s" || fail "Reserved entry at $(printf '%#x' "$s") lost: $(cat /proc/iomem)"
 	done

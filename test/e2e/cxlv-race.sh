@@ -11,7 +11,7 @@ spec="memstart=0x100000000,memsize=$((1 << 30)),cxltype=3,pmem=1"
 assert_gone() {
 	expect_eq "devices after $1" "$(ls /sys/bus/cxl_virt/devices 2>/dev/null | wc -l)" 0
 	grep -q "cxlv\|cxl_virt" /proc/iomem && fail "iomem not clean after $1"
-	ls /sys/bus/pci/devices | grep -q '^1[0-9a-f]\{4\}:' && fail "PCI domain left after $1"
+	ls /sys/bus/pci/devices | has '^1[0-9a-f]\{4\}:' && fail "PCI domain left after $1"
 	expect_eq "memdevs after $1" "$(cxl_count -M)" 0
 }
 

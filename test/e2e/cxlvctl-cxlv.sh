@@ -23,7 +23,7 @@ for m in cxl_pci cxl_mem cxl_pmem libnvdimm nd_pmem dax_pmem device_dax; do
 	/sbin/modprobe "$m" || fail "modprobe $m"
 done
 expect_fail 4 'modprobe cxl_virt' create --memstart 4G --size 1G --pmem
-insmod /cxlv/kmod/cxl_virt.ko || fail "insmod cxl_virt"
+insmod "/cxlv/kmod/build/$KVER/cxl_virt.ko" || fail "insmod cxl_virt"
 
 cxlvctl ranges | tee "$OUT/ranges.txt"
 cxlvctl ranges --json >"$OUT/ranges.json" || fail "ranges --json"

@@ -31,9 +31,9 @@ done
 [ -e /sys/bus/cxl/devices/mem0/driver ] || fail "mem0 never bound"
 
 cxlvctl list || fail "list"
-cxlvctl list -v | grep -q '^-  *mem0 ' || fail "list -v has no mem0 row"
+cxlvctl list -v | has '^-  *mem0 ' || fail "list -v has no mem0 row"
 [ "$(cxlvctl __complete remove '')" = "" ] || fail "completion offered cxl_virt devices that do not exist"
-cxlvctl completion bash | grep -q '__complete' || fail "bash completion script"
+cxlvctl completion bash | has '__complete' || fail "bash completion script"
 
 live_check bare
 

@@ -24,6 +24,10 @@ kver=${1:-$(guest_kver)}
 # Modules the guest needs; their dependencies are resolved below.
 modules=(cxl_acpi cxl_pci cxl_mem cxl_pmem libnvdimm nd_pmem nd_btt dax_pmem device_dax
 	kmem nd_e820 9p 9pnet_virtio virtio_pci xfs ext4 crc32c_generic crc32c-intel)
+# Only some kernels have these (dax_cxl: CXL RAM regions, 6.3 and later).
+for m in dax_cxl; do
+	modprobe -S "$kver" --ignore-install --show-depends "$m" >/dev/null 2>&1 && modules+=("$m")
+done
 # Programs copied with their shared-library closure.
 programs=(bash kmod cxl ndctl daxctl fio mkfs.xfs xfs_repair xfs_io mkfs.ext4 mke2fs e2fsck
 	mount umount blkid findmnt numactl lspci jq strace)

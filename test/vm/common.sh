@@ -48,7 +48,27 @@ vm_options() {
 	sed -n 's/^# vm:[[:space:]]*//p' "$1" | head -1
 }
 
+# runs_on_kernel FILE KVER: FILE has no '# kernels: X.Y ...' line, or KVER
+# belongs to one of the series it lists.
+runs_on_kernel() {
+	local series want
+	series=$(sed -n 's/^# kernels:[[:space:]]*//p' "$1" | head -1)
+	[ -n "$series" ] || return 0
+	for want in $series; do
+		[[ $2 == "$want".* || $2 == "$want"-* ]] && return 0
+	done
+	return 1
+}
+
 # is_scenario FILE: true when FILE declares its VM options.
 is_scenario() {
 	grep -q '^# vm:' "$1"
+}
+
+# kernel_at_least X.Y KVER: KVER (a release such as 6.12.117+deb12-amd64)
+# is version X.Y or later.
+kernel_at_least() {
+	local want=$1 have=${2%%-*}
+	have=${have%%+*}
+	[ "$(printf '%s\n%s\n' "$want" "$have" | sort -V | head -1)" = "$want" ]
 }

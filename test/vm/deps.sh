@@ -19,22 +19,42 @@ if [ ${#want[@]} -gt 0 ]; then
 	apt-get install -y -qq --no-install-recommends "${want[@]}" >/dev/null
 fi
 
-# The guest kernel: whatever linux-image-amd64 points to now.
-img=$(dpkg-query -W -f='${Depends}' linux-image-amd64 | grep -o 'linux-image-[^ ,]*' | head -1)
-kver=${img#linux-image-}
-imgver=$(dpkg-query -W -f='${Version}' "$img")
+# The guest kernels: whatever the meta packages point to now (6.1 and 6.12,
+# scripts/guest-kernels.sh), each with its headers and the linux-source of
+# exactly the image's version: the security archive can carry a
+# linux-source-6.12 newer than the newest image, so it is pinned.
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+guest_kernels=$here/../../scripts/guest-kernels.sh
+metas=()
+for meta in $(bash "$guest_kernels" --packages); do
+	dpkg-query -W -f='${Status}' "$meta" 2>/dev/null | grep -q 'ok installed' || metas+=("$meta")
+done
+if [ ${#metas[@]} -gt 0 ]; then
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${metas[@]}" >/dev/null
+fi
 extra=()
-dpkg-query -W -f='${Status}' "linux-headers-$kver" 2>/dev/null | grep -q 'ok installed' ||
-	extra+=("linux-headers-$kver")
-srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true)
-[ "$srcver" = "$imgver" ] || extra+=("linux-source-6.1=$imgver")
+for kver in $(bash "$guest_kernels"); do
+	imgver=$(dpkg-query -W -f='${Version}' "linux-image-$kver")
+	series=${kver%%-*}
+	series=${series%.*}
+	dpkg-query -W -f='${Status}' "linux-headers-$kver" 2>/dev/null | grep -q 'ok installed' ||
+		extra+=("linux-headers-$kver")
+	srcver=$(dpkg-query -W -f='${Version}' "linux-source-$series" 2>/dev/null || true)
+	[ "$srcver" = "$imgver" ] || extra+=("linux-source-$series=$imgver")
+done
 if [ ${#extra[@]} -gt 0 ]; then
 	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${extra[@]}" >/dev/null
+	apt-get install -y -qq --no-install-recommends --allow-downgrades "${extra[@]}" >/dev/null
 fi
 
-printf 'guest kernel   %s (%s)\n' "$kver" "$imgver"
-printf 'linux-source   %s\n' "$(dpkg-query -W -f='${Version}' linux-source-6.1)"
+for kver in $(bash "$guest_kernels"); do
+	series=${kver%%-*}
+	series=${series%.*}
+	printf 'guest kernel   %s (%s), linux-source-%s %s\n' "$kver" \
+		"$(dpkg-query -W -f='${Version}' "linux-image-$kver")" "$series" \
+		"$(dpkg-query -W -f='${Version}' "linux-source-$series")"
+done
 for p in qemu-system-x86 ndctl daxctl fio busybox-static xfsprogs e2fsprogs; do
 	printf '%-14s %s\n' "$p" "$(dpkg-query -W -f='${Version}' "$p")"
 done

@@ -2,9 +2,11 @@
 # Runs the bench self-test (vm-selftest) and every end-to-end scenario
 # (test/e2e/*.sh with a '# vm:' header line giving its run-vm.sh options),
 # one VM boot each, sequentially (E2E_JOBS=2: two at a time).
-# E2E_FILTER=REGEX selects by name. Prints PASS/FAIL per scenario (with the
-# log tail on failure) and ends with 'N passed, N failed'; exits non-zero on
-# any failure.
+# E2E_FILTER=REGEX selects by name; E2E_KVER=RELEASE picks the guest kernel
+# (default: the 6.1 one), and scenarios with a '# kernels: X.Y ...' line run
+# only on those kernel series. Prints PASS/FAIL per scenario (with the log
+# tail on failure) and ends with 'N passed, N failed'; exits non-zero on any
+# failure.
 # One brace group: bash parses it whole before running, so editing this file
 # cannot break a run in progress.
 {
@@ -15,13 +17,15 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/common.sh"
 
 jobs_max=${E2E_JOBS:-1}
+kver=${E2E_KVER:-$(guest_kver)}
+[ -r "/boot/vmlinuz-$kver" ] || die "E2E_KVER: no guest kernel /boot/vmlinuz-$kver; run 'make deps'"
 [[ $jobs_max =~ ^[1-9][0-9]*$ ]] || die "E2E_JOBS wants a positive number, got '$jobs_max'"
 bash "$repo_root/test/tools/build.sh"
 # A directory per run: suites started by different people must not collide.
 mkdir -p "$here/out"
-results=$(mktemp -d "$here/out/suite.XXXXXX")
-ln -sfn "$(basename "$results")" "$here/out/suite-latest"
-echo "logs: $results"
+results=$(mktemp -d "$here/out/suite-$kver.XXXXXX")
+ln -sfn "$(basename "$results")" "$here/out/suite-latest-$kver"
+echo "kernel $kver, logs: $results"
 
 # run_scenario NAME CMD...: runs CMD with its output in NAME.log, prints the
 # verdict in one write (jobs may finish together) and records it in
@@ -56,16 +60,18 @@ start() {
 	run_scenario "$@" &
 }
 
-start vm-selftest bash "$here/selftest.sh" "$results/vm-selftest"
+suite_start=$SECONDS
+start vm-selftest env KVER="$kver" bash "$here/selftest.sh" "$results/vm-selftest"
 for test in "$repo_root"/test/e2e/*.sh; do
 	is_scenario "$test" || continue
+	runs_on_kernel "$test" "$kver" || continue
 	name=$(basename "$test" .sh)
 	read -ra opts <<<"$(vm_options "$test")"
-	start "$name" bash "$here/run-vm.sh" "${opts[@]}" --out "$results/$name" -- "test/e2e/$name.sh"
+	start "$name" bash "$here/run-vm.sh" --kver "$kver" "${opts[@]}" --out "$results/$name" -- "test/e2e/$name.sh"
 done
 wait
 passed=$(cat "$results"/*.verdict 2>/dev/null | grep -c pass || true)
 failed=$(cat "$results"/*.verdict 2>/dev/null | grep -c fail || true)
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed on $kver in $((SECONDS - suite_start))s"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]
 }

@@ -26,7 +26,7 @@ usage() {
 	exit 2
 }
 
-kver='' mem=2G smp=2 cxl=0 single_rp=0 append='' timeout=600 out=''
+kver='' mem=2G smp=2 cxl=0 single_rp=0 append='' timeout=600 out='' numa_split=''
 memmaps=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -35,6 +35,7 @@ while [ $# -gt 0 ]; do
 	--smp) smp=$2 && shift 2 ;;
 	--memmap) memmaps+=("memmap=$2") && shift 2 ;;
 	--cxl) cxl=1 && shift ;;
+	--numa-split) numa_split=$2 && shift 2 ;;
 	--cxl-single-rp) cxl=1 single_rp=1 && shift ;;
 	--append) append=$2 && shift 2 ;;
 	--timeout) timeout=$2 && shift 2 ;;
@@ -108,15 +109,40 @@ if [ "$cxl" = 1 ]; then
 	[ "$single_rp" = 1 ] || qemu_cxl+=(-device cxl-rp,port=1,bus=cxl.0,id=cxl_rp1,chassis=0,slot=3)
 fi
 
+# --numa-split LOW: node 0 gets the first LOW of --mem and every CPU, node 1
+# the rest (q35 puts it from 4G up), CPU-less: a memmap= over all of node
+# 1 makes cxl_virt's RAM come online as a memory-only node, as CXL memory.
+qemu_numa=()
+if [ -n "$numa_split" ]; then
+	total=$(numfmt --from=iec "$mem") low=$(numfmt --from=iec "$numa_split")
+	[ "$low" -lt "$total" ] || die "--numa-split $numa_split leaves nothing of --mem $mem for node 1"
+	qemu_numa=(-object "memory-backend-ram,id=node0,size=$low"
+		-object "memory-backend-ram,id=node1,size=$((total - low))"
+		-numa "node,nodeid=0,cpus=0-$((smp - 1)),memdev=node0"
+		-numa node,nodeid=1,memdev=node1)
+fi
+
+# From 6.2 on the kernel refuses to commit a CXL region when the CPU says it
+# runs under a hypervisor (it cannot flush caches for it): hide the bit.
+cpu=max
+kernel_at_least 6.2 "$kver" && cpu=max,hypervisor=off
+# QEMU 7.2's type-3 device offers MSI-X but no event interrupt policy: 6.3+'s
+# cxl_pci then fails its probe unless the OS leaves CXL error handling to the
+# firmware (no _OSC CXL control).
+if [ "$cxl" = 1 ] && kernel_at_least 6.3 "$kver" &&
+	! kernel_at_least 8.0 "$(qemu-system-x86_64 --version | sed -n 's/.*version \([0-9.]*\).*/\1/p')"; then
+	append="$append pcie_ports=compat"
+fi
+
 cmdline="console=ttyS0 panic=-1 loglevel=5 ${memmaps[*]} $append"
-qemu=(qemu-system-x86_64 -machine "$machine" -accel tcg,thread=multi -cpu max
+qemu=(qemu-system-x86_64 -machine "$machine" -accel tcg,thread=multi -cpu "$cpu"
 	-smp "$smp" -m "$mem" -nographic -no-reboot -nic none
 	-kernel "$kernel" -initrd "$tmp/initrd.cpio" -append "$cmdline"
 	-fsdev "local,id=repo,path=$repo_root,security_model=none,readonly=on"
 	-device virtio-9p-pci,fsdev=repo,mount_tag=cxlv
 	-fsdev "local,id=out,path=$out,security_model=none"
 	-device virtio-9p-pci,fsdev=out,mount_tag=out
-	"${qemu_cxl[@]}")
+	"${qemu_cxl[@]}" "${qemu_numa[@]}")
 
 acquire_vm_slot
 log "boot $kver mem=$mem smp=$smp${memmaps[*]:+ ${memmaps[*]}}$([ "$cxl" = 1 ] && echo ' +cxl'): $script $* (out: $out)"

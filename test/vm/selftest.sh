@@ -9,14 +9,14 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=test/vm/common.sh
 . "$here/common.sh"
-out=${1:-$here/out/selftest}
+out=${1:-$here/out/selftest}	# KVER in the environment picks the kernel
 
 # expect MODE WANT_RC WANT_TEXT [run-vm options]: runs the misbehaving guest
 # and checks run-vm.sh's exit code and that its output names the reason.
 expect() {
 	local mode=$1 want_rc=$2 want_text=$3 rc=0
 	shift 3
-	bash "$here/run-vm.sh" "$@" --out "$out/$mode" -- test/vm/guest/selftest.sh "$mode" \
+	bash "$here/run-vm.sh" ${KVER:+--kver "$KVER"} "$@" --out "$out/$mode" -- test/vm/guest/selftest.sh "$mode" \
 		>"$out/$mode.log" 2>&1 || rc=$?
 	if [ "$rc" != "$want_rc" ] || ! grep -q -- "$want_text" "$out/$mode.log"; then
 		echo "selftest $mode: run-vm.sh exited $rc (want $want_rc) or did not print '$want_text'"

@@ -10,6 +10,6 @@ load_drivers() {
 }
 cxlv0_memdev_bound() { [ -n "$(cat /sys/bus/cxl_virt/devices/cxlv0/memdev)" ] && all_memdevs_bound; }
 step "load the CXL drivers (no CXL device yet)" load_drivers
-step "insmod cxl_virt" insmod "$CXLV/kmod/cxl_virt.ko"
+step "insmod cxl_virt" insmod "$CXLV/kmod/build/$KVER/cxl_virt.ko"
 step "create cxlv0" sh -c 'echo memstart=0x100000000,memsize=0x20000000,cxltype=3,pmem=1 >/sys/kernel/debug/cxl/cxlv/create'
 step "wait for the memdev" wait_for 30 cxlv0_memdev_bound

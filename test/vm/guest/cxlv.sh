@@ -4,7 +4,7 @@
 # shellcheck source=test/vm/guest/lib.sh
 . "${CXLV:-/cxlv}/test/vm/guest/lib.sh"
 
-CXLV_KO=${CXLV_KO:-/cxlv/kmod/cxl_virt.ko}
+CXLV_KO=${CXLV_KO:-/cxlv/kmod/build/$KVER/cxl_virt.ko}
 CXLV_SYS=/sys/bus/cxl_virt
 CXLV_DBG=/sys/kernel/debug/cxl/cxlv
 
@@ -126,29 +126,36 @@ sysw() {
 	echo "$1" >"$2" || fail "write '$1' to $2"
 }
 
-# remake_region DEV UUID: re-creates DEV's whole-device pmem region with a
-# known UUID through sysfs (ndctl 76.1's create-region takes no UUID), so the
-# namespaces in the device's labels come back; prints the region name.
-remake_region() {
-	local dev=$1 uuid=$2 size name r ep ed
+# sysfs_region DEV pmem|ram [UUID]: a whole-device region through sysfs, the
+# way libcxl does it (ndctl 76.1's create-region takes no UUID and cannot
+# make RAM regions); prints the region name.
+sysfs_region() {
+	local dev=$1 type=$2 uuid=$3 size name r ep ed
 	local cxl=/sys/bus/cxl/devices
+	local create=$cxl/$(attr "$dev" decoder)/create_${type}_region
 	size=$(attr "$dev" capacity)
-	name=$(cat "$cxl/$(attr "$dev" decoder)/create_pmem_region")
-	sysw "$name" "$cxl/$(attr "$dev" decoder)/create_pmem_region"
+	name=$(cat "$create")
+	sysw "$name" "$create"
 	r=$cxl/$name
 	sysw 256 "$r/interleave_granularity"
 	sysw 1 "$r/interleave_ways"
-	sysw "$uuid" "$r/uuid"
+	[ -z "$uuid" ] || sysw "$uuid" "$r/uuid"
 	sysw "$(printf '%#x' "$size")" "$r/size"
 	ep=$(cxl list -E | jq -r --arg m "$(attr "$dev" memdev)" \
 		'[.. | objects | select(.host? == $m) | .endpoint][0]')
 	ed=decoder${ep#endpoint}.0
-	sysw pmem "$cxl/$ed/mode"
+	sysw "$type" "$cxl/$ed/mode"
 	sysw "$(printf '%#x' "$size")" "$cxl/$ed/dpa_size"
 	sysw "$ed" "$r/target0"
 	sysw 1 "$r/commit"
 	sysw "$name" /sys/bus/cxl/drivers/cxl_region/bind
 	echo "$name"
+}
+
+# remake_region DEV UUID: re-creates DEV's whole-device pmem region with a
+# known UUID, so the namespaces in the device's labels come back.
+remake_region() {
+	sysfs_region "$1" pmem "$2"
 }
 
 # reserved_covers ADDR: a top-level "Reserved" entry of /proc/iomem holds ADDR

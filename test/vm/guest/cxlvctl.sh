@@ -17,6 +17,12 @@ for f in $bin/cxlvctl $bin/cxlvctl.test; do
 done
 cxlvctl() { $bin/cxlvctl "$@"; }
 
+# has GREP_ARGS...: as in lib.sh (a grep -q under pipefail can SIGPIPE the
+# writer of a matched input).
+has() {
+	grep "$@" >/dev/null
+}
+
 # expect_fail CODE WHAT ARGS...: cxlvctl exits CODE with exactly one line
 # on stderr that contains WHAT, and nothing on stdout.
 expect_fail() {

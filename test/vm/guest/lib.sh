@@ -25,6 +25,13 @@ step() {
 	fi
 }
 
+# has GREP_ARGS...: grep for "does the input match", reading all of it. A
+# `grep -q` exits at the first match, so under pipefail the writer's SIGPIPE
+# can fail a check that matched.
+has() {
+	grep "$@" >/dev/null
+}
+
 # fail MESSAGE: fails the script with a message.
 fail() {
 	echo "--- FAILED: $*"

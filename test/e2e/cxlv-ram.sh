@@ -1,0 +1,65 @@
+#!/bin/bash
+# vm: --mem 3G --numa-split 2G --memmap 1G$0x100000000
+# kernels: 6.12
+# A volatile (pmem=0) cxl_virt device gives a RAM region on 6.12: dax_cxl
+# makes the dax device, kmem hot-adds it, MemTotal grows by the capacity and
+# the memory is the guest's CPU-less node 1 (the memmap'd range is that
+# node's whole RAM). A program bound to the node writes and reads back a
+# pattern; the device cannot be removed nor the module unloaded while the
+# memory is online; offlining the blocks and destroying the region gives
+# MemTotal back.
+. /cxlv/test/vm/guest/cxlv.sh
+
+# shellcheck source=test/e2e/cxlvctl-region-ram-lib.sh
+. "$CXLV/test/e2e/cxlvctl-region-ram-lib.sh"
+
+# blocks_in STATE DAX: every memory block of the dax device is in STATE.
+blocks_in() {
+	local b
+	for b in $(blocks_of "$2"); do
+		[ "$(cat "$MEMDIR/$b/state")" = "$1" ] || return 1
+	done
+}
+
+load_stack
+/sbin/modprobe -a dax_cxl kmem || fail "modprobe dax_cxl kmem"
+dev=$(create "memstart=0x100000000,memsize=$((1 << 30)),cxltype=3,pmem=0")
+wait_ready "$dev"
+cap=$(attr "$dev" capacity)
+step "memdev is volatile" json_has ".ram_size == $cap and (.pmem_size // 0) == 0" cxl_one -m "$(attr "$dev" memdev)"
+step "root decoder is RAM-capable" test -e "/sys/bus/cxl/devices/$(attr "$dev" decoder)/create_ram_region"
+step "node 1 has no memory before" numactl -H
+
+# ZONE_MOVABLE, so that the memory can be offlined again (cxlvctl's default)
+sysw online_movable $MEMDIR/auto_online_blocks
+total0=$(($(memtotal_kb) << 10))
+t0=$(now_us)
+region=$(sysfs_region "$dev" ram)
+wait_for 30 blocks_in online dax0.0 || fail "memory of $region not online"
+t1=$(now_us)
+say "ram region $region online: $(((t1 - t0) / 1000)) ms"
+step "daxctl: system-ram on node 1" json_has \
+	'.[0].mode == "system-ram" and .[0].target_node == 1 and .[0].movable' daxctl list
+total1=$(($(memtotal_kb) << 10))
+say "MemTotal $total0 -> $total1 (capacity $cap)"
+expect_eq "MemTotal growth" $((total1 - total0)) "$cap"
+step "numactl -H" numactl -H
+step "pattern through numactl --membind=1" membind_pattern 1 32
+
+expect_eq "remove while online" "$(ctl "$CXLV_DBG/remove" "cxlv_dev_id=${dev#cxlv}")" EBUSY
+cat "$CXLV_SYS/last_error"
+step "rmmod refused while online" sh -c '! rmmod cxl_virt'
+
+t0=$(now_us)
+for b in $(blocks_of dax0.0); do
+	sysw offline "$MEMDIR/$b/state"
+done
+t1=$(now_us)
+say "offline $(blocks_of dax0.0 | wc -l) blocks: $(((t1 - t0) / 1000)) ms"
+expect_eq "MemTotal after offline" $(($(memtotal_kb) << 10)) "$total0"
+drop_region "$region"
+expect_eq "$dev state without a region" "$(attr "$dev" state)" ready
+remove "$dev"
+rmmod cxl_virt
+no_kernel_complaints
+say PASS
