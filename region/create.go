@@ -10,11 +10,22 @@ import (
 	"github.com/cxlv/cxlv/writer"
 )
 
+// Region types: the partition of the memdev a region maps.
+const (
+	TypePmem = "pmem"
+	TypeRAM  = "ram"
+)
+
 // Spec says what Create makes.
 type Spec struct {
 	Memdev string // memN
+	// Type is TypePmem ("" too) or TypeRAM.
+	Type string
+	// Online is what the memory of a RAM region becomes; OnlineMovable
+	// when "".
+	Online OnlinePolicy
 	// Size of the region in bytes, a multiple of 256 MiB; 0 takes all the
-	// memdev's free pmem capacity.
+	// memdev's free capacity of the region's type.
 	Size uint64
 	// UUID re-creates a region with a known uuid; "" makes a new one. The
 	// namespaces whose labels the memdev keeps come back with the region.
@@ -31,12 +42,15 @@ type Spec struct {
 // Result is what Create made.
 type Result struct {
 	Region          string `json:"region"`
-	UUID            string `json:"uuid"`
+	UUID            string `json:"uuid,omitempty"` // pmem only
 	Size            uint64 `json:"size"`
 	Memdev          string `json:"memdev"`
 	RootDecoder     string `json:"root_decoder"`
 	EndpointDecoder string `json:"endpoint_decoder"`
-	NDRegion        string `json:"nd_region"`
+	Type            string `json:"type"`
+	NDRegion        string `json:"nd_region,omitempty"`
+	// RAM regions: the memory they became.
+	*RAMResult
 	// Namespaces are the namespaces created, or re-assembled from labels.
 	Namespaces []NamespaceResult `json:"namespaces,omitempty"`
 	Filesystem string            `json:"filesystem,omitempty"`
@@ -49,15 +63,18 @@ type Result struct {
 
 // plan is a region create worked out from the current sysfs state.
 type plan struct {
+	mode     string // TypePmem or TypeRAM
 	region   string
 	root     sysfs.Decoder
 	endpoint sysfs.Decoder
 	size     uint64
-	uuid     string
+	uuid     string // pmem only
+	online   OnlinePolicy
 }
 
 // Create makes a pmem region on one memdev and, as asked, a namespace on it,
-// a filesystem and a mount. On any failure everything it did is undone.
+// a filesystem and a mount; or a RAM region whose memory comes online as
+// asked (ram.go). On any failure everything it did is undone.
 func (m *Manager) Create(ctx context.Context, s Spec) (res *Result, err error) {
 	start := time.Now()
 	if err := s.validate(); err != nil {
@@ -70,15 +87,23 @@ func (m *Manager) Create(ctx context.Context, s Spec) (res *Result, err error) {
 	t := &tx{w: m.W}
 	defer t.finish("region create", &err)
 
+	res = &Result{
+		Region: p.region, UUID: p.uuid, Size: p.size, Memdev: s.Memdev,
+		RootDecoder: p.root.Name, EndpointDecoder: p.endpoint.Name, Type: p.mode,
+	}
+	if p.mode == TypeRAM {
+		if res.RAMResult, err = m.createRAM(ctx, t, p); err != nil {
+			return nil, err
+		}
+		res.RegionTime = time.Since(start)
+		res.TotalTime = res.RegionTime
+		return res, nil
+	}
 	nd, err := m.createRegion(ctx, t, p)
 	if err != nil {
 		return nil, err
 	}
-	res = &Result{
-		Region: p.region, UUID: p.uuid, Size: p.size, Memdev: s.Memdev,
-		RootDecoder: p.root.Name, EndpointDecoder: p.endpoint.Name,
-		NDRegion: nd.Name, RegionTime: time.Since(start),
-	}
+	res.NDRegion, res.RegionTime = nd.Name, time.Since(start)
 	for _, ns := range nd.Namespaces {
 		if !ns.Idle() {
 			res.Namespaces = append(res.Namespaces, namespaceResult(ns, true))
@@ -108,6 +133,16 @@ func (s Spec) validate() error {
 	}
 	if s.Size%regionAlign != 0 {
 		return invalidf("region size %d is not a multiple of 256 MiB: CXL regions come in 256 MiB steps", s.Size)
+	}
+	switch s.Type {
+	case TypeRAM:
+		return s.validateRAM()
+	case "", TypePmem:
+	default:
+		return invalidf("unknown region type %q: use pmem or ram", s.Type)
+	}
+	if s.Online != "" {
+		return invalidf("--online is for RAM regions: add --type ram, or drop --online")
 	}
 	if s.Namespace != "" {
 		if _, err := ParseMode(string(s.Namespace)); err != nil {
@@ -139,19 +174,22 @@ func (m *Manager) plan(s Spec) (plan, error) {
 	if err != nil {
 		return plan{}, err
 	}
+	if s.Type == TypeRAM {
+		return m.planRAM(s, md)
+	}
 	if md.PmemSize == 0 {
-		return plan{}, fmt.Errorf("%s has no persistent capacity: Linux 6.1 makes pmem regions only (create the device with pmem=1)", md.Name)
+		return plan{}, fmt.Errorf("%s has no persistent capacity: create the device with --pmem (pmem=1), or make a RAM region (--type ram, Linux 6.3+)", md.Name)
 	}
 	if md.LabelStorageSize == 0 {
 		return plan{}, fmt.Errorf("%s has no label storage area: libnvdimm cannot host namespaces on it", md.Name)
 	}
-	p := plan{uuid: s.UUID}
+	p := plan{mode: TypePmem, uuid: s.UUID}
 	if p.uuid == "" {
 		p.uuid = m.uuid()
 	} else if p.uuid, err = ParseUUID(s.UUID); err != nil {
 		return plan{}, err
 	}
-	if p.endpoint, p.size, err = m.pickEndpoint(md); err != nil {
+	if p.endpoint, p.size, err = m.pickEndpoint(md, TypePmem); err != nil {
 		return plan{}, err
 	}
 	if s.Size != 0 {
@@ -160,15 +198,16 @@ func (m *Manager) plan(s Spec) (plan, error) {
 	if p.root, err = m.pickRoot(md.Name); err != nil {
 		return plan{}, err
 	}
-	if p.region, err = m.FS.NextRegionName(p.root); err != nil {
+	if p.region, err = m.FS.NextRegionName(p.root, TypePmem); err != nil {
 		return plan{}, err
 	}
 	return p, nil
 }
 
 // pickEndpoint returns the memdev's lowest free endpoint decoder (the kernel
-// allocates DPA in decoder order) and the pmem capacity still free.
-func (m *Manager) pickEndpoint(md sysfs.Memdev) (sysfs.Decoder, uint64, error) {
+// allocates DPA in decoder order) and the capacity of the mode (pmem, ram)
+// still free.
+func (m *Manager) pickEndpoint(md sysfs.Memdev, mode string) (sysfs.Decoder, uint64, error) {
 	decoders, err := m.FS.EndpointDecodersOf(md.Name)
 	if err != nil {
 		return sysfs.Decoder{}, 0, err
@@ -181,7 +220,7 @@ func (m *Manager) pickEndpoint(md sysfs.Memdev) (sysfs.Decoder, uint64, error) {
 			orphan = &decoders[i]
 			fallthrough
 		case d.DPASize != 0:
-			if d.Mode == "pmem" {
+			if d.Mode == mode {
 				used += d.DPASize
 			}
 		case free == nil && d.Region == "":
@@ -195,12 +234,16 @@ func (m *Manager) pickEndpoint(md sysfs.Memdev) (sysfs.Decoder, uint64, error) {
 	if free == nil {
 		return sysfs.Decoder{}, 0, fmt.Errorf("%s has no free endpoint decoder: destroy one of its regions first", md.Name)
 	}
+	capacity := md.PmemSize
+	if mode == TypeRAM {
+		capacity = md.RAMSize
+	}
 	avail := uint64(0)
-	if md.PmemSize > used {
-		avail = (md.PmemSize - used) / regionAlign * regionAlign
+	if capacity > used {
+		avail = (capacity - used) / regionAlign * regionAlign
 	}
 	if avail == 0 {
-		return sysfs.Decoder{}, 0, fmt.Errorf("%s has no free pmem capacity: destroy one of its regions first", md.Name)
+		return sysfs.Decoder{}, 0, fmt.Errorf("%s has no free %s capacity: destroy one of its regions first", md.Name, mode)
 	}
 	return *free, avail, nil
 }
@@ -220,32 +263,41 @@ func (m *Manager) pickRoot(memdev string) (sysfs.Decoder, error) {
 	return sysfs.Decoder{}, &sysfs.FeatureError{Name: "a pmem-capable root decoder above " + memdev, MinKernel: "6.0"}
 }
 
-// createRegion runs the libcxl sequence (ndctl cxl/region.c create_region)
-// for a one-way region, binds it and waits for its nd region.
-func (m *Manager) createRegion(ctx context.Context, t *tx, p plan) (sysfs.NDRegion, error) {
+// regionSteps is the libcxl sequence (ndctl cxl/region.c create_region)
+// for a one-way region of p.mode, up to the commit; the bind is the
+// caller's, since what undoes it depends on the type.
+func (m *Manager) regionSteps(p plan) []step {
 	r, ep, root := p.region, p.endpoint.Name, p.root.Name
 	steps := []step{
-		{m.cxlDev(root, "create_pmem_region"), r, ops(m.cxlDev(root, "delete_region"), r)},
+		{m.cxlDev(root, "create_"+p.mode+"_region"), r, ops(m.cxlDev(root, "delete_region"), r)},
 		{m.cxlDev(r, "interleave_granularity"), strconv.FormatUint(p.root.InterleaveGranularity, 10), nil},
 		{m.cxlDev(r, "interleave_ways"), "1", nil},
-		{m.cxlDev(r, "uuid"), p.uuid, nil},
-		{m.cxlDev(r, "size"), hex(p.size), nil},
 	}
-	// The mode of a decoder cannot go back to "none"; a ram decoder is put
-	// back to ram.
-	if p.endpoint.Mode != "pmem" {
+	if p.mode == TypePmem { // a ram region has no uuid
+		steps = append(steps, step{m.cxlDev(r, "uuid"), p.uuid, nil})
+	}
+	steps = append(steps, step{m.cxlDev(r, "size"), hex(p.size), nil})
+	// The mode of a decoder cannot go back to "none"; a decoder of the
+	// other mode is put back to it.
+	if p.endpoint.Mode != p.mode {
 		var back []writer.Op
-		if p.endpoint.Mode == "ram" {
-			back = ops(m.cxlDev(ep, "mode"), "ram")
+		if p.endpoint.Mode == TypePmem || p.endpoint.Mode == TypeRAM {
+			back = ops(m.cxlDev(ep, "mode"), p.endpoint.Mode)
 		}
-		steps = append(steps, step{m.cxlDev(ep, "mode"), "pmem", back})
+		steps = append(steps, step{m.cxlDev(ep, "mode"), p.mode, back})
 	}
-	steps = append(steps, []step{
+	return append(steps, []step{
 		{m.cxlDev(ep, "dpa_size"), hex(p.size), ops(m.cxlDev(ep, "dpa_size"), "0")},
 		{m.cxlDev(r, "target0"), ep, ops(m.cxlDev(r, "target0"), "")},
 		{m.cxlDev(r, "commit"), "1", ops(m.cxlDev(r, "commit"), "0")},
-		{m.driverFile("cxl", "cxl_region", "bind"), r, ops(m.driverFile("cxl", "cxl_region", "unbind"), r)},
 	}...)
+}
+
+// createRegion makes a pmem region, binds it and waits for its nd region.
+func (m *Manager) createRegion(ctx context.Context, t *tx, p plan) (sysfs.NDRegion, error) {
+	r := p.region
+	steps := append(m.regionSteps(p),
+		step{m.driverFile("cxl", "cxl_region", "bind"), r, ops(m.driverFile("cxl", "cxl_region", "unbind"), r)})
 	if err := t.run(steps); err != nil {
 		return sysfs.NDRegion{}, err
 	}

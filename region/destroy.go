@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/cxlv/cxlv/sysfs"
 )
@@ -39,6 +40,25 @@ func (m *Manager) destroyRegion(r sysfs.Region, keepNamespaces bool) error {
 	}
 	// libcxl's order (ndctl cxl/region.c destroy_region): disable, reset
 	// the decoders, detach each target, then delete.
+	t := &tx{w: m.W}
+	if r.RAM() && r.Driver != "" {
+		// kmem cannot remove online memory: offline it all first, and
+		// online it again if that or the unbind fails.
+		start := time.Now()
+		what := "offline the memory of " + r.Name
+		m.report(Event{Step: what})
+		n, err := m.offlineRAM(t, r.Name)
+		if err != nil {
+			return withRollback(err, t.rollback())
+		}
+		m.report(Event{Step: fmt.Sprintf("%s (%d blocks)", what, n), Done: true, Elapsed: time.Since(start)})
+		err = t.write(m.driverFile("cxl", r.Driver, "unbind"), r.Name)
+		if err != nil {
+			return withRollback(err, t.rollback())
+		}
+		t.undos = nil // the unbind removed the memory: nothing to online again
+		r.Driver = ""
+	}
 	var steps []step
 	if r.Driver != "" {
 		steps = append(steps, step{path: m.driverFile("cxl", r.Driver, "unbind"), value: r.Name})
@@ -53,7 +73,6 @@ func (m *Manager) destroyRegion(r sysfs.Region, keepNamespaces bool) error {
 			detached[target] = true
 		}
 	}
-	t := &tx{w: m.W}
 	if err := t.run(steps); err != nil {
 		return err
 	}

@@ -3,7 +3,10 @@ package region
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/cxlv/cxlv/writer"
@@ -20,6 +23,8 @@ var hints = []struct {
 	{"uuid", syscall.EBUSY, "another region already has this uuid"},
 	{"uuid", syscall.EINVAL, "the kernel wants a canonical, non-nil uuid"},
 	{"create_pmem_region", syscall.EBUSY, "another region was created at the same time; try again"},
+	{"create_ram_region", syscall.EBUSY, "another region was created at the same time; try again"},
+	{"auto_online_blocks", syscall.EINVAL, "this kernel does not know that online policy"},
 	{"size", syscall.ENOSPC, "not enough free space in the root decoder's window or the nd region; use a smaller --size"},
 	{"size", syscall.ERANGE, "larger than the free part of the root decoder's window; use a smaller --size"},
 	{"size", syscall.EINVAL, "the size must be a multiple of the alignment: 256 MiB for a CXL region, the nd region's align for a namespace"},
@@ -28,7 +33,7 @@ var hints = []struct {
 	{"mode", syscall.ENXIO, "the memdev has no capacity of that kind"},
 	{"target0", syscall.ENXIO, "the memdev cannot be reached through this root decoder"},
 	{"commit", syscall.ENXIO, "the region is missing targets"},
-	{"bind", syscall.ENOENT, "the driver is not loaded: modprobe cxl_pmem nd_pmem dax_pmem"},
+	{"bind", syscall.ENOENT, "the driver is not loaded: modprobe cxl_pmem nd_pmem dax_pmem (pmem) or dax_cxl kmem (ram)"},
 	{"bind", syscall.ENXIO, "the driver refused the device; dmesg has its reason"},
 	{"bind", syscall.ENODEV, "the driver refused the device; dmesg has its reason"},
 	{"holder_class", syscall.EBUSY, "the namespace is enabled or claimed"},
@@ -54,10 +59,37 @@ func hintFor(err error) string {
 	case errors.As(err, &pe):
 		attr = filepath.Base(pe.Path)
 	}
+	if attr == "commit" && errno == syscall.ENXIO && underHypervisor(cpuinfoPath) {
+		return hypervisorHint
+	}
 	for _, h := range hints {
 		if h.attr == attr && h.errno == errno {
 			return h.hint
 		}
 	}
 	return ""
+}
+
+// hypervisorHint explains the commit refusal of Linux 6.2 and later in a
+// VM: committing a region must invalidate CPU caches
+// (cxl_region_invalidate_memregion), which the kernel will not do when the
+// CPU reports a hypervisor.
+const hypervisorHint = "this CPU reports a hypervisor, and Linux 6.2+ refuses to commit CXL regions in a VM " +
+	"(dmesg: Failed to synchronize CPU cache state): use bare metal, or a VM with the bit hidden (QEMU -cpu ...,hypervisor=off)"
+
+var cpuinfoPath = "/proc/cpuinfo"
+
+// underHypervisor reports whether the CPU flags of cpuinfo include
+// "hypervisor".
+func underHypervisor(cpuinfo string) bool {
+	b, err := os.ReadFile(cpuinfo)
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "flags" {
+			return slices.Contains(strings.Fields(v), "hypervisor")
+		}
+	}
+	return false
 }

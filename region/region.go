@@ -1,6 +1,7 @@
 // Package region creates and destroys CXL pmem regions and the nvdimm
-// namespaces on them, natively through sysfs: the same write sequences
-// libcxl and libndctl use, with no external tools.
+// namespaces on them, and RAM regions with the memory they become (ram.go),
+// natively through sysfs: the same write sequences libcxl and libndctl
+// use, with no external tools.
 //
 // Every kernel write goes through a writer.Writer, so a test can record the
 // exact sequence and inject a failure at any step, and --dry-run can print
@@ -8,8 +9,8 @@
 // run newest first, so the kernel is left as it was found — including the
 // endpoint decoder DPA allocations that ndctl leaves behind. The probes the
 // kernel runs after a region is bound (cxl_region, cxl_pmem_region,
-// nd_region, nd_pmem, dax_pmem) are asynchronous; the package waits for
-// them with a bounded timeout and reports progress.
+// nd_region, nd_pmem, dax_pmem; dax_cxl, kmem) are asynchronous; the
+// package waits for them with a bounded timeout and reports progress.
 package region
 
 import (

@@ -13,6 +13,10 @@ import (
 type undo struct {
 	what string
 	run  func() error
+	// guard stops the rollback when it fails: the undos below it would
+	// do harm (unbinding a region whose memory could not be offlined
+	// would leak that memory until reboot).
+	guard bool
 }
 
 // tx applies kernel writes one at a time and remembers how to reverse each
@@ -72,13 +76,48 @@ func (t *tx) push(what string, run func() error) {
 	t.undos = append(t.undos, undo{what: what, run: run})
 }
 
+// pushGuard records an undo whose failure stops the rollback.
+func (t *tx) pushGuard(what string, run func() error) {
+	t.undos = append(t.undos, undo{what: what, run: run, guard: true})
+}
+
+// writeScoped writes value to path for the duration of the transaction:
+// a rollback writes old back, and so does the restore function it returns,
+// which drops that undo once it has run.
+func (t *tx) writeScoped(path, value, old string) (restore func() error, err error) {
+	if err := t.w.Write(path, value); err != nil {
+		return nil, err
+	}
+	back := writer.Op{Path: path, Value: old}
+	t.pushWrites(back)
+	at := len(t.undos) - 1
+	return func() error {
+		if err := t.w.Write(back.Path, back.Value); err != nil {
+			return err
+		}
+		t.undos = append(t.undos[:at:at], t.undos[at+1:]...)
+		return nil
+	}, nil
+}
+
 // rollback runs every undo, newest first, and returns the ones that failed.
-// It keeps going after a failure: each undo that works releases something.
+// It keeps going after a failure, since each undo that works releases
+// something, except after a guard: then it names what it left as it is.
 func (t *tx) rollback() error {
 	var errs []error
 	for i := len(t.undos) - 1; i >= 0; i-- {
-		if err := t.undos[i].run(); err != nil {
-			errs = append(errs, fmt.Errorf("undo %s: %w", t.undos[i].what, err))
+		err := t.undos[i].run()
+		if err == nil {
+			continue
+		}
+		errs = append(errs, fmt.Errorf("undo %s: %w", t.undos[i].what, err))
+		if t.undos[i].guard && i > 0 {
+			var left []string
+			for j := i - 1; j >= 0; j-- {
+				left = append(left, t.undos[j].what)
+			}
+			errs = append(errs, fmt.Errorf("stopped there, not undone: %s", strings.Join(left, "; ")))
+			break
 		}
 	}
 	t.undos = nil

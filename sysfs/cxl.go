@@ -130,7 +130,11 @@ type Region struct {
 	Targets    []string
 	Driver     string
 	PmemRegion string // pmem_regionN once the cxl_region driver bound it
+	DaxRegion  string // dax_regionN of a bound RAM region (6.3+)
 }
+
+// RAM reports whether the region is a volatile (ram) region.
+func (r Region) RAM() bool { return r.Mode == "ram" }
 
 // NvdimmBridge connects a CXL root to an nvdimm bus (ndbusN).
 type NvdimmBridge struct {
@@ -412,6 +416,9 @@ func readRegion(p, decoder string) (Region, error) {
 	}
 	if pr := childDirs(p, "pmem_region"); len(pr) > 0 {
 		r.PmemRegion = filepath.Base(pr[0])
+	}
+	if dr := childDirs(p, "dax_region"); len(dr) > 0 {
+		r.DaxRegion = filepath.Base(dr[0])
 	}
 	return r, a.err
 }

@@ -20,13 +20,21 @@ type FeatureError struct {
 	// Module is the module that provides it ("cxl_virt"); empty when only a
 	// newer kernel helps.
 	Module string
+	// Attr is the sysfs attribute whose absence showed it is missing
+	// ("create_ram_region"); the message then says the kernel is too old.
+	Attr string
 }
 
 func (e *FeatureError) Error() string {
 	switch {
+	case e.Module != "" && e.Attr != "":
+		return fmt.Sprintf("%s not available: module %s is not loaded (%s missing; run: modprobe %s)",
+			e.Name, e.Module, e.Attr, e.Module)
 	case e.Module != "":
 		return fmt.Sprintf("%s not available: module %s is not loaded (run: modprobe %s)",
 			e.Name, e.Module, e.Module)
+	case e.MinKernel != "" && e.Attr != "":
+		return fmt.Sprintf("kernel too old: %s need Linux %s+ (%s missing)", e.Name, e.MinKernel, e.Attr)
 	case e.MinKernel != "":
 		return fmt.Sprintf("%s not supported: needs Linux %s or newer", e.Name, e.MinKernel)
 	}

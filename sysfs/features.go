@@ -24,12 +24,15 @@ var featureProbes = []struct {
 	name, minKernel string
 	object          string // "root-decoder" or "port"
 	attr            string
+	// capability a root decoder must have for the attribute to show
+	// (6.12 hides create_ram_region on a decoder that is not cap_ram).
+	capability string
 }{
-	{"pmem regions (create_pmem_region)", "6.0", "root-decoder", "create_pmem_region"},
-	{"ram regions (create_ram_region)", "6.3", "root-decoder", "create_ram_region"},
-	{"decoder qos_class", "6.5", "root-decoder", "qos_class"},
-	{"port parent_dport", "6.3", "port", "parent_dport"},
-	{"port decoders_committed", "6.7", "port", "decoders_committed"},
+	{"pmem regions (create_pmem_region)", "6.0", "root-decoder", "create_pmem_region", "cap_pmem"},
+	{"ram regions (create_ram_region)", "6.3", "root-decoder", "create_ram_region", "cap_ram"},
+	{"decoder qos_class", "6.5", "root-decoder", "qos_class", ""},
+	{"port parent_dport", "6.3", "port", "parent_dport", ""},
+	{"port decoders_committed", "6.7", "port", "decoders_committed", ""},
 }
 
 // Features reports the features that can be decided on this system: those
@@ -41,7 +44,7 @@ func (t *Topology) Features() []Feature {
 		switch p.object {
 		case "root-decoder":
 			for _, d := range t.Decoders {
-				if d.Kind == RootDecoder {
+				if d.Kind == RootDecoder && (p.capability == "" || (&attrs{dir: d.Path}).flag(p.capability)) {
 					dir = d.Path
 					break
 				}

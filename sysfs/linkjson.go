@@ -23,10 +23,57 @@ type LinkJSON struct {
 	Regions      []RegionLinkJSON `json:"regions,omitempty"`
 }
 
-// RegionLinkJSON is a CXL region with its nd region.
+// RegionLinkJSON is a CXL region with its nd region (pmem) or its dax
+// device and memory (ram).
 type RegionLinkJSON struct {
 	RegionJSON
 	NDRegion *NDRegionJSON `json:"nd_region,omitempty"`
+	Dax      *DaxJSON      `json:"dax,omitempty"`
+}
+
+// DaxJSON is a RAM region's dax device with the keys of `daxctl list`
+// (chardev, size, target_node, align, mode, online_memblocks,
+// total_memblocks, movable), and what cxlvctl adds: the device's
+// numa_node, the bytes online and offline, the zones of the online blocks
+// and the nodes the blocks belong to.
+type DaxJSON struct {
+	Chardev         string   `json:"chardev"`
+	Size            uint64   `json:"size"`
+	TargetNode      *int     `json:"target_node,omitempty"`
+	Align           uint64   `json:"align,omitempty"`
+	Mode            string   `json:"mode"`
+	OnlineMemblocks *int     `json:"online_memblocks,omitempty"`
+	TotalMemblocks  *int     `json:"total_memblocks,omitempty"`
+	Movable         *bool    `json:"movable,omitempty"`
+	State           string   `json:"state,omitempty"`
+	NumaNode        *int     `json:"numa_node,omitempty"`
+	BlockSize       uint64   `json:"memblock_size,omitempty"`
+	OnlineBytes     *uint64  `json:"online_bytes,omitempty"`
+	OfflineBytes    *uint64  `json:"offline_bytes,omitempty"`
+	Zones           []string `json:"zones,omitempty"`
+	MemoryNodes     []int    `json:"memory_nodes,omitempty"`
+}
+
+// JSON returns the daxctl form of a RAM region's dax device, nil before
+// dax_cxl made one.
+func (s RAMState) JSON() *DaxJSON {
+	d := s.Dax
+	if d == nil {
+		return nil
+	}
+	j := &DaxJSON{Chardev: d.Name, Size: d.Size, TargetNode: d.TargetNode, Align: d.Align, Mode: d.Mode(), NumaNode: d.NumaNode}
+	if d.Driver == "" {
+		j.State = "disabled"
+	}
+	if d.Mode() == "system-ram" {
+		sum := s.Summary
+		online, total := sum.Online, sum.Blocks
+		onBytes, offBytes := sum.OnlineBytes(), sum.OfflineBytes()
+		j.OnlineMemblocks, j.TotalMemblocks, j.Movable = &online, &total, sum.Movable()
+		j.BlockSize, j.OnlineBytes, j.OfflineBytes = sum.BlockSize, &onBytes, &offBytes
+		j.Zones, j.MemoryNodes = sum.Zones, sum.Nodes
+	}
+	return j
 }
 
 // NDRegionJSON is an nd region as `ndctl list -R` prints it.
@@ -116,6 +163,9 @@ func (l DeviceLink) JSON(regions []Region) LinkJSON {
 		if r.NDRegion != nil {
 			nd := r.NDRegion.JSON()
 			rj.NDRegion = &nd
+		}
+		if r.RAM != nil {
+			rj.Dax = r.RAM.JSON()
 		}
 		j.Regions = append(j.Regions, rj)
 	}

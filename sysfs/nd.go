@@ -80,14 +80,31 @@ type Claim struct {
 
 // DaxDevice is a device-dax instance on the dax bus (/dev/daxR.N).
 type DaxDevice struct {
-	Name       string
-	Path       string
-	Parent     string // the nd dax device (daxR.N) it belongs to
-	Size       uint64
-	Align      uint64
+	Name string
+	Path string
+	// Parent is the device it belongs to: the nd dax device (daxR.N) of a
+	// devdax namespace, or the dax_regionN of a CXL RAM region.
+	Parent string
+	// Region is the CXL region of a dax_regionN parent, "" otherwise.
+	Region string
+	Size   uint64
+	Align  uint64
+	// Resource is the start of the device's memory; nil when unreadable
+	// (0400 in newer kernels, root only).
+	Resource   *uint64
 	TargetNode *int
+	NumaNode   *int
 	Driver     string // device_dax, or kmem when onlined as System RAM
 	DevNode    string
+}
+
+// Mode is daxctl's name for what the device is: "system-ram" when kmem
+// holds it, "devdax" otherwise.
+func (d DaxDevice) Mode() string {
+	if d.Driver == "kmem" {
+		return "system-ram"
+	}
+	return "devdax"
 }
 
 // NDRegions lists the nvdimm regions with their namespaces.
@@ -223,9 +240,14 @@ func readDaxDevice(p string) (DaxDevice, error) {
 		Parent:     filepath.Base(filepath.Dir(p)),
 		Size:       a.u64("size"),
 		Align:      a.u64("align"),
+		Resource:   a.optU64("resource"),
 		TargetNode: a.optInt("target_node"),
+		NumaNode:   a.optInt("numa_node"),
 		Driver:     a.driver(),
 		DevNode:    a.devNode(),
+	}
+	if strings.HasPrefix(d.Parent, "dax_region") {
+		d.Region = filepath.Base(filepath.Dir(filepath.Dir(p)))
 	}
 	return d, a.err
 }

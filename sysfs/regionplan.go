@@ -47,16 +47,22 @@ func (f FS) decodersOf(port string) ([]Decoder, error) {
 	return out, nil
 }
 
-// NextRegionName is the name create_pmem_region of a root decoder offers
-// for its next region ("region3").
-func (f FS) NextRegionName(d Decoder) (string, error) {
+// NextRegionName is the name create_pmem_region (mode "pmem") or
+// create_ram_region ("ram") of a root decoder offers for its next region
+// ("region3").
+func (f FS) NextRegionName(d Decoder, mode string) (string, error) {
 	a := attrs{dir: d.Path}
-	name, ok := a.raw("create_pmem_region")
+	attr := "create_" + mode + "_region"
+	name, ok := a.raw(attr)
 	if a.err != nil {
 		return "", a.err
 	}
 	if !ok {
-		return "", &FeatureError{Name: "create_pmem_region on " + d.Name, MinKernel: "6.0"}
+		minKernel, what := "6.0", "pmem regions"
+		if mode == "ram" {
+			minKernel, what = "6.3", "RAM regions"
+		}
+		return "", &FeatureError{Name: what + " on " + d.Name, MinKernel: minKernel, Attr: attr}
 	}
 	return name, nil
 }

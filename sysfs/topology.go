@@ -15,6 +15,8 @@ type Topology struct {
 	Bridges   []NvdimmBridge
 	NDRegions []NDRegion
 	Dax       []DaxDevice
+	// RAM is the memory of each RAM region, by region name.
+	RAM map[string]*RAMState
 }
 
 // Topology reads and links the whole tree.
@@ -46,6 +48,16 @@ func (f FS) Topology() (*Topology, error) {
 	if t.Dax, err = f.DaxDevices(); droppedIfUnloaded(err) != nil {
 		return nil, err
 	}
+	t.RAM = map[string]*RAMState{}
+	for _, r := range t.Regions {
+		if r.RAM() {
+			st, err := f.RAMState(r, t.Dax)
+			if err != nil {
+				return nil, err
+			}
+			t.RAM[r.Name] = &st
+		}
+	}
 	t.fillVirtLinks()
 	return &t, nil
 }
@@ -69,10 +81,12 @@ type DeviceLink struct {
 	Regions      []RegionLink
 }
 
-// RegionLink is a CXL region with the nd region made from it.
+// RegionLink is a CXL region with the nd region made from it (pmem) or
+// the memory it became (ram).
 type RegionLink struct {
 	Region   *Region
 	NDRegion *NDRegion // nil until cxl_pmem has bound the pmem_region
+	RAM      *RAMState // RAM regions only
 }
 
 // Links returns one DeviceLink per memdev, then one per cxl_virt device
@@ -118,7 +132,7 @@ func (t *Topology) linkMemdev(m *Memdev) DeviceLink {
 	for i := range t.Regions {
 		r := &t.Regions[i]
 		if t.regionUsesEndpoint(r, l.Endpoint) {
-			l.Regions = append(l.Regions, RegionLink{Region: r, NDRegion: t.ndRegionOf(r)})
+			l.Regions = append(l.Regions, RegionLink{Region: r, NDRegion: t.ndRegionOf(r), RAM: t.RAM[r.Name]})
 		}
 	}
 	return l

@@ -64,6 +64,8 @@ var (
 		"device": "cxlv", "memdev": "memdev", "decoder": "root-decoder",
 		"region create/namespace": "fsdax|devdax|raw|none",
 		"region create/fs":        "xfs|ext4",
+		"region create/type":      "pmem|ram",
+		"region create/online":    "movable|normal|none",
 		"namespace create/region": "nd-region",
 		"namespace create/mode":   "fsdax|devdax|raw",
 	}
@@ -94,7 +96,7 @@ func completeWords(app *cli.App, sysRoot string, words []string) []string {
 			name, _, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
 			if f := findFlag(flags, name); f != nil && takesValue(f) && !hasValue {
 				if i+1 == len(words)-1 {
-					valueOf = name
+					valueOf = f.Names()[0] // an alias (-t) completes as its flag (--type)
 				} else if name == "sysfs-root" {
 					sysRoot = words[i+1]
 				}

@@ -25,6 +25,10 @@ func TestComplete(t *testing.T) {
 		{[]string{"region", "create", "--memdev", ""}, []string{"mem0"}},
 		{[]string{"region", "create", "--memdev", "mem0", "--namespace", "f"}, []string{"fsdax"}},
 		{[]string{"region", "create", "--fs", ""}, []string{"xfs", "ext4"}},
+		{[]string{"region", "create", "--type", ""}, []string{"pmem", "ram"}},
+		{[]string{"region", "create", "-t", "r"}, []string{"ram"}}, // an alias completes as its flag
+		{[]string{"region", "create", "--type", "ram", "--online", ""}, []string{"movable", "normal", "none"}},
+		{[]string{"region", "create", "-m", ""}, []string{"mem0"}},
 		{[]string{"namespace", "destroy", ""}, []string{"namespace0.0"}},
 		{[]string{"namespace", "create", "--region", ""}, []string{"region0"}},
 		{[]string{"namespace", "create", "--mode", "dev"}, []string{"devdax"}},

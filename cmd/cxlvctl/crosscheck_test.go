@@ -73,7 +73,10 @@ func ourObjects(t *testing.T, data []byte) map[string]map[string]any {
 			list, _ := l[key].([]any)
 			for _, o := range list {
 				obj := o.(map[string]any)
+				// What a region became is checked against ndctl and
+				// daxctl (TestListJSONMatchesNdctlList, TestRAMListMatchesDaxctl).
 				delete(obj, "nd_region")
+				delete(obj, "dax")
 				name, _ := obj["decoder"].(string)
 				if r, ok := obj["region"].(string); ok && key == "regions" {
 					name = r
@@ -111,6 +114,11 @@ func crossCheck(t *testing.T, ours, cxlList []byte) int {
 			continue
 		}
 		compared++
+		// ndctl 76.1 does not print a region's type (its mode, 6.3+);
+		// later ones do, and are then compared.
+		if _, ok := other["type"]; !ok && obj["region"] != nil {
+			delete(obj, "type")
+		}
 		if !reflect.DeepEqual(obj, other) {
 			a, _ := json.Marshal(obj)
 			b, _ := json.Marshal(other)

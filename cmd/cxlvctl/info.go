@@ -28,6 +28,11 @@ type nodeJSON struct {
 	MemoryBytes int64    `json:"memory_bytes"`
 	Distances   []int    `json:"distances,omitempty"`
 	Memdevs     []string `json:"memdevs,omitempty"`
+	// MemoryOnly marks a node with memory and no CPU, what a CXL RAM
+	// region with its own proximity domain becomes.
+	MemoryOnly bool `json:"memory_only,omitempty"`
+	// Regions are the CXL RAM regions whose memory blocks are on the node.
+	Regions []string `json:"cxl_regions,omitempty"`
 }
 
 type infoJSON struct {
@@ -67,8 +72,16 @@ func runInfo(c *cli.Context) error {
 		fmt.Fprintf(e.errOut, "cxlvctl: warning: host memory totals unknown: %v\n", err)
 	}
 	var memdevs []sysfs.Memdev
+	regionsOn := map[int][]string{}
 	if top, err := e.sys.Topology(); err == nil {
 		out.CXLLoaded, memdevs = true, top.Memdevs
+		for _, r := range top.Regions {
+			if st := top.RAM[r.Name]; st != nil {
+				for _, n := range ramNodes(st) {
+					regionsOn[n] = append(regionsOn[n], r.Name)
+				}
+			}
+		}
 		for _, f := range top.Features() {
 			out.Features = append(out.Features, featureJSON{Name: f.Name, MinKernel: f.MinKernel, Present: f.Present})
 		}
@@ -80,10 +93,11 @@ func runInfo(c *cli.Context) error {
 		}
 	}
 	for _, n := range topo.Nodes {
-		nj := nodeJSON{ID: n.ID, Cores: len(n.Cores), Distances: n.Distances, Memdevs: byNode[n.ID]}
+		nj := nodeJSON{ID: n.ID, Cores: len(n.Cores), Distances: n.Distances, Memdevs: byNode[n.ID], Regions: regionsOn[n.ID]}
 		if n.Memory != nil {
 			nj.MemoryBytes = n.Memory.TotalUsableBytes
 		}
+		nj.MemoryOnly = nj.Cores == 0 && nj.MemoryBytes > 0
 		out.Nodes = append(out.Nodes, nj)
 	}
 	if c.Bool("json") {
@@ -105,10 +119,29 @@ func runInfo(c *cli.Context) error {
 		for _, d := range n.Distances {
 			dist = append(dist, strconv.Itoa(d))
 		}
-		rows = append(rows, []string{strconv.Itoa(n.ID), strconv.Itoa(n.Cores), debugfs.HumanSize(uint64(n.MemoryBytes)),
-			dash(strings.Join(dist, " ")), dash(strings.Join(n.Memdevs, ","))})
+		kind := "cpu+memory"
+		switch {
+		case n.MemoryOnly:
+			kind = "memory-only"
+		case n.MemoryBytes == 0:
+			kind = "cpu-only"
+		}
+		rows = append(rows, []string{strconv.Itoa(n.ID), kind, strconv.Itoa(n.Cores), debugfs.HumanSize(uint64(n.MemoryBytes)),
+			dash(strings.Join(dist, " ")), dash(strings.Join(n.Memdevs, ",")), dash(strings.Join(n.Regions, ","))})
 	}
-	return writeTable(e.out, []string{"NODE", "CORES", "MEMORY", "DISTANCES", "MEMDEVS"}, rows)
+	return writeTable(e.out, []string{"NODE", "KIND", "CORES", "MEMORY", "DISTANCES", "MEMDEVS", "CXL_RAM"}, rows)
+}
+
+// ramNodes are the nodes a RAM region's memory is on: its blocks' nodes,
+// else the dax device's target node.
+func ramNodes(st *sysfs.RAMState) []int {
+	if len(st.Summary.Nodes) > 0 {
+		return st.Summary.Nodes
+	}
+	if st.Dax != nil && st.Dax.TargetNode != nil {
+		return []int{*st.Dax.TargetNode}
+	}
+	return nil
 }
 
 func loaded(b bool) string {

@@ -24,7 +24,9 @@ func listCommand() *cli.Command {
 			"--json prints one object per memdev: the cxl_virt device's attributes (device, memstart,\n" +
 			"memsize, pmem, capacity, window_start, window_size, device_state), \"memdev\", \"root_decoders\"\n" +
 			"and \"regions\" with the keys of `cxl list`, and each region's \"nd_region\" with its\n" +
-			"\"namespaces\" with the keys of `ndctl list`.",
+			"\"namespaces\" with the keys of `ndctl list` (pmem), or its \"dax\" device with the keys of\n" +
+			"`daxctl list` plus numa_node, memblock_size, online_bytes, offline_bytes, zones and\n" +
+			"memory_nodes (ram). RAM regions add a MEMORY column to the table: node, blocks online, zone.",
 		Flags: []cli.Flag{
 			jsonFlag(),
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "more columns"},
@@ -71,11 +73,24 @@ func printLinks(sys sysfs.FS, out io.Writer, asJSON, verbose bool, keep func(sys
 	if verbose {
 		header = append(header, "MEMSTART", "SERIAL", "HOST", "STATE")
 	}
+	// RAM regions add what their memory became, as a last column.
+	withMemory := false
+	for _, l := range links {
+		for _, r := range l.Regions {
+			withMemory = withMemory || r.RAM != nil
+		}
+	}
+	if withMemory {
+		header = append(header, "MEMORY")
+	}
 	var rows [][]string
 	for _, l := range links {
-		for _, r := range linkRows(l) {
+		for i, r := range linkRows(l) {
 			if verbose {
 				r = append(r, verboseColumns(l)...)
+			}
+			if withMemory {
+				r = append(r, memoryColumn(l, i))
 			}
 			rows = append(rows, r)
 		}
@@ -99,6 +114,9 @@ func linkRows(l sysfs.DeviceLink) [][]string {
 	if m := l.Memdev; m != nil {
 		memdev, size = m.Name, debugfs.FormatSize(m.PmemSize+m.RAMSize)
 		kind = memoryType(m.PmemSize > 0)
+		if m.PmemSize > 0 && m.RAMSize > 0 {
+			kind = "ram+pmem"
+		}
 	}
 	decoder := "-"
 	var names []string
@@ -118,6 +136,17 @@ func linkRows(l sysfs.DeviceLink) [][]string {
 		if len(r.Region.Decoder) > 0 {
 			row[4] = r.Region.Decoder
 		}
+		if r.Region.Mode != "" {
+			row[2] = r.Region.Mode
+		}
+		if r.RAM != nil {
+			dax, mode := "-", "-"
+			if d := r.RAM.Dax; d != nil {
+				dax, mode = d.Name, d.Mode()
+			}
+			rows = append(rows, append(row, "-", dax, mode, "-"))
+			continue
+		}
 		if r.NDRegion == nil {
 			rows = append(rows, append(row, "-", "-", "-", "-"))
 			continue
@@ -135,6 +164,56 @@ func linkRows(l sysfs.DeviceLink) [][]string {
 		}
 	}
 	return rows
+}
+
+// memoryColumn is the MEMORY cell of row i of a link: the state of a RAM
+// region's memory, "-" for other rows. linkRows gives a RAM region one row.
+func memoryColumn(l sysfs.DeviceLink, i int) string {
+	row := 0
+	for _, r := range l.Regions {
+		n := 1
+		if r.RAM == nil && r.NDRegion != nil {
+			n = 0
+			for _, ns := range r.NDRegion.Namespaces {
+				if !ns.Idle() {
+					n++
+				}
+			}
+			n = max(n, 1)
+		}
+		if i >= row && i < row+n {
+			if r.RAM != nil {
+				return memoryText(r.RAM)
+			}
+			return "-"
+		}
+		row += n
+	}
+	return "-"
+}
+
+// memoryText says where a RAM region's memory is: "node 1: 4/4 blocks
+// online (512M Movable)".
+func memoryText(st *sysfs.RAMState) string {
+	if st.Dax == nil {
+		return "no dax device"
+	}
+	s := st.Summary
+	node := "?"
+	if d := st.Dax; d.TargetNode != nil {
+		node = strconv.Itoa(*d.TargetNode)
+	}
+	if len(s.Nodes) > 0 {
+		node = joinInts(s.Nodes)
+	}
+	txt := "node " + node + ": " + strconv.Itoa(s.Online) + "/" + strconv.Itoa(s.Blocks) + " blocks online"
+	if s.Online > 0 {
+		txt += " (" + debugfs.FormatSize(s.OnlineBytes()) + " " + strings.Join(s.Zones, ",") + ")"
+	}
+	if s.Offline > 0 {
+		txt += ", " + debugfs.FormatSize(s.OfflineBytes()) + " offline"
+	}
+	return txt
 }
 
 func memoryType(pmem bool) string {

@@ -30,7 +30,9 @@ func cxlvctl(t *testing.T, fixture string, args ...string) (stdout, stderr strin
 var qemuFixtures = []string{"qemu-bare", "qemu-region-devdax", "qemu-region-fsdax"}
 
 func TestListJSONMatchesCxlList(t *testing.T) {
-	for _, name := range append(qemuFixtures, "cxlv-region-fsdax") {
+	// 6.12 fixtures (*-ram-*): ram-capable root decoders, a ram-only
+	// (cxlv) or ram+pmem (qemu) memdev, a RAM region.
+	for _, name := range append(qemuFixtures, "cxlv-region-fsdax", "cxlv-ram-bare", "cxlv-ram-movable", "qemu-ram-bare", "qemu-ram-movable") {
 		out, errOut, rc := cxlvctl(t, name, "list", "--json")
 		if rc != 0 {
 			t.Fatalf("%s: list --json: exit %d: %s", name, rc, errOut)
@@ -40,7 +42,7 @@ func TestListJSONMatchesCxlList(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := 3 // mem0, decoder0.0, region0
-		if name == "qemu-bare" {
+		if strings.HasSuffix(name, "-bare") {
 			want = 2
 		}
 		if n := crossCheck(t, []byte(out), cxlList); n != want {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,18 +19,24 @@ func init() { teardownDevice = teardown }
 func regionCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "region",
-		Usage: "create, destroy and list CXL pmem regions",
+		Usage: "create, destroy and list CXL regions (pmem, and ram on Linux 6.3+)",
 		Subcommands: []*cli.Command{
 			{
 				Name:  "create",
-				Usage: "create a pmem region, and optionally a namespace, a DAX filesystem and its mount",
+				Usage: "create a pmem region (and optionally a namespace, a DAX filesystem and its mount) or a ram region onlined as system memory",
 				Description: "Runs the sysfs sequence of `cxl create-region` and `ndctl create-namespace` and waits\n" +
 					"for the kernel's probes. On any failure everything it did is undone, DPA included.\n" +
 					"--uuid re-creates a region with a known uuid: namespaces whose labels the memdev\n" +
-					"keeps (region destroy --keep-namespaces) come back with their data.",
+					"keeps (region destroy --keep-namespaces) come back with their data.\n" +
+					"--type ram (Linux 6.3+, dax_cxl and kmem loaded) makes a volatile region that kmem adds\n" +
+					"as memory blocks, onlined per --online: movable (ZONE_MOVABLE, can be given back),\n" +
+					"normal (ZONE_NORMAL, usable by the kernel, may not offline again) or none; the\n" +
+					"kernel's auto_online_blocks policy is set for the bind and restored afterwards.",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "device", Aliases: []string{"d"}, Usage: "cxl_virt device (cxlvN)"},
 					&cli.StringFlag{Name: "memdev", Aliases: []string{"m"}, Usage: "CXL memdev (memN), e.g. QEMU's emulated device"},
+					&cli.StringFlag{Name: "type", Aliases: []string{"t"}, Value: region.TypePmem, Usage: "region type: pmem or ram"},
+					&cli.StringFlag{Name: "online", Usage: "ram: what the memory becomes: movable, normal or none (default: movable)"},
 					&cli.StringFlag{Name: "size", Aliases: []string{"s"}, Usage: "region size, a multiple of 256M (default: all free capacity)"},
 					&cli.StringFlag{Name: "uuid", Aliases: []string{"U"}, Usage: "region uuid (default: a new one)"},
 					&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "namespace to create: fsdax, devdax, raw or none (default: fsdax with --fs, else none)"},
@@ -42,7 +49,7 @@ func regionCommand() *cli.Command {
 			},
 			{
 				Name:      "destroy",
-				Usage:     "destroy regions, their namespaces first, and free their DPA",
+				Usage:     "destroy regions, their namespaces (pmem) or memory (ram, offlined first) first, and free their DPA",
 				ArgsUsage: "regionN...",
 				Flags: []cli.Flag{
 					&cli.BoolFlag{Name: "keep-namespaces", Usage: "keep the namespace labels, to bring them back with region create --uuid"},
@@ -99,7 +106,12 @@ func runRegionCreate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	spec := region.Spec{UUID: c.String("uuid"), Filesystem: c.String("fs"), MountDir: c.String("mount")}
+	spec := region.Spec{UUID: c.String("uuid"), Filesystem: c.String("fs"), MountDir: c.String("mount"), Type: c.String("type")}
+	if o := c.String("online"); o != "" {
+		if spec.Online, err = region.ParseOnline(o); err != nil {
+			return regionError(err)
+		}
+	}
 	switch dev, md := c.String("device"), c.String("memdev"); {
 	case (dev == "") == (md == ""):
 		return usagef("region create needs one of --device cxlvN or --memdev memN")
@@ -134,6 +146,10 @@ func runRegionCreate(c *cli.Context) error {
 	if c.Bool("json") {
 		return writeJSON(e.out, res)
 	}
+	if res.RAMResult != nil {
+		printRAMResult(e, res)
+		return nil
+	}
 	fmt.Fprintf(e.out, "%s: %s pmem region on %s (%s -> %s), uuid %s, nd %s\n", res.Region,
 		debugfs.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, res.UUID, res.NDRegion)
 	for _, ns := range res.Namespaces {
@@ -145,6 +161,37 @@ func runRegionCreate(c *cli.Context) error {
 	fmt.Fprintf(e.out, "took %v (region %v, namespace %v)\n", res.TotalTime.Round(time.Millisecond),
 		res.RegionTime.Round(time.Millisecond), res.NamespaceTime.Round(time.Millisecond))
 	return nil
+}
+
+// printRAMResult prints what a RAM region's memory became.
+func printRAMResult(e *env, res *region.Result) {
+	r := res.RAMResult
+	fmt.Fprintf(e.out, "%s: %s ram region on %s (%s -> %s), %s\n", res.Region,
+		debugfs.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, r.Dax)
+	node := "-"
+	if r.TargetNode != nil {
+		node = strconv.Itoa(*r.TargetNode)
+	}
+	fmt.Fprintf(e.out, "memory: %s added in %d blocks of %s, %s online (%s), node %s (blocks on node %s)\n",
+		debugfs.FormatSize(r.MemoryBytes), r.Blocks, debugfs.FormatSize(r.BlockSize), debugfs.FormatSize(r.OnlineBytes),
+		onlineText(r.Online, r.Zones), node, dash(joinInts(r.Nodes)))
+	fmt.Fprintf(e.out, "took %v (memory added %v after the bind, online %v)\n", res.TotalTime.Round(time.Millisecond),
+		r.AddTime.Round(time.Millisecond), r.OnlineTime.Round(time.Millisecond))
+}
+
+func onlineText(p region.OnlinePolicy, zones []string) string {
+	if len(zones) == 0 {
+		return "--online " + string(p)
+	}
+	return strings.Join(zones, ",") + ", --online " + string(p)
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
 }
 
 // memdevOf is the memdev of a cxl_virt device, "" before cxl_mem probed it.
@@ -230,11 +277,18 @@ func runRegionList(c *cli.Context) error {
 	}
 	js := []regionJSON{}
 	var rows [][]string
+	withMemory := len(t.RAM) > 0
 	for _, r := range t.Regions {
 		j := regionJSON{RegionLinkJSON: sysfs.RegionLinkJSON{RegionJSON: r.JSON()}, UUID: r.UUID, Decoder: r.Decoder, Targets: r.Targets}
 		state, ndName, namespaces := j.DecodeState, "-", "-"
 		if j.State != "" {
 			state += "," + j.State
+		}
+		if st := t.RAM[r.Name]; st != nil {
+			j.Dax = st.JSON()
+			if st.Dax != nil {
+				namespaces = st.Dax.Name + ":" + st.Dax.Mode()
+			}
 		}
 		if n := nd[r.Name]; n != nil && r.Driver != "" {
 			ndJSON := n.JSON()
@@ -250,11 +304,23 @@ func runRegionList(c *cli.Context) error {
 			}
 		}
 		js = append(js, j)
-		rows = append(rows, []string{r.Name, dash(r.UUID), debugfs.FormatSize(r.Size), r.Decoder,
-			dash(strings.Join(r.Targets, ",")), state, ndName, namespaces})
+		row := []string{r.Name, dash(r.UUID), debugfs.FormatSize(r.Size), r.Decoder,
+			dash(strings.Join(r.Targets, ",")), state, ndName, namespaces}
+		if withMemory {
+			mem := "-"
+			if st := t.RAM[r.Name]; st != nil {
+				mem = memoryText(st)
+			}
+			row = append(row, mem)
+		}
+		rows = append(rows, row)
 	}
 	if c.Bool("json") {
 		return writeJSON(e.out, js)
 	}
-	return writeTable(e.out, []string{"REGION", "UUID", "SIZE", "DECODER", "TARGETS", "STATE", "ND_REGION", "NAMESPACES"}, rows)
+	header := []string{"REGION", "UUID", "SIZE", "DECODER", "TARGETS", "STATE", "ND_REGION", "NAMESPACES"}
+	if withMemory {
+		header = append(header, "MEMORY")
+	}
+	return writeTable(e.out, header, rows)
 }

@@ -2,8 +2,12 @@ package main
 
 import (
 	"fmt"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/cxlv/cxlv/debugfs"
+	"github.com/cxlv/cxlv/sysfs"
 )
 
 // teardownDevice destroys the namespaces and regions of a cxl_virt device,
@@ -17,7 +21,7 @@ func removeCommand() *cli.Command {
 		Usage:     "remove a cxl_virt device",
 		ArgsUsage: "cxlvN",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "destroy its namespaces and regions first"},
+			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "destroy its namespaces and regions first (RAM regions: offline their memory, refused if it cannot be)"},
 		},
 		Action: runRemove,
 	}
@@ -31,6 +35,11 @@ func runRemove(c *cli.Context) error {
 	e, err := newEnv(c)
 	if err != nil {
 		return err
+	}
+	if !c.Bool("force") {
+		if err := refuseOnlineMemory(e, name); err != nil {
+			return err
+		}
 	}
 	if c.Bool("force") {
 		if teardownDevice == nil {
@@ -47,4 +56,44 @@ func runRemove(c *cli.Context) error {
 		fmt.Fprintf(e.out, "removed %s\n", name)
 	}
 	return nil
+}
+
+// busyError is a refusal that matches syscall.EBUSY (exit code 5).
+type busyError struct{ msg string }
+
+func (e busyError) Error() string        { return e.msg }
+func (e busyError) Is(target error) bool { return target == syscall.EBUSY }
+
+// refuseOnlineMemory refuses to remove a device while a RAM region on it
+// has memory online, with the command that gives the memory back: the
+// module would refuse anyway (the region exists), but cannot say that
+// the memory is the reason or what to do about it.
+func refuseOnlineMemory(e *env, device string) error {
+	t, err := e.sys.Topology()
+	if err != nil {
+		return nil // the module's own check still applies
+	}
+	for _, l := range t.Links() {
+		if l.Virt == nil || l.Virt.Name != device {
+			continue
+		}
+		for _, r := range l.Regions {
+			st := r.RAM
+			if st == nil || st.Summary.Online == 0 {
+				continue
+			}
+			return busyError{fmt.Sprintf("remove %s: %s has %s of memory online (%s): run `cxlvctl region destroy %s` first (it offlines the memory), or `cxlvctl remove --force %s`",
+				device, r.Region.Name, debugfs.FormatSize(st.Summary.OnlineBytes()), memoryWhere(st), r.Region.Name, device)}
+		}
+	}
+	return nil
+}
+
+// memoryWhere names a RAM region's dax device and node: "dax0.0, node 1".
+func memoryWhere(st *sysfs.RAMState) string {
+	where := st.Dax.Name
+	if len(st.Summary.Nodes) > 0 {
+		where += ", node " + joinInts(st.Summary.Nodes)
+	}
+	return where
 }

@@ -6,8 +6,10 @@
 #
 # A scenario is a setup script, test/vm/fixture-setup/<scenario>.sh by default
 # (or any path in the repository), sourced in the guest after lib.sh, whose
-# '# vm:' header gives the run-vm.sh options. Without arguments every script
-# in test/vm/fixture-setup/ is captured.
+# '# vm:' header gives the run-vm.sh options and whose '# kernels:' line, if
+# any, the kernel series it needs (the first guest kernel of that series
+# boots). Without arguments every script in test/vm/fixture-setup/ with a
+# '# vm:' header is captured (the others are libraries they source).
 # One brace group: bash parses it whole before running, so editing this file
 # cannot break a run in progress.
 {
@@ -19,7 +21,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 setups=()
 if [ $# -eq 0 ]; then
-	setups=("$here"/fixture-setup/*.sh)
+	for setup in "$here"/fixture-setup/*.sh; do
+		is_scenario "$setup" && setups+=("$setup")
+	done
 fi
 for arg in "$@"; do
 	case $arg in
@@ -35,8 +39,13 @@ for setup in "${setups[@]}"; do
 	is_scenario "$setup" || die "$setup has no '# vm:' header line"
 	name=$(basename "$setup" .sh)
 	read -ra opts <<<"$(vm_options "$setup")"
+	kver=''
+	for k in $(bash "$repo_root/scripts/guest-kernels.sh"); do
+		runs_on_kernel "$setup" "$k" && kver=$k && break
+	done
+	[ -n "$kver" ] || die "$setup: no installed guest kernel of its '# kernels:' series"
 	out=$(mktemp -d "${TMPDIR:-/tmp}/cxlv-fixture.XXXXXX")
-	if bash "$here/run-vm.sh" "${opts[@]}" --out "$out" -- \
+	if bash "$here/run-vm.sh" --kver "$kver" "${opts[@]}" --out "$out" -- \
 		test/vm/guest/capture.sh "/cxlv/${setup#"$repo_root"/}" >"$out/run.log" 2>&1; then
 		rm -rf "$repo_root/test/fixtures/$name"
 		# git keeps only the executable bit: record the real modes of the

@@ -55,6 +55,7 @@ for kver in $(bash "$guest_kernels"); do
 		"$(dpkg-query -W -f='${Version}' "linux-image-$kver")" "$series" \
 		"$(dpkg-query -W -f='${Version}' "linux-source-$series")"
 done
+printf 'qemu 10        %s\n' "$("$(bash "$here/qemu10.sh")" --version | head -1)"
 for p in qemu-system-x86 ndctl daxctl fio busybox-static xfsprogs e2fsprogs; do
 	printf '%-14s %s\n' "$p" "$(dpkg-query -W -f='${Version}' "$p")"
 done

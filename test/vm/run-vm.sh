@@ -4,8 +4,14 @@
 # exit code. See test/vm/README.md.
 #
 # test/vm/run-vm.sh [--kver KVER] [--mem 2G] [--smp 2] [--memmap SPEC]... [--cxl]
+#                   [--cxl-volatile] [--qemu10] [--numa] [--numa-split LOW]
 #                   [--append ARGS] [--timeout SEC] [--out DIR] -- GUEST_SCRIPT [ARGS...]
 #
+# --qemu10 runs the QEMU 10 that test/vm/qemu10.sh unpacked; --cxl-volatile
+# gives QEMU's type-3 device a 512M volatile partition too (QEMU >= 8, so it
+# implies --cxl and needs --qemu10); --numa gives the guest an SRAT (one node
+# with all of its RAM and CPUs), so that Linux gives the CXL window a node of
+# its own.
 # --cxl-single-rp is --cxl without the second, empty root port: it reproduces
 # the 6.1 trap where every write to QEMU's device is lost (negative test only).
 # The repository is shared read-only at /cxlv, DIR (default: a new directory
@@ -27,6 +33,7 @@ usage() {
 }
 
 kver='' mem=2G smp=2 cxl=0 single_rp=0 append='' timeout=600 out='' numa_split=''
+qemu10=0 cxl_volatile=0 numa=0
 memmaps=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -36,6 +43,9 @@ while [ $# -gt 0 ]; do
 	--memmap) memmaps+=("memmap=$2") && shift 2 ;;
 	--cxl) cxl=1 && shift ;;
 	--numa-split) numa_split=$2 && shift 2 ;;
+	--qemu10) qemu10=1 && shift ;;
+	--cxl-volatile) cxl=1 cxl_volatile=1 && shift ;;
+	--numa) numa=1 && shift ;;
 	--cxl-single-rp) cxl=1 single_rp=1 && shift ;;
 	--append) append=$2 && shift 2 ;;
 	--timeout) timeout=$2 && shift 2 ;;
@@ -97,14 +107,21 @@ if [ "$cxl" = 1 ]; then
 	# write to the window is silently lost. sn= must be non-zero for
 	# namespaces to come back from their labels.
 	machine=q35,cxl=on,cxl-fmw.0.targets.0=cxl.0,cxl-fmw.0.size=4G
+	volatile=''
+	if [ "$cxl_volatile" = 1 ]; then
+		[ "$qemu10" = 1 ] || die "--cxl-volatile needs --qemu10 (QEMU 7.2 has no volatile-memdev)"
+		truncate -s 512M "$tmp/cxl-vmem0"
+		qemu_cxl+=(-object "memory-backend-file,id=cxl-vmem0,share=on,mem-path=$tmp/cxl-vmem0,size=512M")
+		volatile=,volatile-memdev=cxl-vmem0
+	fi
 	truncate -s 512M "$tmp/cxl-mem0"
 	truncate -s 2M "$tmp/cxl-lsa0"
-	qemu_cxl=(
+	qemu_cxl+=(
 		-object "memory-backend-file,id=cxl-mem0,share=on,mem-path=$tmp/cxl-mem0,size=512M"
 		-object "memory-backend-file,id=cxl-lsa0,share=on,mem-path=$tmp/cxl-lsa0,size=2M"
 		-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.0
 		-device cxl-rp,port=0,bus=cxl.0,id=cxl_rp0,chassis=0,slot=2
-		-device cxl-type3,bus=cxl_rp0,memdev=cxl-mem0,lsa=cxl-lsa0,id=cxl-pmem0,sn=0x5157
+		-device "cxl-type3,bus=cxl_rp0,memdev=cxl-mem0,lsa=cxl-lsa0,id=cxl-pmem0,sn=0x5157$volatile"
 	)
 	[ "$single_rp" = 1 ] || qemu_cxl+=(-device cxl-rp,port=1,bus=cxl.0,id=cxl_rp1,chassis=0,slot=3)
 fi
@@ -113,7 +130,10 @@ fi
 # the rest (q35 puts it from 4G up), CPU-less: a memmap= over all of node
 # 1 makes cxl_virt's RAM come online as a memory-only node, as CXL memory.
 qemu_numa=()
-if [ -n "$numa_split" ]; then
+if [ "$numa" = 1 ]; then
+	qemu_numa=(-object "memory-backend-ram,id=node0,size=$mem"
+		-numa "node,nodeid=0,cpus=0-$((smp - 1)),memdev=node0")
+elif [ -n "$numa_split" ]; then
 	total=$(numfmt --from=iec "$mem") low=$(numfmt --from=iec "$numa_split")
 	[ "$low" -lt "$total" ] || die "--numa-split $numa_split leaves nothing of --mem $mem for node 1"
 	qemu_numa=(-object "memory-backend-ram,id=node0,size=$low"
@@ -124,18 +144,26 @@ fi
 
 # From 6.2 on the kernel refuses to commit a CXL region when the CPU says it
 # runs under a hypervisor (it cannot flush caches for it): hide the bit.
+qemu=(qemu-system-x86_64)
+if [ "$qemu10" = 1 ]; then
+	q10=$here/cache/qemu10
+	[ -x "$q10/usr/bin/qemu-system-x86_64" ] || die "no QEMU 10 in $q10: run 'make deps' (test/vm/qemu10.sh)"
+	qemu=("$q10/usr/bin/qemu-system-x86_64" -L "$q10/usr/share/qemu" -L "$q10/usr/share/seabios")
+	export QEMU_MODULE_DIR=$q10/usr/lib/x86_64-linux-gnu/qemu
+fi
+
 cpu=max
 kernel_at_least 6.2 "$kver" && cpu=max,hypervisor=off
 # QEMU 7.2's type-3 device offers MSI-X but no event interrupt policy: 6.3+'s
 # cxl_pci then fails its probe unless the OS leaves CXL error handling to the
 # firmware (no _OSC CXL control).
 if [ "$cxl" = 1 ] && kernel_at_least 6.3 "$kver" &&
-	! kernel_at_least 8.0 "$(qemu-system-x86_64 --version | sed -n 's/.*version \([0-9.]*\).*/\1/p')"; then
+	! kernel_at_least 8.0 "$("${qemu[0]}" --version | sed -n 's/.*version \([0-9.]*\).*/\1/p')"; then
 	append="$append pcie_ports=compat"
 fi
 
 cmdline="console=ttyS0 panic=-1 loglevel=5 ${memmaps[*]} $append"
-qemu=(qemu-system-x86_64 -machine "$machine" -accel tcg,thread=multi -cpu "$cpu"
+qemu+=(-machine "$machine" -accel tcg,thread=multi -cpu "$cpu"
 	-smp "$smp" -m "$mem" -nographic -no-reboot -nic none
 	-kernel "$kernel" -initrd "$tmp/initrd.cpio" -append "$cmdline"
 	-fsdev "local,id=repo,path=$repo_root,security_model=none,readonly=on"
