@@ -58,6 +58,7 @@ demo: deps build kmod
 
 bench: deps build kmod
 	bash test/bench/run.sh
+	bash test/bench/ram-node.sh
 
 fixtures: deps build kmod
 	bash test/vm/capture-fixtures.sh
