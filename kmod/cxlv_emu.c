@@ -84,6 +84,7 @@ static bool cxlv_emu_mbox_poll(struct cxlv_emu *emu)
 	struct cxlv_mbox_cmd cmd = {
 		.in = emu->payload_in,
 		.out = emu->payload_out,
+		.state = &emu->mbox_state,
 	};
 	u32 ctrl = readl(emu->mbox + CXLDEV_MBOX_CTRL_OFFSET);
 	u64 cmd_reg;

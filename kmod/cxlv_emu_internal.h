@@ -33,12 +33,24 @@
 #define CXLV_HDM_OFFSET		0x100
 
 /**
+ * struct cxlv_mbox_state - what mailbox commands change on the device
+ * @timestamp: CXL 3.0 8.2.9.4.2 the host's time at its last Set Timestamp,
+ *	in ns since the epoch
+ * @timestamp_set_at: ktime_get_ns() at that Set Timestamp; 0: never set
+ */
+struct cxlv_mbox_state {
+	u64 timestamp;
+	u64 timestamp_set_at;
+};
+
+/**
  * struct cxlv_mbox_cmd - one mailbox command as the handlers see it
  * @opcode: CXL 3.0 8.2.8.4.5 Command Register opcode
  * @in: input payload, already copied out of the payload registers
  * @in_len: bytes in @in
  * @out: output buffer of CXLV_MBOX_PAYLOAD_SIZE bytes
  * @out_len: bytes of @out the handler produced
+ * @state: the device's state, under the emulator's lock
  */
 struct cxlv_mbox_cmd {
 	u16 opcode;
@@ -46,6 +58,7 @@ struct cxlv_mbox_cmd {
 	size_t in_len;
 	void *out;
 	size_t out_len;
+	struct cxlv_mbox_state *state;
 };
 
 /**
@@ -74,6 +87,7 @@ struct cxlv_hdm_decoder {
  * @last_busy: when the poller last found work
  * @mbox_cmds: mailbox commands answered
  * @commits: HDM decoder commits accepted
+ * @mbox_state: what mailbox commands have changed
  * @hdm_accepted: each decoder's programming when its commit was accepted
  * @payload_in: bounce buffer for the input payload
  * @payload_out: bounce buffer for the output payload
@@ -89,6 +103,7 @@ struct cxlv_emu {
 	ktime_t last_busy;
 	u64 mbox_cmds;
 	u64 commits;
+	struct cxlv_mbox_state mbox_state;
 	struct cxlv_hdm_decoder hdm_accepted[CXLV_HDM_DECODERS];
 	u8 payload_in[CXLV_MBOX_PAYLOAD_SIZE];
 	u8 payload_out[CXLV_MBOX_PAYLOAD_SIZE];

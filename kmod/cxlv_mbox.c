@@ -2,6 +2,7 @@
 #include <linux/build_bug.h>
 #include <linux/io.h>
 #include <linux/kernel.h>
+#include <linux/ktime.h>
 #include <linux/string.h>
 #include <linux/uuid.h>
 #include "cxlmem.h"
@@ -14,7 +15,8 @@
  * buffers; cxlv_emu.c moves the payload in and out of the registers. The
  * command set is the one the 6.1 cxl_pci, cxl_pmem and the user ioctl path
  * use: GET_SUPPORTED_LOGS, GET_LOG of the Command Effects Log, IDENTIFY,
- * GET_PARTITION_INFO, GET_HEALTH_INFO, and for persistent devices GET_LSA
+ * GET_PARTITION_INFO, GET_HEALTH_INFO, GET_TIMESTAMP and SET_TIMESTAMP
+ * (6.12's cxl_pci sets the time at probe), and for persistent devices GET_LSA
  * and SET_LSA on the CXLV_LSA_SIZE label storage area. The CEL is generated
  * from the command table, so it lists exactly what is answered. Every other
  * opcode gets Unsupported; malformed input gets Invalid Input or Invalid
@@ -27,6 +29,11 @@
 /* CXL 3.0 8.2.9.5.2.1 Command Effects Log entry effects */
 #define CXLV_EFFECT_IMMEDIATE_CONFIG_CHANGE	BIT(1)
 #define CXLV_EFFECT_IMMEDIATE_DATA_CHANGE	BIT(2)
+#define CXLV_EFFECT_IMMEDIATE_POLICY_CHANGE	BIT(3)
+
+/* CXL 3.0 8.2.9.4 Timestamp command set, not in 6.1's cxlmem.h */
+#define CXLV_MBOX_OP_GET_TIMESTAMP	0x0300
+#define CXLV_MBOX_OP_SET_TIMESTAMP	0x0301
 
 /* Input length of commands whose input is not a fixed size. */
 #define CXLV_MBOX_VARIABLE	SIZE_MAX
@@ -161,6 +168,33 @@ static u16 cxlv_mbox_get_health_info(const struct cxlv_emu_config *cfg,
 	return CXL_MBOX_CMD_RC_SUCCESS;
 }
 
+/* CXL 3.0 8.2.9.4.1 Get Timestamp: 0 until set, then the host's clock */
+static u16 cxlv_mbox_get_timestamp(const struct cxlv_emu_config *cfg,
+				   struct cxlv_mbox_cmd *cmd)
+{
+	const struct cxlv_mbox_state *state = cmd->state;
+	__le64 now = 0;
+
+	if (state->timestamp_set_at)
+		now = cpu_to_le64(state->timestamp + ktime_get_ns() -
+				  state->timestamp_set_at);
+	memcpy(cmd->out, &now, sizeof(now));
+	cmd->out_len = sizeof(now);
+	return CXL_MBOX_CMD_RC_SUCCESS;
+}
+
+/* CXL 3.0 8.2.9.4.2 Set Timestamp */
+static u16 cxlv_mbox_set_timestamp(const struct cxlv_emu_config *cfg,
+				   struct cxlv_mbox_cmd *cmd)
+{
+	__le64 timestamp;
+
+	memcpy(&timestamp, cmd->in, sizeof(timestamp));
+	cmd->state->timestamp = le64_to_cpu(timestamp);
+	cmd->state->timestamp_set_at = ktime_get_ns() ?: 1;
+	return CXL_MBOX_CMD_RC_SUCCESS;
+}
+
 static const struct cxlv_mbox_op cxlv_mbox_ops[] = {
 	{
 		.opcode = CXL_MBOX_OP_GET_SUPPORTED_LOGS,
@@ -200,6 +234,17 @@ static const struct cxlv_mbox_op cxlv_mbox_ops[] = {
 		.opcode = CXL_MBOX_OP_GET_HEALTH_INFO,
 		.in_len = 0,
 		.handle = cxlv_mbox_get_health_info,
+	},
+	{
+		.opcode = CXLV_MBOX_OP_GET_TIMESTAMP,
+		.in_len = 0,
+		.handle = cxlv_mbox_get_timestamp,
+	},
+	{
+		.opcode = CXLV_MBOX_OP_SET_TIMESTAMP,
+		.effect = CXLV_EFFECT_IMMEDIATE_POLICY_CHANGE,
+		.in_len = sizeof(__le64),
+		.handle = cxlv_mbox_set_timestamp,
 	},
 };
 

@@ -9,7 +9,8 @@
 # the mailbox control/command/status registers, the payload area, the label
 # storage area, the rest of the metadata window and the start of device
 # memory stay byte for byte the same; IDENTIFY on the same path is the
-# positive control. After rebinding cxl_pci the memdev and its labels are
+# positive control, and Get Timestamp answers the time 6.12's cxl_pci set
+# at probe (0 on 6.1, which sets none). After rebinding cxl_pci the memdev and its labels are
 # back and answer normal commands.
 . /cxlv/test/vm/guest/cxlv.sh
 
@@ -64,6 +65,18 @@ step "unbind cxl_pci from $bdf" sh -c "echo $bdf >/sys/bus/pci/drivers/cxl_pci/u
 snapshot /tmp/before
 
 raw_expect "rc=0 out_len=67 " 0x4000 0 # IDENTIFY: the path really reaches the mailbox
+
+# Get Timestamp: the host's time, which 6.12's cxl_pci sets at probe; 6.1
+# sets none, so the device answers 0.
+raw_expect "rc=0 out_len=8 " 0x0300 0
+ts=$($probe phys-read $((bar + 0x1000 + 0x20)) 8 | od -An -tu8 | tr -d ' ')
+now=$(date +%s)
+case $(uname -r) in
+6.1.*) expect_eq "device time on 6.1" "$ts" 0 ;;
+*) [ $((ts / 1000000000 - now)) -le 5 ] && [ $((now - ts / 1000000000)) -le 600 ] ||
+	fail "device time $ts ns is not the host's $now s" ;;
+esac
+say "Get Timestamp: $ts ns since the epoch (guest clock $now s)"
 for opcode in 0xbeef 0x0000 0xffff 0xc000; do
 	for len in 0 64 4096; do
 		raw_expect "rc=$unsupported out_len=0 changed=0" $opcode $len
