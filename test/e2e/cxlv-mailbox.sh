@@ -218,6 +218,9 @@ echo 0 >$tr/tracing_on # before reading: a tracer switch empties the buffer
 fires=$(grep -c 'cxlv_emu_poll' $tr/trace || true)
 avg_us=$(sed -n 's/^ *[0-9]*) *[-+!#*@$ ]*\([0-9.]*\) us *|.*cxlv_emu_poll.*/\1/p' $tr/trace |
 	awk '{s += $1; n++} END {if (n) printf "%.1f", s / n; else print "n/a"}')
+# Tracer off before the filter goes: an empty filter under function_graph
+# would patch every function in the kernel (minutes under TCG, soft lockup).
+echo nop >$tr/current_tracer
 echo >$tr/set_ftrace_filter
 say "idle 10 s: $fires poll callbacks ($((fires / 10))/s), avg $avg_us us each (traced); CPU busy $((b - a)) ticks of $((100 * 10 * $(nproc)))"
 remove "$dev"
