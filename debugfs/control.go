@@ -266,7 +266,8 @@ var ErrTimeout = errors.New("timed out")
 
 // WaitMemdev waits until the device's memdev is bound to cxl_mem and has
 // its endpoint: cxl_pci and cxl_mem probe asynchronously after a create.
-// progress, if not nil, is told each state change.
+// progress, if not nil, is told each state change. A deadline gives
+// ErrTimeout; any other end of ctx gives its cause.
 func (c *Control) WaitMemdev(ctx context.Context, name string, progress func(string)) (string, error) {
 	last := ""
 	tell := func(s string) {
@@ -288,6 +289,10 @@ func (c *Control) WaitMemdev(ctx context.Context, name string, progress func(str
 		}
 		select {
 		case <-ctx.Done():
+			if ctx.Err() != context.DeadlineExceeded {
+				return "", fmt.Errorf("%s: stopped waiting for its memdev (%s): %w; the device stays (cxlvctl remove %s)",
+					name, state, context.Cause(ctx), name)
+			}
 			return "", &Error{Msg: fmt.Sprintf("%s: memdev not ready (%s) after waiting: check dmesg for cxl_pci/cxl_mem errors", name, state),
 				Err: ErrTimeout}
 		case <-tick.C:

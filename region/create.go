@@ -84,7 +84,7 @@ func (m *Manager) Create(ctx context.Context, s Spec) (res *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &tx{w: m.W}
+	t := &tx{ctx: ctx, w: m.W}
 	defer t.finish("region create", &err)
 
 	res = &Result{

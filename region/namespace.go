@@ -82,7 +82,7 @@ func (m *Manager) CreateNamespace(ctx context.Context, s NamespaceSpec) (res Nam
 	if nd.Driver == "" {
 		return res, fmt.Errorf("nd %s is disabled: its CXL region is not bound (cxlvctl region list)", nd.Name)
 	}
-	t := &tx{w: m.W}
+	t := &tx{ctx: ctx, w: m.W}
 	defer t.finish("namespace create", &err)
 	return m.createNamespace(ctx, t, s, nd)
 }

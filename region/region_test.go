@@ -96,9 +96,14 @@ func writesOf(fs sysfs.FS, seq []want) []writer.Op {
 // writes up to and including the failed one, then the undos of the
 // completed ones, newest first.
 func rolledBack(fs sysfs.FS, seq []want, k int) []writer.Op {
-	out := writesOf(fs, seq[:k])
-	for i := k - 2; i >= 0; i-- {
-		out = append(out, seq[i].undo...)
+	return append(writesOf(fs, seq[:k]), undosOf(seq[:k-1])...)
+}
+
+// undosOf is the undos of the steps done, newest first.
+func undosOf(done []want) []writer.Op {
+	var out []writer.Op
+	for i := len(done) - 1; i >= 0; i-- {
+		out = append(out, done[i].undo...)
 	}
 	return out
 }
@@ -351,4 +356,63 @@ func TestCreateOnBusyMemdev(t *testing.T) {
 		t.Fatalf("create on a busy memdev: %v, wrote %v", err, rec.Ops())
 	}
 	t.Log(err)
+}
+
+// cancelAfter is a writer that records every write and cancels its context,
+// as a signal would, once the n-th write is done.
+type cancelAfter struct {
+	writer.Recorder
+	n      int
+	cancel context.CancelCauseFunc
+}
+
+var errTestSignal = errors.New("interrupted by a test signal")
+
+func (c *cancelAfter) Write(path, value string) error {
+	err := c.Recorder.Write(path, value)
+	if len(c.Ops()) == c.n {
+		c.cancel(errTestSignal)
+	}
+	return err
+}
+
+// interruptedAfter is what a create interrupted after k completed writes
+// must leave in the recorder: those writes, then their undos, newest first.
+func interruptedAfter(fs sysfs.FS, seq []want, k int) []writer.Op {
+	return append(writesOf(fs, seq[:k]), undosOf(seq[:k])...)
+}
+
+// TestCreateInterruptedRollsBack cancels the context after each write in
+// turn (Ctrl-C): the next write does not happen, the error carries the
+// cause, and everything done so far is undone. The last writes of a RAM
+// region (the bind, then restoring the online policy) run to the end,
+// since in the VM the wait for kmem in between is what notices.
+func TestCreateInterruptedRollsBack(t *testing.T) {
+	type interruptCase struct {
+		fs   sysfs.FS
+		spec Spec
+		seq  []want
+		last int // the last write after which a cancel still interrupts
+	}
+	qemu := fixture(t, "qemu-bare")
+	pmemSeq := append(regionWrites(qemu), namespaceWrites(qemu, "pfn", "pfn0.0", "nd_pmem")...)
+	cases := []interruptCase{{qemu, Spec{Memdev: "mem0", Namespace: ModeFsdax}, pmemSeq, len(pmemSeq) - 1}}
+	for _, f := range ramFixtures {
+		fs := fixture(t, f.bare)
+		seq := ramWrites(fs, "online_movable", f.size)
+		cases = append(cases, interruptCase{fs, Spec{Memdev: "mem0", Type: TypeRAM}, seq, len(seq) - 2})
+	}
+	for _, c := range cases {
+		for k := 1; k <= c.last; k++ {
+			ctx, cancel := context.WithCancelCause(t.Context())
+			w := &cancelAfter{n: k, cancel: cancel}
+			m := &Manager{FS: c.fs, W: w, Simulate: true, NewUUID: uuids(), Tools: PrintTools{Out: &bytes.Buffer{}}}
+			_, err := m.Create(ctx, c.spec)
+			var rerr *Error
+			if !errors.As(err, &rerr) || !errors.Is(err, errTestSignal) || rerr.RollbackErr != nil {
+				t.Fatalf("%s after write %d: want an *Error with the cause and a complete rollback, got %v", c.spec.Type, k, err)
+			}
+			diffOps(t, w.Ops(), interruptedAfter(c.fs, c.seq, k))
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package region
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -22,6 +23,10 @@ type undo struct {
 // tx applies kernel writes one at a time and remembers how to reverse each
 // one, so that a failure anywhere leaves the kernel as it was found.
 type tx struct {
+	// ctx, when set, makes the transaction interruptible: once it is
+	// done, the next write fails with its cause and the caller rolls
+	// back. Teardowns leave it nil: stopping one halfway helps no one.
+	ctx   context.Context
 	w     writer.Writer
 	undos []undo
 }
@@ -29,6 +34,11 @@ type tx struct {
 // write performs one kernel write. When it succeeds, the given reverse
 // writes (applied in the order given) are pushed on the undo stack.
 func (t *tx) write(path, value string, reverse ...writer.Op) error {
+	if t.ctx != nil {
+		if err := context.Cause(t.ctx); err != nil {
+			return fmt.Errorf("%w before writing %s", err, path)
+		}
+	}
 	if err := t.w.Write(path, value); err != nil {
 		return err
 	}

@@ -32,6 +32,10 @@ func (e *TimeoutError) Error() string {
 // waitFor polls pending until it reports nothing pending, fails, or the
 // manager's timeout passes, reporting progress around it.
 func (m *Manager) waitFor(ctx context.Context, what string, pending func() (string, error)) error {
+	// An interrupt during the write that started the probe stops us too.
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w while waiting for %s", context.Cause(ctx), what)
+	}
 	start := time.Now()
 	m.report(Event{Step: "wait for " + what})
 	ctx, cancel := context.WithTimeout(ctx, m.timeout())
@@ -50,7 +54,7 @@ func (m *Manager) waitFor(ctx context.Context, what string, pending func() (stri
 			if ctx.Err() == context.DeadlineExceeded {
 				return &TimeoutError{What: what, Pending: missing, Timeout: m.timeout()}
 			}
-			return ctx.Err()
+			return fmt.Errorf("%w while waiting for %s", context.Cause(ctx), what)
 		case <-time.After(pollInterval):
 		}
 	}

@@ -135,7 +135,7 @@ func TestLiveCrossCheck(t *testing.T) {
 		t.Skip("set CXLV_LIVE_CROSSCHECK=1 to compare with cxl list on this system")
 	}
 	var ours, errOut bytes.Buffer
-	if rc := run([]string{"cxlvctl", "list", "--json"}, &ours, &errOut); rc != 0 {
+	if rc := run(t.Context(), []string{"cxlvctl", "list", "--json"}, &ours, &errOut); rc != 0 {
 		t.Fatalf("cxlvctl list --json: exit %d: %s", rc, errOut.String())
 	}
 	theirs, err := exec.Command("cxl", "list", "-M", "-D", "-R").Output()

@@ -40,7 +40,7 @@ func TestErrorsAndExitCodes(t *testing.T) {
 
 func TestEmptySysfsIsNotSupported(t *testing.T) {
 	var out, errOut strings.Builder
-	rc := run([]string{"cxlvctl", "--sysfs-root", t.TempDir(), "list"}, &out, &errOut)
+	rc := run(t.Context(), []string{"cxlvctl", "--sysfs-root", t.TempDir(), "list"}, &out, &errOut)
 	if rc != exitNotSupported || !strings.Contains(errOut.String(), "CXL bus not available") {
 		t.Errorf("list on a sysfs without CXL: exit %d, %q", rc, errOut.String())
 	}
@@ -69,7 +69,7 @@ func TestCxlvCommands(t *testing.T) {
 	var out, errOut strings.Builder
 	argv := []string{"cxlvctl", "--sysfs-root", sys, "--debugfs-root", t.TempDir(), "--dry-run", "remove", "cxlv0"}
 	want := "echo cxlv_dev_id=0 > " + filepath.Join(sys, "bus", "cxl_virt", "remove") + "\n"
-	if rc := run(argv, &out, &errOut); rc != 0 || out.String() != want {
+	if rc := run(t.Context(), argv, &out, &errOut); rc != 0 || out.String() != want {
 		t.Errorf("remove without debugfs: exit %d, %q, %q; want %q", rc, out.String(), errOut.String(), want)
 	}
 	if out, _, rc := cxlvctl(t, "cxlv-bare", "__complete", "remove", ""); rc != 0 || out != "cxlv0\n" {
@@ -103,7 +103,7 @@ func TestDryRunCreateRemove(t *testing.T) {
 	} {
 		var out, errOut strings.Builder
 		argv := append([]string{"cxlvctl", "--sysfs-root", sys, "--debugfs-root", dbg, "--dry-run"}, tc.args...)
-		if rc := run(argv, &out, &errOut); rc != 0 || out.String() != tc.want {
+		if rc := run(t.Context(), argv, &out, &errOut); rc != 0 || out.String() != tc.want {
 			t.Errorf("%q: exit %d, %q, %q; want %q", tc.args, rc, out.String(), errOut.String(), tc.want)
 		}
 	}

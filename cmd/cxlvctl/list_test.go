@@ -23,7 +23,7 @@ func cxlvctl(t *testing.T, fixture string, args ...string) (stdout, stderr strin
 		argv = append(argv, "--sysfs-root", filepath.Join(dir, "sys"), "--proc-root", filepath.Join(dir, "proc"),
 			"--debugfs-root", filepath.Join(dir, "debugfs"))
 	}
-	rc = run(append(argv, args...), &out, &errOut)
+	rc = run(t.Context(), append(argv, args...), &out, &errOut)
 	return out.String(), errOut.String(), rc
 }
 

@@ -13,9 +13,12 @@
 //	5  busy: the device or range is in use
 //	6  not found: no such device, memdev, region, ...
 //	7  timed out waiting for the kernel
+//	130 interrupted (SIGINT, SIGTERM or SIGHUP); a region or namespace
+//	    create rolls back what it had done
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -44,7 +47,8 @@ const (
 
 const exitCodeHelp = `EXIT CODES:
    0 success, 1 failure, 2 invalid input (nothing written), 3 permission denied (run as root),
-   4 not supported (module not loaded / kernel too old), 5 busy, 6 not found, 7 timed out`
+   4 not supported (module not loaded / kernel too old), 5 busy, 6 not found, 7 timed out,
+   130 interrupted (a region or namespace create rolls back first)`
 
 // commands is the command list; one line per command.
 func commands() []*cli.Command {
@@ -62,12 +66,15 @@ func commands() []*cli.Command {
 }
 
 func main() {
-	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+	ctx, stop := interruptible(context.Background())
+	code := run(ctx, os.Args, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // run executes one command line and returns its exit code.
-func run(args []string, stdout, stderr io.Writer) int {
-	err := newApp(stdout, stderr).Run(args)
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	err := newApp(stdout, stderr).RunContext(ctx, args)
 	if err == nil {
 		return exitOK
 	}
@@ -123,7 +130,10 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 // exitCode maps an error to the documented exit codes.
 func exitCode(err error) int {
 	var notFound *sysfs.NotFoundError
+	var interrupted *InterruptedError
 	switch {
+	case errors.As(err, &interrupted):
+		return exitInterrupted
 	case errors.Is(err, debugfs.ErrInvalid):
 		return exitInvalid
 	case errors.Is(err, fs.ErrPermission):

@@ -10,7 +10,7 @@ import (
 // real script against the real command without building a second binary.
 func TestMain(m *testing.M) {
 	if os.Getenv("CXLVCTL_TEST_AS_MAIN") == "1" {
-		os.Exit(run(os.Args, os.Stdout, os.Stderr))
+		main()
 	}
 	os.Exit(m.Run())
 }

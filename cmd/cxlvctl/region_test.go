@@ -17,7 +17,7 @@ func fixtureRoot(scenario string) string {
 func runOn(t *testing.T, scenario string, args ...string) (rc int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	rc = run(append([]string{"cxlvctl", "--sysfs-root", fixtureRoot(scenario)}, args...), &out, &errOut)
+	rc = run(t.Context(), append([]string{"cxlvctl", "--sysfs-root", fixtureRoot(scenario)}, args...), &out, &errOut)
 	return rc, out.String(), errOut.String()
 }
 

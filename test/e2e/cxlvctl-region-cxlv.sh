@@ -4,8 +4,8 @@
 # in one command with files read back; region + devdax with a pattern; the
 # device removed and created again on the same range, and `region create
 # --uuid` (which ndctl 76.1 cannot do) brings the namespace back from its
-# labels with the pattern intact; a create that fails part-way leaves the
-# state as it was; `remove --force` tears down namespace, region and DPA in
+# labels with the pattern intact; a create that fails part-way, or that
+# SIGINT stops, leaves the state as it was; `remove --force` tears down namespace, region and DPA in
 # order. Needs bin/cxlvctl and kmod/cxl_virt.ko.
 # shellcheck source=test/vm/guest/cxlv.sh
 . /cxlv/test/vm/guest/cxlv.sh
@@ -34,6 +34,7 @@ verify_test_files "$MNT"
 step "umount" umount "$MNT"
 step "region destroy" "$CXLVCTL" region destroy "$(jq -r .region <<<"$json")"
 step "state as after device create" same_state "$initial"
+step "SIGINT during region create --namespace fsdax rolls back" interrupted_create '/sys/bus/cxl/devices/region*' cxl_state --device "$dev" --namespace fsdax
 
 json=$("$CXLVCTL" region create --device "$dev" --namespace devdax --json) || fail "region create devdax"
 printf '%s\n' "$json"

@@ -144,6 +144,14 @@ ram_scenarios() {
 	step "MemTotal back" test "$(memtotal_kb)" = "$mt0"
 	step "state as before" ram_state_is "$initial"
 
+	# 1b. Ctrl-C in the middle rolls back: in the region steps, and in the
+	# bind, as kmem adds the memory (the rollback offlines it and unbinds).
+	step "SIGINT during the region steps rolls back" \
+		interrupted_create '/sys/bus/cxl/devices/region*' ram_state "${target[@]}" --type ram
+	step "SIGINT during the bind rolls back" \
+		interrupted_create '/sys/bus/dax/devices/dax*' ram_state "${target[@]}" --type ram
+	step "state as before" ram_state_is "$initial"
+
 	# 2. --online none: added, not onlined.
 	timed "region create --online none" "$CXLVCTL" region create "${target[@]}" --type ram --online none
 	dax=$(daxctl list | jq -r '.[0].chardev')
@@ -205,14 +213,7 @@ one_line_refusal() {
 }
 
 # ram_state_is BEFORE: ram_state equals BEFORE.
-ram_state_is() {
-	local now
-	now=$(ram_state)
-	[ "$now" = "$1" ] || {
-		diff <(echo "$1") <(echo "$now")
-		return 1
-	}
-}
+ram_state_is() { same_state "$1" ram_state; }
 
 # expect_busy CMD...: exits 5 with one line that gives the advice.
 expect_busy() {
