@@ -12,7 +12,7 @@ export CGO_ENABLED := 0
 # unless given; the module is built for each.
 KVERS ?= $(shell bash scripts/guest-kernels.sh)
 
-.PHONY: all deps go build kmod test unit gofuzz fuzz e2e stress demo bench fixtures checkpatch clean
+.PHONY: all deps go build kmod test unit gofuzz fuzz e2e dkms stress demo bench fixtures checkpatch clean
 
 all: build kmod
 
@@ -47,7 +47,11 @@ fuzz:
 e2e: deps build kmod fuzz
 	@rc=0; for k in $(KVERS); do E2E_KVER=$$k bash test/vm/run-suite.sh || rc=1; done; exit $$rc
 
-test: unit gofuzz checkpatch fuzz e2e
+# The README's `dkms install`, on this host, for each guest kernel.
+dkms: deps kmod
+	bash test/dkms/run.sh $(KVERS)
+
+test: unit gofuzz checkpatch fuzz dkms e2e
 
 # Issue 7's full counts; `make test` runs the bounded versions.
 stress: deps build kmod fuzz
