@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
@@ -37,8 +38,8 @@ func uuidN(n int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", n
 
 // manager works on a captured tree: the recorder performs nothing, so
 // waits are skipped and new names predicted.
-func manager(fs sysfs.FS, rec *writer.Recorder, tools *bytes.Buffer) *Manager {
-	return &Manager{FS: fs, W: rec, Simulate: true, NewUUID: uuids(), Tools: PrintTools{Out: tools}}
+func manager(fs sysfs.FS, w writer.Writer, tools *bytes.Buffer) *Manager {
+	return &Manager{FS: fs, W: w, Simulate: true, NewUUID: uuids(), Tools: PrintTools{Out: tools}}
 }
 
 // want is one expected write and the writes that undo it.
@@ -406,13 +407,30 @@ func TestCreateInterruptedRollsBack(t *testing.T) {
 		for k := 1; k <= c.last; k++ {
 			ctx, cancel := context.WithCancelCause(t.Context())
 			w := &cancelAfter{n: k, cancel: cancel}
-			m := &Manager{FS: c.fs, W: w, Simulate: true, NewUUID: uuids(), Tools: PrintTools{Out: &bytes.Buffer{}}}
-			_, err := m.Create(ctx, c.spec)
+			_, err := manager(c.fs, w, &bytes.Buffer{}).Create(ctx, c.spec)
 			var rerr *Error
 			if !errors.As(err, &rerr) || !errors.Is(err, errTestSignal) || rerr.RollbackErr != nil {
 				t.Fatalf("%s after write %d: want an *Error with the cause and a complete rollback, got %v", c.spec.Type, k, err)
 			}
 			diffOps(t, w.Ops(), interruptedAfter(c.fs, c.seq, k))
 		}
+	}
+}
+
+// waitFor ends with a *TimeoutError naming what was still pending when its
+// deadline passes, and with the cancel cause when ctx ends otherwise, even
+// if nothing is pending any more.
+func TestWaitForEnds(t *testing.T) {
+	m := &Manager{Timeout: 20 * time.Millisecond}
+	err := m.waitFor(t.Context(), "the probe", func() (string, error) { return "still probing", nil })
+	var te *TimeoutError
+	if !errors.As(err, &te) || te.Pending != "still probing" || te.What != "the probe" {
+		t.Errorf("deadline: %v", err)
+	}
+	ctx, cancel := context.WithCancelCause(t.Context())
+	cancel(errTestSignal)
+	err = m.waitFor(ctx, "the probe", func() (string, error) { return "", nil })
+	if !errors.Is(err, errTestSignal) || err.Error() != errTestSignal.Error()+" while waiting for the probe" {
+		t.Errorf("cancelled: %v", err)
 	}
 }

@@ -30,19 +30,25 @@ func (e *TimeoutError) Error() string {
 }
 
 // waitFor polls pending until it reports nothing pending, fails, or the
-// manager's timeout passes, reporting progress around it.
+// manager's timeout passes, reporting progress around it. ctx is checked
+// before every poll, so an interrupt during the write that started the
+// probe stops it too, even when the probe is already done.
 func (m *Manager) waitFor(ctx context.Context, what string, pending func() (string, error)) error {
-	// An interrupt during the write that started the probe stops us too.
-	if ctx.Err() != nil {
-		return fmt.Errorf("%w while waiting for %s", context.Cause(ctx), what)
-	}
 	start := time.Now()
 	m.report(Event{Step: "wait for " + what})
 	ctx, cancel := context.WithTimeout(ctx, m.timeout())
 	defer cancel()
+	missing := ""
 	for {
-		missing, err := pending()
-		if err != nil {
+		switch ctx.Err() {
+		case nil:
+		case context.DeadlineExceeded:
+			return &TimeoutError{What: what, Pending: missing, Timeout: m.timeout()}
+		default:
+			return fmt.Errorf("%w while waiting for %s", context.Cause(ctx), what)
+		}
+		var err error
+		if missing, err = pending(); err != nil {
 			return err
 		}
 		if missing == "" {
@@ -51,10 +57,6 @@ func (m *Manager) waitFor(ctx context.Context, what string, pending func() (stri
 		}
 		select {
 		case <-ctx.Done():
-			if ctx.Err() == context.DeadlineExceeded {
-				return &TimeoutError{What: what, Pending: missing, Timeout: m.timeout()}
-			}
-			return fmt.Errorf("%w while waiting for %s", context.Cause(ctx), what)
 		case <-time.After(pollInterval):
 		}
 	}

@@ -5,8 +5,8 @@
 # device removed and created again on the same range, and `region create
 # --uuid` (which ndctl 76.1 cannot do) brings the namespace back from its
 # labels with the pattern intact; a create that fails part-way, or that
-# SIGINT stops, leaves the state as it was; `remove --force` tears down namespace, region and DPA in
-# order. Needs bin/cxlvctl and kmod/cxl_virt.ko.
+# SIGINT stops, leaves the state as it was; `remove --force` tears down
+# namespace, region and DPA in order. Needs bin/cxlvctl and kmod/cxl_virt.ko.
 # shellcheck source=test/vm/guest/cxlv.sh
 . /cxlv/test/vm/guest/cxlv.sh
 # shellcheck source=test/vm/guest/region-state.sh

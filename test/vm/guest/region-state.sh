@@ -56,7 +56,7 @@ interrupted_create() {
 		[ "$rc" = 130 ] || { echo "exit $rc, want 130"; return 1; }
 		err=$(grep '^cxlvctl: ' "$OUT/interrupted.err")
 		[ "$(wc -l <<<"$err")" = 1 ] &&
-			grep -qE '^cxlvctl: region create: interrupted by SIGINT (before writing|while waiting for) .*; nothing was left behind$' <<<"$err" ||
+			has -E '^cxlvctl: region create: interrupted by SIGINT (before writing|while waiting for) .*; nothing was left behind$' <<<"$err" ||
 			{ echo "want one line saying where it stopped and that nothing was left behind"; return 1; }
 		same_state "$initial" "$state"
 		return
