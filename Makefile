@@ -12,7 +12,7 @@ export CGO_ENABLED := 0
 # unless given; the module is built for each.
 KVERS ?= $(shell bash scripts/guest-kernels.sh)
 
-.PHONY: all deps go build kmod test unit gofuzz fuzz e2e dkms stress demo bench fixtures checkpatch clean
+.PHONY: all deps go build kmod install install-test test unit gofuzz fuzz e2e dkms stress demo bench fixtures checkpatch clean
 
 all: build kmod
 
@@ -26,6 +26,26 @@ go:
 build: go
 	$(GO) build -trimpath -o bin/cxlvctl ./cmd/cxlvctl
 	$(GO) test -c -o bin/cxlvctl.test ./cmd/cxlvctl
+
+# The binary, a man page per command (rendered from the same definitions as
+# --help) and the completions, in the places Debian's bash, zsh and fish read.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/share/zsh/vendor-completions,$(PREFIX)/share/zsh/site-functions)
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+install: build
+	install -D -m 0755 bin/cxlvctl $(DESTDIR)$(BINDIR)/cxlvctl
+	bin/cxlvctl __man $(DESTDIR)$(MANDIR)/man1
+	install -D -m 0644 completions/cxlvctl.bash $(DESTDIR)$(BASHCOMPDIR)/cxlvctl
+	install -D -m 0644 completions/cxlvctl.zsh $(DESTDIR)$(ZSHCOMPDIR)/_cxlvctl
+	install -D -m 0644 completions/cxlvctl.fish $(DESTDIR)$(FISHCOMPDIR)/cxlvctl.fish
+
+# `make install` into a scratch DESTDIR: files in place, pages render,
+# completions load in bash, zsh and fish.
+install-test: deps build
+	bash test/install/run.sh
 
 kmod: deps
 	@for k in $(KVERS); do $(MAKE) -C kmod KVER=$$k || exit 1; done
@@ -51,7 +71,7 @@ e2e: deps build kmod fuzz
 dkms: deps kmod
 	bash test/dkms/run.sh $(KVERS)
 
-test: unit gofuzz checkpatch fuzz dkms e2e
+test: unit install-test gofuzz checkpatch fuzz dkms e2e
 
 # Issue 7's full counts; `make test` runs the bounded versions.
 stress: deps build kmod fuzz

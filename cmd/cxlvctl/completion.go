@@ -16,9 +16,9 @@ func completionCommand() *cli.Command {
 		Name:      "completion",
 		Usage:     "print the shell completion script",
 		ArgsUsage: "bash|zsh|fish",
-		Description: "bash: cxlvctl completion bash > /etc/bash_completion.d/cxlvctl\n" +
-			"zsh:  cxlvctl completion zsh > \"${fpath[1]}/_cxlvctl\"\n" +
-			"fish: cxlvctl completion fish > ~/.config/fish/completions/cxlvctl.fish",
+		Description: "Prints the script for bash, zsh or fish; `make install` puts all three where the\n" +
+			"shells read them. The script asks cxlvctl itself for candidates (commands, flags and\n" +
+			"live device, memdev, region and namespace names), so it needs no update.",
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("completion needs one shell: %s", strings.Join(completions.Shells(), ", "))

@@ -62,6 +62,7 @@ func commands() []*cli.Command {
 		namespaceCommand(),
 		completionCommand(),
 		completeCommand(),
+		manCommand(),
 	}
 }
 
@@ -101,6 +102,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		OnUsageError:   onUsageError,
 	}
 	configureCommands(app.Commands)
+	configureHelp(app)
 	return app
 }
 

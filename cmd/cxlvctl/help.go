@@ -1,0 +1,142 @@
+package main
+
+import (
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// helpWidth is the column that help text wraps at.
+const helpWidth = 80
+
+// example is one entry of a command's EXAMPLES: what it does, and the line.
+type example struct{ what, line string }
+
+// examples are the EXAMPLES that end each command's help and man page,
+// keyed by command path ("" is cxlvctl itself). Every visible command has
+// two to four; a test checks that their flags exist.
+var examples = map[string][]example{
+	"": {
+		{"find reserved memory, make a pmem device on it and list it", "cxlvctl ranges"},
+		{"", "cxlvctl create --memstart 6G --size 2G --pmem"},
+		{"region, fsdax namespace and DAX-mounted XFS in one command", "cxlvctl region create --device cxlv0 --fs xfs --mount /mnt/cxl"},
+		{"print the kernel writes of a command instead of doing them", "cxlvctl remove cxlv0 --force --dry-run"},
+	},
+	"create": {
+		{"2 GiB of pmem on the range reserved with memmap=2G$6G", "cxlvctl create --memstart 6G --size 2G --pmem"},
+		{"volatile capacity, for a RAM region (Linux 6.3+)", "cxlvctl create --memstart 0x180000000 --size 1G"},
+		{"the same, printed as the control-file write it makes", "cxlvctl create --memstart 6G --size 2G --pmem --dry-run"},
+	},
+	"remove": {
+		{"remove a device that has no region", "cxlvctl remove cxlv0"},
+		{"destroy its namespaces and regions first", "cxlvctl remove cxlv0 --force"},
+	},
+	"list": {
+		{"devices linked to memdev, decoder, region, namespace and /dev", "cxlvctl list"},
+		{"the same as JSON, for scripts", "cxlvctl list --json"},
+	},
+	"ranges": {
+		{"reserved ranges, what uses them, and a memmap= for 4 GiB more", "cxlvctl ranges --size 4G"},
+		{"the same as JSON", "cxlvctl ranges --json"},
+	},
+	"info": {
+		{"host memory and NUMA nodes with their CXL memdevs", "cxlvctl info"},
+		{"the same as JSON", "cxlvctl info --json"},
+	},
+	"region": {
+		{"a pmem region with an fsdax namespace and a DAX mount", "cxlvctl region create --device cxlv0 --fs xfs --mount /mnt/cxl"},
+		{"destroy it but keep the namespace labels", "cxlvctl region destroy region0 --keep-namespaces"},
+		{"regions with their nd regions and namespaces", "cxlvctl region list"},
+	},
+	"region create": {
+		{"a pmem region with a devdax namespace (/dev/daxX.Y)", "cxlvctl region create --device cxlv0 --namespace devdax"},
+		{"an fsdax namespace with XFS mounted -o dax", "cxlvctl region create --device cxlv0 --fs xfs --mount /mnt/cxl"},
+		{"a RAM region onlined as movable memory on its own node", "cxlvctl region create --device cxlv0 --type ram"},
+		{"bring back a region and its namespaces by uuid", "cxlvctl region create --device cxlv0 --uuid UUID --namespace none"},
+	},
+	"region destroy": {
+		{"destroy a region, its namespaces and their labels", "cxlvctl region destroy region0"},
+		{"keep the labels, to re-create with region create --uuid", "cxlvctl region destroy region0 --keep-namespaces"},
+	},
+	"region list": {
+		{"regions with their nd regions and namespaces", "cxlvctl region list"},
+		{"the same as JSON", "cxlvctl region list --json"},
+	},
+	"namespace": {
+		{"an fsdax namespace on nd region0", "cxlvctl namespace create --region region0"},
+		{"disable a namespace and delete its label", "cxlvctl namespace destroy namespace0.0"},
+	},
+	"namespace create": {
+		{"an fsdax namespace over the largest free extent", "cxlvctl namespace create --region region0"},
+		{"a 256 MiB devdax namespace", "cxlvctl namespace create --region region0 --mode devdax --size 256M"},
+	},
+	"namespace destroy": {
+		{"disable a namespace and delete its label", "cxlvctl namespace destroy namespace0.0"},
+		{"two at once", "cxlvctl namespace destroy namespace0.0 namespace0.1"},
+	},
+	"completion": {
+		{"bash, for every user", "cxlvctl completion bash > /etc/bash_completion.d/cxlvctl"},
+		{"zsh, in the first directory of $fpath", `cxlvctl completion zsh > "${fpath[1]}/_cxlvctl"`},
+		{"fish, for the current user", "cxlvctl completion fish > ~/.config/fish/completions/cxlvctl.fish"},
+	},
+}
+
+// examplesText renders the EXAMPLES of a command path as help shows them.
+func examplesText(path string) string {
+	var b strings.Builder
+	for _, ex := range examples[path] {
+		if ex.what != "" {
+			b.WriteString("   # " + ex.what + "\n")
+		}
+		b.WriteString("   " + ex.line + "\n")
+	}
+	return b.String()
+}
+
+// withExamples appends a command path's EXAMPLES to a help template. The
+// text goes in as a template string literal, so nothing in it is expanded.
+func withExamples(template, path string) string {
+	text := examplesText(path)
+	if text == "" {
+		return template
+	}
+	return template + "\nEXAMPLES:\n{{`" + text + "`}}"
+}
+
+// configureHelp gives the app and every command below it its EXAMPLES.
+func configureHelp(app *cli.App) {
+	app.CustomAppHelpTemplate = withExamples(cli.AppHelpTemplate, "")
+	var walk func(commands []*cli.Command, parent string)
+	walk = func(commands []*cli.Command, parent string) {
+		for _, c := range commands {
+			path := strings.TrimSpace(parent + " " + c.Name)
+			template := cli.CommandHelpTemplate
+			if len(c.Subcommands) > 0 {
+				template = cli.SubcommandHelpTemplate
+			}
+			c.CustomHelpTemplate = withExamples(template, path)
+			c.Description = reflow(c.Description)
+			walk(c.Subcommands, path)
+		}
+	}
+	walk(app.Commands, "")
+}
+
+// reflow joins the lines of each paragraph of a description (paragraphs
+// are separated by a blank line), so that help and man pages fill them to
+// their own width instead of breaking where the source did.
+func reflow(s string) string {
+	paragraphs := strings.Split(strings.TrimSpace(s), "\n\n")
+	for i, p := range paragraphs {
+		paragraphs[i] = strings.Join(strings.Fields(p), " ")
+	}
+	return strings.Join(paragraphs, "\n\n")
+}
+
+func init() {
+	// Help wraps at 80 columns (urfave/cli's default is 10000).
+	cli.HelpPrinter = func(w io.Writer, template string, data any) {
+		cli.HelpPrinterCustom(w, template, data, map[string]any{"wrapAt": func() int { return helpWidth }})
+	}
+}
