@@ -12,7 +12,7 @@ export CGO_ENABLED := 0
 # unless given; the module is built for each.
 KVERS ?= $(shell bash scripts/guest-kernels.sh)
 
-.PHONY: all deps go build kmod install install-test test unit gofuzz fuzz e2e dkms stress demo bench fixtures checkpatch clean
+.PHONY: all deps go build kmod install install-test deb deb-test test unit gofuzz fuzz e2e dkms stress demo bench fixtures checkpatch clean
 
 all: build kmod
 
@@ -47,6 +47,14 @@ install: build
 install-test: deps build
 	bash test/install/run.sh
 
+# cxlv-dkms and cxlvctl .debs in bin/deb/, and their install with apt in
+# clean Debian 12 and 13 chroots.
+deb: build
+	bash scripts/deb.sh
+
+deb-test: deps deb
+	bash test/deb/run.sh
+
 kmod: deps
 	@for k in $(KVERS); do $(MAKE) -C kmod KVER=$$k || exit 1; done
 
@@ -71,7 +79,7 @@ e2e: deps build kmod fuzz
 dkms: deps kmod
 	bash test/dkms/run.sh $(KVERS)
 
-test: unit install-test gofuzz checkpatch fuzz dkms e2e
+test: unit install-test deb-test gofuzz checkpatch fuzz dkms e2e
 
 # Issue 7's full counts; `make test` runs the bounded versions.
 stress: deps build kmod fuzz
