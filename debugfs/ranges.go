@@ -294,9 +294,16 @@ func (hm HostMemory) Usable() []Reserved {
 }
 
 // MemmapArg is the kernel argument that reserves r ("memmap=2G$0x180000000").
-// GRUB and shells need the $ escaped as \$.
 func MemmapArg(r Range) string {
 	return fmt.Sprintf("memmap=%s$%#x", FormatSize(r.Size), r.Start)
+}
+
+// GrubDefaultArg is a kernel argument as written inside the double quotes of
+// GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub. grub-mkconfig's shell
+// expands the file once (\\ to \, \$ to $) and GRUB's own parser once more
+// (\$ to $, where a bare $ would start a variable), so each $ is written \\\$.
+func GrubDefaultArg(arg string) string {
+	return strings.ReplaceAll(arg, "$", `\\\$`)
 }
 
 // Suggest proposes a range of size bytes to reserve: the top of the largest

@@ -2,6 +2,7 @@ package debugfs
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -109,5 +110,23 @@ func TestHostReadFixture(t *testing.T) {
 	big := HostMemory{SystemRAM: []Range{{Start: 4 * GiB, Size: 20 * GiB}}}
 	if got, ok := big.Suggest(2 * GiB); !ok || got != (Range{Start: 22 * GiB, Size: 2 * GiB}) || MemmapArg(got) != "memmap=2G$0x580000000" {
 		t.Errorf("Suggest = %+v, %v, %s", got, ok, MemmapArg(got))
+	}
+}
+
+// The line ranges suggests for /etc/default/grub, sourced by bash as
+// grub-mkconfig does, leaves \$ for GRUB's parser, which makes it $.
+func TestGrubDefaultArgSurvivesBothExpansions(t *testing.T) {
+	arg := MemmapArg(Range{Start: 6 * GiB, Size: 2 * GiB})
+	file := filepath.Join(t.TempDir(), "grub")
+	line := `GRUB_CMDLINE_LINUX_DEFAULT="quiet ` + GrubDefaultArg(arg) + `"` + "\n"
+	if err := os.WriteFile(file, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("bash", "-c", `. "$1" && printf %s "$GRUB_CMDLINE_LINUX_DEFAULT"`, "-", file).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "quiet " + strings.ReplaceAll(arg, "$", `\$`); string(out) != want {
+		t.Errorf("grub-mkconfig sees %q; want %q (GRUB then reads \\$ as $)", out, want)
 	}
 }

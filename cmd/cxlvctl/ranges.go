@@ -102,8 +102,9 @@ func runRanges(c *cli.Context) error {
 	}
 	if out.Suggest != "" {
 		fmt.Fprintf(e.out, "\nto reserve %s more, add to the kernel command line and reboot: %s\n"+
-			"(in /etc/default/grub GRUB_CMDLINE_LINUX write the $ as \\$, then run update-grub)\n",
-			debugfs.FormatSize(size), out.Suggest)
+			"in /etc/default/grub: GRUB_CMDLINE_LINUX_DEFAULT=\"... %s\", then update-grub;\n"+
+			"after the reboot /proc/cmdline must show %s\n",
+			debugfs.FormatSize(size), out.Suggest, debugfs.GrubDefaultArg(out.Suggest), out.Suggest)
 	}
 	return nil
 }
