@@ -17,7 +17,7 @@ func TestComplete(t *testing.T) {
 		words []string
 		want  []string
 	}{
-		{[]string{""}, []string{"create", "remove", "list", "ranges", "info", "region", "namespace", "completion"}},
+		{[]string{""}, []string{"create", "remove", "list", "ranges", "info", "region", "namespace", "completion", "version", "help"}},
 		{[]string{"r"}, []string{"remove", "ranges", "region"}},
 		{[]string{"list", "--"}, []string{"--json", "--verbose"}},
 		{[]string{"remove", ""}, nil}, // no cxl_virt device in this tree
