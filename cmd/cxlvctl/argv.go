@@ -77,6 +77,9 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 			levels[t.level].flags = append(levels[t.level].flags, t.text)
 		}
 	}
+	if slices.Contains(levels[0].flags, "--version") && len(path) > 0 {
+		return nil, usagef("--version runs no command: give it alone, or run `cxlvctl version`")
+	}
 	out := []string{args[0]}
 	if helpAsked(levels[len(levels)-1].flags) {
 		return append(append(out, path...), "--help"), nil

@@ -132,6 +132,7 @@ func TestNormalizeRefuses(t *testing.T) {
 		{[]string{"create", "--memstart", "4G", "--size", "1G", "--serial", "1G"}, "--serial 1G: a serial is a number (decimal or 0x hex), not a size"},
 		{[]string{"create", "--memstart", "4G", "--size", "1G", "--serial", "0"}, "--serial 0: serial 0 is refused"},
 		{[]string{"list", "--json=maybe"}, `--json takes no value (got "maybe")`},
+		{[]string{"list", "--version"}, "--version runs no command"},
 	} {
 		out, errOut, rc := cxlvctl(t, "qemu-region-devdax", tc.args...)
 		if rc != exitInvalid || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.says) {
@@ -231,6 +232,9 @@ func TestHelpAndVersion(t *testing.T) {
 	}{
 		{[]string{"help"}, "COMMANDS:"},
 		{[]string{}, "COMMANDS:"},
+		{[]string{"--help"}, "COMMANDS:"},
+		{[]string{"-h"}, "GLOBAL OPTIONS:"},
+		{[]string{"help", "create"}, "--memstart"},
 		{[]string{"help", "region", "destroy"}, "--keep-namespaces"},
 		{[]string{"region", "destroy", "--help"}, "--keep-namespaces"},
 		{[]string{"help", "namespace"}, "create"},

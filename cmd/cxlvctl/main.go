@@ -103,6 +103,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "proc-root", Value: debugfs.DefaultProcRoot, Usage: "procfs mount point"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the kernel writes as shell commands instead of doing them"},
 			&cli.BoolFlag{Name: "version", Usage: "print the versions of cxlvctl and of the loaded cxl_virt module"},
+			cli.HelpFlag, // urfave/cli adds it only to apps without a help command
 		},
 		Action: func(c *cli.Context) error {
 			if c.Bool("version") {
