@@ -130,6 +130,9 @@ func readFlag(defs [][]cli.Flag, path, args []string, i *int) ([]flagToken, erro
 			*i++
 			value = args[*i]
 		}
+		if value == "" {
+			return nil, usagef("--%s needs a value%s, not an empty one", f.Names()[0], valueHint(f))
+		}
 		if err := checkValue(path, f, value); err != nil {
 			return nil, err
 		}

@@ -122,6 +122,7 @@ func TestNormalizeRefuses(t *testing.T) {
 		{[]string{"frobnicate"}, "unknown command 'frobnicate' (`cxlvctl --help` lists the commands)"},
 		{[]string{"help", "regoin"}, "unknown command 'regoin': did you mean 'region'?"},
 		{[]string{"region", "create", "--memdev"}, "--memdev needs a value"},
+		{[]string{"region", "create", "--memdev="}, "--memdev needs a value, not an empty one"},
 		{[]string{"region", "create", "--memdev", "mem0", "--timeout"}, "--timeout needs a value, a duration such as 30s or 2m"},
 		{[]string{"region", "create", "--memdev", "mem0", "--timeout", "30"}, "--timeout 30: a duration needs a unit: --timeout 30s"},
 		{[]string{"namespace", "create", "--region", "region0", "--timeout=-1s"}, "--timeout -1s: must be positive"},
