@@ -249,6 +249,31 @@ func TestHelpAndVersion(t *testing.T) {
 	}
 }
 
+// With the module loaded (a tree captured with it), version prints its
+// version and srcversion; a CLI of another version warns on stderr.
+func TestVersionOfTheLoadedModule(t *testing.T) {
+	mod := filepath.Join(fixtureDir("cxlv-bare"), "sys", "module", "cxl_virt")
+	modVersion, err1 := os.ReadFile(filepath.Join(mod, "version"))
+	src, err2 := os.ReadFile(filepath.Join(mod, "srcversion"))
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	want := "cxlvctl " + version + "\ncxl_virt " + strings.TrimSpace(string(modVersion)) + " srcversion " + strings.TrimSpace(string(src)) + "\n"
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		if out, errOut, rc := cxlvctl(t, "cxlv-bare", args...); rc != 0 || out != want || errOut != "" {
+			t.Errorf("%q: exit %d, %q, %q; want %q and no warning", args, rc, out, errOut, want)
+		}
+	}
+	saved := version
+	version = "0.0-other"
+	t.Cleanup(func() { version = saved })
+	out, errOut, rc := cxlvctl(t, "cxlv-bare", "version")
+	if rc != 0 || !strings.HasPrefix(out, "cxlvctl 0.0-other\n") ||
+		errOut != "cxlvctl: warning: cxlvctl 0.0-other and cxl_virt "+strings.TrimSpace(string(modVersion))+" differ: install the cxlvctl of the loaded module\n" {
+		t.Errorf("version mismatch: exit %d, %q, %q", rc, out, errOut)
+	}
+}
+
 // cxlvctl's version is the module's MODULE_VERSION of the same tree.
 func TestVersionIsTheModules(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join("..", "..", "kmod", "cxlv_main.c"))
