@@ -61,7 +61,8 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 			endOfFlags = true
 			continue
 		}
-		// Where each flag is defined: the innermost level first.
+		// The flags of each level so far, the app's first; lookupFlag
+		// tries the innermost level first.
 		defs := make([][]cli.Flag, len(levels))
 		for j, l := range levels {
 			defs[j] = app.Flags
