@@ -4,10 +4,23 @@
 # namespace names) comes from `cxlvctl __complete WORDS...`, which reads
 # sysfs, so the script itself knows nothing about cxlvctl.
 _cxlvctl() {
-	local cur=${COMP_WORDS[COMP_CWORD]}
-	local IFS=$'\n'
-	local candidates
-	candidates=$("${COMP_WORDS[0]}" __complete "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
-	mapfile -t COMPREPLY < <(compgen -W "$candidates" -- "$cur")
+	local IFS=$'\n' i w words=() candidates
+	# bash splits --flag=value at '=' (COMP_WORDBREAKS): join the words back
+	# for __complete, and reply with what follows the '=', the part bash
+	# replaces.
+	for ((i = 1; i <= COMP_CWORD; i++)); do
+		w=${COMP_WORDS[i]}
+		if ((${#words[@]})) && [[ $w == = || ${COMP_WORDS[i - 1]} == = ]]; then
+			words[-1]+=$w
+		else
+			words+=("$w")
+		fi
+	done
+	local cur=${words[-1]} lead=
+	[[ $cur == -*=* ]] && lead=${cur%%=*}=
+	# Descriptions follow a tab; bash shows none.
+	candidates=$("${COMP_WORDS[0]}" __complete "${words[@]}" 2>/dev/null | cut -f1)
+	candidates=${candidates//"$lead"/}
+	mapfile -t COMPREPLY < <(compgen -W "$candidates" -- "${cur#"$lead"}")
 }
 complete -o default -F _cxlvctl cxlvctl

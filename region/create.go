@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
 )
@@ -132,7 +133,8 @@ func (s Spec) validate() error {
 		return invalidf("no memdev given: name one with --memdev memN or --device cxlvN")
 	}
 	if s.Size%regionAlign != 0 {
-		return invalidf("region size %d is not a multiple of 256 MiB: CXL regions come in 256 MiB steps", s.Size)
+		return invalidf("region size %s is not a multiple of 256M: CXL regions come in 256M steps (e.g. --size %s)",
+			debugfs.FormatSize(s.Size), debugfs.FormatSize(max(regionAlign, s.Size/regionAlign*regionAlign)))
 	}
 	switch s.Type {
 	case TypeRAM:

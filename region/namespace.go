@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/sysfs"
 )
 
@@ -95,7 +96,8 @@ func (m *Manager) createNamespace(ctx context.Context, t *tx, s NamespaceSpec, n
 	ns := nd.NamespaceSeed
 	size := s.Size
 	if size != 0 && nd.Align > 0 && size%nd.Align != 0 {
-		return NamespaceResult{}, invalidf("namespace size %d is not a multiple of nd %s's alignment (%d bytes)", size, nd.Name, nd.Align)
+		return NamespaceResult{}, invalidf("namespace size %s is not a multiple of nd %s's alignment %s",
+			debugfs.FormatSize(size), nd.Name, debugfs.FormatSize(nd.Align))
 	}
 	if size == 0 {
 		size = nd.MaxAvailableExtent

@@ -45,7 +45,7 @@ func TestRAMSpecRefusesPmemFlags(t *testing.T) {
 		{Spec{Memdev: "mem0", Type: TypeRAM, UUID: uuidN(1)}, "--uuid is for pmem regions"},
 		{Spec{Memdev: "mem0", Type: TypeRAM, Namespace: ModeDevdax}, "--namespace is for pmem regions"},
 		{Spec{Memdev: "mem0", Type: TypeRAM, Filesystem: "xfs", MountDir: dir}, "--fs is for pmem regions"},
-		{Spec{Memdev: "mem0", Type: TypeRAM, Size: 100 << 20}, "multiple of 256 MiB"},
+		{Spec{Memdev: "mem0", Type: TypeRAM, Size: 100 << 20}, "region size 100M is not a multiple of 256M"},
 	} {
 		rec := &writer.Recorder{}
 		_, err := manager(fs, rec, &bytes.Buffer{}).Create(context.Background(), c.spec)

@@ -265,7 +265,7 @@ func TestCreateRefusesBadInput(t *testing.T) {
 		msg     string
 	}{
 		{Spec{}, true, "no memdev"},
-		{Spec{Memdev: "mem0", Size: 100 << 20}, true, "multiple of 256 MiB"},
+		{Spec{Memdev: "mem0", Size: 100 << 20}, true, "region size 100M is not a multiple of 256M"},
 		{Spec{Memdev: "mem0", UUID: "not-a-uuid"}, true, "invalid uuid"},
 		{Spec{Memdev: "mem0", UUID: "00000000-0000-0000-0000-000000000000"}, true, "nil uuid"},
 		{Spec{Memdev: "mem0", Namespace: "btt"}, true, "unknown namespace mode"},

@@ -35,8 +35,10 @@ func completionCommand() *cli.Command {
 
 // completeCommand is what the completion scripts call with the words of
 // the command line (the last one being completed). It prints one candidate
-// per line: subcommands, flags, or live names read from sysfs, picked from
-// the command tree itself, so new commands complete without script changes.
+// per line, a tab and a one-line description after commands and flags (fish
+// and zsh show it, bash drops it): subcommands, flags, or live names read
+// from sysfs, picked from the command tree itself, so new commands complete
+// without script changes.
 func completeCommand() *cli.Command {
 	return &cli.Command{
 		Name:            "__complete",
@@ -44,7 +46,11 @@ func completeCommand() *cli.Command {
 		SkipFlagParsing: true,
 		Action: func(c *cli.Context) error {
 			for _, s := range completeWords(c.App, c.String("sysfs-root"), c.Args().Slice()) {
-				fmt.Fprintln(c.App.Writer, s)
+				if s.desc != "" {
+					fmt.Fprintf(c.App.Writer, "%s\t%s\n", s.value, s.desc)
+				} else {
+					fmt.Fprintln(c.App.Writer, s.value)
+				}
 			}
 			return nil
 		},
@@ -79,9 +85,13 @@ func values(sysRoot, what string) []string {
 	return liveNames(sysRoot, what)
 }
 
+// candidate is one completion and what it is, in one line ("" for names).
+type candidate struct{ value, desc string }
+
 // completeWords completes the last of words; sysRoot is the sysfs to read
-// names from unless the words give --sysfs-root themselves.
-func completeWords(app *cli.App, sysRoot string, words []string) []string {
+// names from unless the words give --sysfs-root themselves. What the line
+// already has (a name, a flag) is not offered again.
+func completeWords(app *cli.App, sysRoot string, words []string) []candidate {
 	if len(words) == 0 {
 		words = []string{""}
 	}
@@ -89,12 +99,17 @@ func completeWords(app *cli.App, sysRoot string, words []string) []string {
 	commands, flags := app.Commands, app.Flags
 	var cmd *cli.Command
 	var path []string
+	used := map[string]bool{}
 	valueOf := "" // flag whose value the current word is
 	for i := 0; i < len(words)-1; i++ {
 		w := words[i]
-		if strings.HasPrefix(w, "-") {
+		if strings.HasPrefix(w, "-") && w != "--" {
 			name, _, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
-			if f := findFlag(flags, name); f != nil && takesValue(f) && !hasValue {
+			f := findFlag(flags, name)
+			if f != nil {
+				used["--"+f.Names()[0]] = true
+			}
+			if f != nil && takesValue(f) && !hasValue {
 				if i+1 == len(words)-1 {
 					valueOf = f.Names()[0] // an alias (-t) completes as its flag (--type)
 				} else if name == "sysfs-root" {
@@ -107,24 +122,35 @@ func completeWords(app *cli.App, sysRoot string, words []string) []string {
 		if sub := findCommand(commands, w); sub != nil {
 			cmd, commands, flags = sub, sub.Subcommands, sub.Flags
 			path = append(path, sub.Name)
+		} else {
+			used[w] = true
 		}
 	}
-	var candidates []string
+	// --flag=value: the value completes, with the flag in front of it.
+	prefix := ""
+	if name, value, ok := strings.Cut(cur, "="); ok && strings.HasPrefix(cur, "-") && valueOf == "" {
+		if f := findFlag(flags, strings.TrimLeft(name, "-")); f != nil && takesValue(f) {
+			prefix, cur, valueOf = name+"=", value, f.Names()[0]
+		}
+	}
+	var candidates []candidate
 	switch {
 	case valueOf != "":
 		what, ok := flagValues[strings.Join(path, " ")+"/"+valueOf]
 		if !ok {
 			what = flagValues[valueOf]
 		}
-		candidates = values(sysRoot, what)
+		for _, v := range values(sysRoot, what) {
+			candidates = append(candidates, candidate{value: v})
+		}
 	case strings.HasPrefix(cur, "-"):
 		for _, f := range flags {
-			candidates = append(candidates, "--"+f.Names()[0])
+			candidates = append(candidates, candidate{"--" + f.Names()[0], oneLine(flagUsage(f))})
 		}
 	case len(commands) > 0:
 		for _, c := range commands {
 			if !c.Hidden {
-				candidates = append(candidates, c.Name)
+				candidates = append(candidates, candidate{c.Name, oneLine(c.Usage)})
 			}
 		}
 	case cmd != nil:
@@ -133,15 +159,38 @@ func completeWords(app *cli.App, sysRoot string, words []string) []string {
 		if kind, ok := argKinds[usage]; ok {
 			usage = kind
 		}
-		candidates = values(sysRoot, usage)
+		for _, v := range values(sysRoot, usage) {
+			candidates = append(candidates, candidate{value: v})
+		}
 	}
-	var out []string
+	var out []candidate
 	for _, c := range candidates {
-		if strings.HasPrefix(c, cur) {
+		if strings.HasPrefix(c.value, cur) && (prefix != "" || !used[c.value]) {
+			c.value = prefix + c.value
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// oneLine shortens a usage text to what fits beside a candidate: up to its
+// first parenthesis or semicolon, at most 60 characters.
+func oneLine(s string) string {
+	if i := strings.IndexAny(s, "(;"); i > 0 {
+		s = s[:i]
+	}
+	s = strings.TrimSpace(s)
+	if r := []rune(s); len(r) > 60 {
+		s = strings.TrimSpace(string(r[:59])) + "…"
+	}
+	return s
+}
+
+func flagUsage(f cli.Flag) string {
+	if d, ok := f.(cli.DocGenerationFlag); ok {
+		return d.GetUsage()
+	}
+	return ""
 }
 
 func findFlag(flags []cli.Flag, name string) cli.Flag {

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -17,9 +19,16 @@ func TestComplete(t *testing.T) {
 		words []string
 		want  []string
 	}{
-		{[]string{""}, []string{"create", "remove", "list", "ranges", "info", "region", "namespace", "completion"}},
+		{[]string{""}, []string{"create", "remove", "list", "ranges", "info", "region", "namespace", "completion", "version", "help"}},
 		{[]string{"r"}, []string{"remove", "ranges", "region"}},
 		{[]string{"list", "--"}, []string{"--json", "--verbose"}},
+		{[]string{"list", "-j", "--"}, []string{"--verbose"}}, // a flag given is not offered again
+		{[]string{"--sysfs-root", sys, "region", "destroy", "region0", ""}, nil},
+		{[]string{"namespace", "destroy", "namespace0.0", "n"}, nil},
+		{[]string{"region", "create", "--type="}, []string{"--type=pmem", "--type=ram"}},
+		{[]string{"region", "create", "-t=r"}, []string{"-t=ram"}},
+		{[]string{"region", "create", "--memdev=m"}, []string{"--memdev=mem0"}},
+		{[]string{"namespace", "create", "--region=region0", "--mode="}, []string{"--mode=fsdax", "--mode=devdax", "--mode=raw"}},
 		{[]string{"remove", ""}, nil}, // no cxl_virt device in this tree
 		{[]string{"--sysfs-root", sys, "region", "destroy", ""}, []string{"region0"}},
 		{[]string{"region", "create", "--memdev", ""}, []string{"mem0"}},
@@ -36,8 +45,28 @@ func TestComplete(t *testing.T) {
 		{[]string{"--sysfs-root", ""}, nil}, // left to the shell's file completion
 	} {
 		app := newApp(os.Stdout, os.Stderr)
-		if got := completeWords(app, sys, tc.words); !reflect.DeepEqual(got, tc.want) {
+		var got []string
+		for _, c := range completeWords(app, sys, tc.words) {
+			got = append(got, c.value)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("complete %q = %q; want %q", tc.words, got, tc.want)
+		}
+	}
+}
+
+// Commands and flags carry a one-line description, names none.
+func TestCompleteDescriptions(t *testing.T) {
+	out, _, rc := cxlvctl(t, "qemu-region-devdax", "__complete", "region", "")
+	if rc != 0 || out != "create\tcreate a pmem region\ndestroy\tdestroy regions, their namespaces\nlist\tlist CXL regions with their nd regions and namespaces\n" {
+		t.Errorf("__complete region: exit %d, %q", rc, out)
+	}
+	app := newApp(io.Discard, io.Discard)
+	for _, words := range [][]string{{""}, {"region", "create", "--"}, {"--"}} {
+		for _, c := range completeWords(app, "", words) {
+			if c.desc == "" || strings.ContainsAny(c.desc, "\n\t") || len([]rune(c.desc)) > 60 {
+				t.Errorf("%q: %s has description %q; want one line of at most 60 characters", words, c.value, c.desc)
+			}
 		}
 	}
 }
@@ -70,8 +99,11 @@ func TestCompletionScripts(t *testing.T) {
 	}
 }
 
-// Each script, loaded in its real shell, completes live names through the
-// __complete command: this test binary stands in for cxlvctl on $PATH.
+// Each script, loaded in its real shell, completes through the __complete
+// command: this test binary stands in for cxlvctl on $PATH. bash runs the
+// completion function as it would on <TAB> (COMP_WORDS split at '=' as bash
+// splits them), fish its own `complete -C`, and zsh a real interactive zsh
+// with compinit in a pseudo-terminal (zpty), typing the line and a tab.
 func TestCompletionScriptsInTheirShells(t *testing.T) {
 	self, err := os.Executable()
 	if err != nil {
@@ -89,26 +121,58 @@ func TestCompletionScriptsInTheirShells(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Each shell completes `cxlvctl --sysfs-root SYS region destroy re`.
-	for shell, program := range map[string]string{
-		"bash": `source "$1/cxlvctl.bash"; COMP_WORDS=(cxlvctl --sysfs-root "$2" region destroy re); COMP_CWORD=5; _cxlvctl; printf '%s\n' "${COMPREPLY[@]}"`,
-		// compdef and compadd exist only inside zsh's completion system.
-		"zsh":  `compdef() { :; }; compadd() { shift; print -l -- "$@"; }; source "$1/cxlvctl.zsh"; words=(cxlvctl --sysfs-root "$2" region destroy re); CURRENT=6; _cxlvctl`,
-		"fish": `source $argv[1]/cxlvctl.fish; complete -C "cxlvctl --sysfs-root $argv[2] region destroy re"`,
+	programs := map[string]string{
+		// $3: the words; bash's own split puts '=' in a word of its own.
+		"bash": `source "$1/cxlvctl.bash"; read -ra COMP_WORDS <<<"$3"; [[ $3 == *" " ]] && COMP_WORDS+=(""); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _cxlvctl; printf '%s\n' "${COMPREPLY[@]}"`,
+		"fish": `source $argv[1]/cxlvctl.fish; complete -C "$argv[3]"`,
+		"zsh": `zmodload zsh/zpty
+zpty z zsh -f -i
+zpty -w z "stty columns 1000; PS1=PRO''MPT; autoload -U compinit; compinit -u -D; zstyle ':completion:*' list-prompt ''; source $1/cxlvctl.zsh"
+# Type only once zle reads the line: earlier keys meet a cooked terminal.
+zpty -r z line '*PROMPT'
+# zle finishes the completion before it reads the next key: the line
+# killed (^U) and an echo run after it mark the end of its drawing.
+zpty -w -n z "$3"$'\t\x15echo DO""NE\n'
+zpty -r z out '*DONE*'
+zpty -d z
+print -r -- "$out"`,
+	}
+	for _, tc := range []struct {
+		shell, line string
+		want        []string // in the output, after terminal escapes are removed
+		wantNot     string
+	}{
+		{"bash", "cxlvctl --sysfs-root SYS region destroy re", []string{"region0"}, ""},
+		{"bash", "cxlvctl --sysfs-root SYS region destroy region0 ", nil, "region0"},
+		{"bash", "cxlvctl region create --type =", []string{"pmem\nram"}, "--type"},
+		{"bash", "cxlvctl region create --type = r", []string{"ram"}, "pmem"},
+		{"bash", "cxlvctl reg", []string{"region"}, "\t"},
+		{"fish", "cxlvctl --sysfs-root SYS region destroy re", []string{"region0"}, ""},
+		{"fish", "cxlvctl --sysfs-root SYS region destroy region0 ", nil, "region0"},
+		{"fish", "cxlvctl region create --type=", []string{"--type=pmem", "--type=ram"}, ""},
+		{"fish", "cxlvctl region ", []string{"create\tcreate a pmem region", "destroy\tdestroy regions, their namespaces"}, ""},
+		{"zsh", "cxlvctl --sysfs-root SYS region destroy re", []string{"sys region destroy region0 "}, ""},
+		{"zsh", "cxlvctl region create --type=r", []string{"--type=ram"}, ""},
+		{"zsh", "cxlvctl region ", []string{"create -- create a pmem region", "destroy -- destroy regions, their namespaces"}, ""},
 	} {
-		if _, err := exec.LookPath(shell); err != nil {
-			t.Logf("%s not installed: its script is not exercised", shell)
-			continue
+		line := strings.ReplaceAll(tc.line, "SYS", sys)
+		args := []string{"-c", programs[tc.shell], tc.shell, scripts, sys, line}
+		if tc.shell == "fish" {
+			args = []string{"-c", programs[tc.shell], scripts, sys, line}
 		}
-		args := []string{"-c", program, shell, scripts, sys}
-		if shell == "fish" {
-			args = []string{"-c", program, scripts, sys}
-		}
-		cmd := exec.Command(shell, args...)
+		cmd := exec.Command(tc.shell, args...)
 		cmd.Env = append(os.Environ(), "CXLVCTL_TEST_AS_MAIN=1", "PATH="+dir+":"+os.Getenv("PATH"))
-		out, err := cmd.CombinedOutput()
-		if err != nil || strings.TrimSpace(string(out)) != "region0" {
-			t.Errorf("%s completion of `region destroy re`: %q, %v; want region0", shell, out, err)
+		raw, err := cmd.CombinedOutput()
+		out := terminalEscapes.ReplaceAllString(strings.ReplaceAll(string(raw), "\r", ""), "")
+		ok := err == nil && (tc.wantNot == "" || !strings.Contains(out, tc.wantNot)) && (tc.want != nil || strings.TrimSpace(out) == "")
+		for _, w := range tc.want {
+			ok = ok && strings.Contains(out, w)
+		}
+		if !ok {
+			t.Errorf("%s completion of %q: %q, %v; want %q, not %q", tc.shell, tc.line, out, err, tc.want, tc.wantNot)
 		}
 	}
 }
+
+// terminalEscapes are the control sequences zle draws with.
+var terminalEscapes = regexp.MustCompile("\x1b(\\[[0-9;?]*[a-zA-Z]|[=>])|\x08")

@@ -25,7 +25,7 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{"qemu-bare", []string{"remove", "cxlv0"}, exitNotSupported, "modprobe cxl_virt"},
 		{"qemu-bare", []string{"remove", "mem0"}, exitInvalid, `invalid device name "mem0"`},
 		{"qemu-bare", []string{"remove"}, exitInvalid, "exactly one device name"},
-		{"qemu-bare", []string{"list", "--bogus"}, exitInvalid, "flag provided but not defined: -bogus"},
+		{"qemu-bare", []string{"list", "--bogus"}, exitInvalid, "unknown flag --bogus for 'cxlvctl list'"},
 		{"qemu-bare", []string{"list", "extra"}, exitInvalid, "takes no arguments"},
 		{"qemu-bare", []string{"ranges", "--size", "1X"}, exitInvalid, `unknown unit "X"`},
 		{"", []string{"--sysfs-root", "/nonexistent-sysfs", "list"}, exitFailure, "sysfs root"},

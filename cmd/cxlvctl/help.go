@@ -75,6 +75,14 @@ var examples = map[string][]example{
 		{"disable a namespace and delete its label", "cxlvctl namespace destroy namespace0.0"},
 		{"two at once", "cxlvctl namespace destroy namespace0.0 namespace0.1"},
 	},
+	"version": {
+		{"cxlvctl's version, and the loaded module's version and srcversion", "cxlvctl version"},
+		{"the module loaded in another system tree, e.g. a chroot", "cxlvctl version --sysfs-root /mnt/target/sys"},
+	},
+	"help": {
+		{"the commands of cxlvctl", "cxlvctl help"},
+		{"one command's flags and examples", "cxlvctl help region create"},
+	},
 	"completion": {
 		{"bash, for every user", "cxlvctl completion bash > /etc/bash_completion.d/cxlvctl"},
 		{"zsh, in the first directory of $fpath", `cxlvctl completion zsh > "${fpath[1]}/_cxlvctl"`},

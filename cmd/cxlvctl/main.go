@@ -24,6 +24,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"regexp"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -62,6 +63,8 @@ func commands() []*cli.Command {
 		namespaceCommand(),
 		completionCommand(),
 		completeCommand(),
+		versionCommand(),
+		helpCommand(),
 		manCommand(),
 	}
 }
@@ -75,7 +78,11 @@ func main() {
 
 // run executes one command line and returns its exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	err := newApp(stdout, stderr).RunContext(ctx, args)
+	app := newApp(stdout, stderr)
+	args, err := normalizeArgs(app, args)
+	if err == nil {
+		err = app.RunContext(ctx, args)
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -96,6 +103,14 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "debugfs-root", Value: debugfs.DefaultRoot, Usage: "debugfs mount point"},
 			&cli.StringFlag{Name: "proc-root", Value: debugfs.DefaultProcRoot, Usage: "procfs mount point"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the kernel writes as shell commands instead of doing them"},
+			&cli.BoolFlag{Name: "version", Usage: "print the versions of cxlvctl and of the loaded cxl_virt module"},
+			cli.HelpFlag, // urfave/cli adds it only to apps without a help command
+		},
+		Action: func(c *cli.Context) error {
+			if c.Bool("version") {
+				return printVersion(c)
+			}
+			return cli.ShowAppHelp(c)
 		},
 		Commands:       commands(),
 		ExitErrHandler: func(*cli.Context, error) {}, // run prints and picks the code
@@ -107,8 +122,13 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 }
 
 // onUsageError makes a bad command line a one-line error with exit code 2
-// instead of urfave/cli's help dump.
-func onUsageError(_ *cli.Context, err error, _ bool) error { return usageError{err} }
+// instead of urfave/cli's help dump, naming flags as they are typed (--x,
+// where Go's flag package says -x).
+func onUsageError(_ *cli.Context, err error, _ bool) error {
+	return usagef("%s", singleDashFlag.ReplaceAllString(err.Error(), "$1--$2"))
+}
+
+var singleDashFlag = regexp.MustCompile(`(^|[\s:])-([a-z][a-z0-9-]+)`)
 
 // configureCommands gives every command, registered here or by another
 // file, the one-line usage errors and no "help" subcommand (-h stays).
@@ -172,7 +192,7 @@ func newEnv(c *cli.Context) (*env, error) {
 		debugfsRoot: c.String("debugfs-root"),
 		procRoot:    c.String("proc-root"),
 		dryRun:      c.Bool("dry-run"),
-		w:           writer.Kernel{},
+		w:           kernelWriter,
 		out:         c.App.Writer,
 		errOut:      c.App.ErrWriter,
 	}
@@ -181,6 +201,10 @@ func newEnv(c *cli.Context) (*env, error) {
 	}
 	return e, nil
 }
+
+// kernelWriter performs the kernel writes of commands not run with
+// --dry-run; tests put a writer.Recorder here.
+var kernelWriter writer.Writer = writer.Kernel{}
 
 // control returns the cxl_virt control for this environment.
 func (e *env) control() *debugfs.Control {

@@ -79,5 +79,13 @@ func printNamespace(e *env, ns region.NamespaceResult) {
 }
 
 func runNamespaceDestroy(c *cli.Context) error {
-	return destroyEach(c, "namespace destroy needs namespace names (namespaceR.N)", (*region.Manager).DestroyNamespace)
+	return destroyEach(c, "namespace destroy needs namespace names (namespaceR.N)",
+		func(m *region.Manager, name string) error {
+			ns, err := m.FS.Namespace(name)
+			if err == nil && ns.Idle() {
+				err = fmt.Errorf("namespace destroy %s: %w", name, region.ErrIdle)
+			}
+			return err
+		},
+		(*region.Manager).DestroyNamespace)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -224,13 +225,15 @@ func teardown(e *env, device string) error {
 
 func runRegionDestroy(c *cli.Context) error {
 	keep := c.Bool("keep-namespaces")
-	return destroyEach(c, "region destroy needs region names (regionN)", func(m *region.Manager, name string) error {
-		return m.DestroyRegion(name, keep)
-	})
+	return destroyEach(c, "region destroy needs region names (regionN)",
+		func(m *region.Manager, name string) error { _, err := m.FS.Region(name); return err },
+		func(m *region.Manager, name string) error { return m.DestroyRegion(name, keep) })
 }
 
 // destroyEach runs destroy on each name given, stopping at the first error.
-func destroyEach(c *cli.Context, usage string, destroy func(*region.Manager, string) error) error {
+// Every name is resolved first: a typo in the last one must not leave the
+// first destroyed.
+func destroyEach(c *cli.Context, usage string, resolve, destroy func(*region.Manager, string) error) error {
 	if c.NArg() == 0 {
 		return usagef("%s", usage)
 	}
@@ -239,7 +242,16 @@ func destroyEach(c *cli.Context, usage string, destroy func(*region.Manager, str
 		return err
 	}
 	m := regionManager(e, defaultTimeout)
-	for _, name := range c.Args().Slice() {
+	names := c.Args().Slice()
+	for i, name := range names {
+		if slices.Contains(names[:i], name) {
+			return usagef("%s is named twice", name)
+		}
+		if err := resolve(m, name); err != nil {
+			return regionError(err)
+		}
+	}
+	for _, name := range names {
 		if err := destroy(m, name); err != nil {
 			return regionError(err)
 		}

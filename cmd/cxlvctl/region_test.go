@@ -82,7 +82,7 @@ func TestRegionCreateBadInput(t *testing.T) {
 		{[]string{"region", "create"}, exitInvalid, "one of --device cxlvN or --memdev memN"},
 		{[]string{"region", "create", "--memdev", "mem0", "--device", "cxlv0"}, exitInvalid, "one of --device"},
 		{[]string{"region", "create", "--memdev", "mem0", "--uuid", "nope"}, exitInvalid, "invalid uuid"},
-		{[]string{"region", "create", "--memdev", "mem0", "--size", "100M"}, exitInvalid, "multiple of 256 MiB"},
+		{[]string{"region", "create", "--memdev", "mem0", "--size", "100M"}, exitInvalid, "region size 100M is not a multiple of 256M"},
 		{[]string{"region", "create", "--memdev", "mem0", "--size", "lots"}, exitInvalid, "--size"},
 		{[]string{"region", "create", "--memdev", "mem0", "--namespace", "btt"}, exitInvalid, "unknown namespace mode"},
 		{[]string{"region", "create", "--memdev", "mem0", "--fs", "xfs"}, exitInvalid, "needs --mount"},

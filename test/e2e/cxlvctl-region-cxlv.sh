@@ -4,7 +4,10 @@
 # in one command with files read back; region + devdax with a pattern; the
 # device removed and created again on the same range, and `region create
 # --uuid` (which ndctl 76.1 cannot do) brings the namespace back from its
-# labels with the pattern intact; a create that fails part-way, or that
+# labels with the pattern intact (destroyed with --keep-namespaces after the
+# region's name: the flag is read wherever it stands); `region destroy R
+# --dry-run`, `region destroy R regionBOGUS` and a misspelt flag write
+# nothing; `cxlvctl version` names the loaded module; a create that fails part-way, or that
 # SIGINT stops, leaves the state as it was; `remove --force` tears down
 # namespace, region and DPA in order. Needs bin/cxlvctl and kmod/cxl_virt.ko.
 # shellcheck source=test/vm/guest/cxlv.sh
@@ -17,7 +20,46 @@ cp /cxlv/bin/cxlvctl /tmp/cxlvctl # from tmpfs: loading it over 9p dominates wal
 CXLVCTL=/tmp/cxlvctl
 MNT=/mnt/cxlvctl
 
+# check_version: `cxlvctl version` (and --version) print the CLI's version
+# and the loaded module's version and srcversion, and they match.
+check_version() {
+	local mod=/sys/module/cxl_virt out
+	out=$("$CXLVCTL" version 2>&1) || return
+	printf '%s\n' "$out"
+	has -Fx "cxlvctl $(cat $mod/version)" <<<"$out" &&
+		has -Fx "cxl_virt $(cat $mod/version) srcversion $(cat $mod/srcversion)" <<<"$out" &&
+		! has warning <<<"$out" || return
+	[ "$("$CXLVCTL" --version 2>&1)" = "$out" ]
+}
+
+# refused LINE_EXIT LINE_SAYS ARGS...: cxlvctl ARGS fails with that exit code
+# and message.
+refused() {
+	local code=$1 says=$2 out rc=0
+	shift 2
+	out=$("$CXLVCTL" "$@" 2>&1) || rc=$?
+	printf '%s\n' "$out"
+	[ "$rc" = "$code" ] && has -F "$says" <<<"$out" || { echo "exit $rc; want $code saying $says"; return 1; }
+}
+
+# destroy_lines_write_nothing REGION: the lines urfave/cli alone misread
+# (a global flag after the name, a bogus second name, a misspelt flag) leave
+# the region, its namespace and its DPA as they were.
+destroy_lines_write_nothing() {
+	local before out
+	before=$(cxl_state)
+	out=$("$CXLVCTL" region destroy "$1" --dry-run) || return
+	printf '%s\n' "$out"
+	has "/delete_region$" <<<"$out" || { echo "--dry-run printed no plan"; return 1; }
+	same_state "$before" || return
+	refused 6 "region regionBOGUS not found" region destroy "$1" regionBOGUS || return
+	same_state "$before" || return
+	refused 2 "did you mean --keep-namespaces?" region destroy "$1" --keep-namespace || return
+	same_state "$before"
+}
+
 load_stack
+step "cxlvctl version names the loaded module" check_version
 json=$("$CXLVCTL" create --memstart 0x100000000 --size 1G --pmem --wait --json) || fail "cxlvctl create"
 dev=$(jq -r '.[0].device' <<<"$json")
 say "made $dev"
@@ -42,7 +84,10 @@ region_uuid=$(jq -r .uuid <<<"$json")
 ns_uuid=$(jq -r '.namespaces[0].raw_uuid' <<<"$json")
 dax=$(jq -r '.namespaces[0].chardev' <<<"$json")
 step "write pattern through $dax" "$PATCHECK" write --mmap --seed 41 --size 32M "$dax"
-step "region destroy --keep-namespaces" "$CXLVCTL" region destroy --keep-namespaces "$(jq -r .region <<<"$json")"
+region=$(jq -r .region <<<"$json")
+step "destroy --dry-run, a bogus name, a misspelt flag write nothing" destroy_lines_write_nothing "$region"
+step "pattern still reads back through $dax" "$PATCHECK" verify --mmap --seed 41 --size 32M "$dax"
+step "region destroy $region --keep-namespaces (flag after the name)" "$CXLVCTL" region destroy "$region" --keep-namespaces
 step "remove $dev" "$CXLVCTL" remove "$dev"
 json=$("$CXLVCTL" create --memstart 0x100000000 --size 1G --pmem --wait --json) || fail "cxlvctl create again"
 dev=$(jq -r '.[0].device' <<<"$json")

@@ -14,7 +14,8 @@ mkdir -p "$dst/proc"
 roots=(/sys/bus/cxl /sys/bus/nd /sys/bus/dax /sys/firmware/memmap
 	/sys/devices/system/node /sys/devices/system/memory)
 debugfs=/sys/kernel/debug/cxl/cxlv
-for optional in /sys/bus/cxl_virt /sys/devices/virtual/cxl_virt "$debugfs"; do
+# /sys/module/cxl_virt: the version and srcversion `cxlvctl version` reads.
+for optional in /sys/bus/cxl_virt /sys/devices/virtual/cxl_virt /sys/module/cxl_virt "$debugfs"; do
 	[ -e "$optional" ] && roots+=("$optional")
 done
 step "snapshot sysfs" "$CXLV/test/tools/bin/sysfs-snap" "$dst" "${roots[@]}"
