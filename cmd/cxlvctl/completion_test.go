@@ -19,7 +19,7 @@ func TestComplete(t *testing.T) {
 	}{
 		{[]string{""}, []string{"create", "remove", "list", "ranges", "info", "region", "namespace", "completion"}},
 		{[]string{"r"}, []string{"remove", "ranges", "region"}},
-		{[]string{"list", "--"}, []string{"--json", "--verbose"}},
+		{[]string{"list", "--"}, []string{"--json", "--human", "--verbose", "--memdev", "--region", "--decoder", "--no-headers"}},
 		{[]string{"remove", ""}, nil}, // no cxl_virt device in this tree
 		{[]string{"--sysfs-root", sys, "region", "destroy", ""}, []string{"region0"}},
 		{[]string{"region", "create", "--memdev", ""}, []string{"mem0"}},
