@@ -30,33 +30,37 @@ func cxlListObjects(data []byte) (map[string]map[string]any, error) {
 		return nil, fmt.Errorf("cxl list output: %w", err)
 	}
 	objects := map[string]map[string]any{}
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case []any:
-			for _, e := range v {
-				walk(e)
-			}
-		case map[string]any:
-			flat := map[string]any{}
-			for k, child := range v {
-				if _, isArray := child.([]any); isArray {
-					walk(child)
-				} else {
-					flat[k] = child
-				}
-			}
-			// A decoder names its region too: the first name key wins.
-			for _, key := range []string{"decoder", "memdev", "region"} {
-				if name, ok := flat[key].(string); ok {
-					objects[name] = flat
-					break
-				}
+	eachObject(top, func(v map[string]any) {
+		flat := map[string]any{}
+		for k, child := range v {
+			if _, isArray := child.([]any); !isArray {
+				flat[k] = child
 			}
 		}
-	}
-	walk(top)
+		// A decoder names its region too: the first name key wins.
+		for _, key := range []string{"decoder", "memdev", "region"} {
+			if name, ok := flat[key].(string); ok {
+				objects[name] = flat
+				break
+			}
+		}
+	})
 	return objects, nil
+}
+
+// eachObject calls visit on every object in v, depth first.
+func eachObject(v any, visit func(map[string]any)) {
+	switch v := v.(type) {
+	case []any:
+		for _, e := range v {
+			eachObject(e, visit)
+		}
+	case map[string]any:
+		visit(v)
+		for _, child := range v {
+			eachObject(child, visit)
+		}
+	}
 }
 
 // decodeNumbers decodes JSON keeping numbers as written (json.Number):

@@ -40,24 +40,14 @@ func keyTypes(t *testing.T, what string, data []byte, seen map[string]map[string
 	if err := decodeNumbers(data, &v); err != nil {
 		t.Fatalf("%s: %v\n%s", what, err, data)
 	}
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case []any:
-			for _, e := range v {
-				walk(e)
+	eachObject(v, func(obj map[string]any) {
+		for k, child := range obj {
+			if seen[k] == nil {
+				seen[k] = map[string]string{}
 			}
-		case map[string]any:
-			for k, child := range v {
-				if seen[k] == nil {
-					seen[k] = map[string]string{}
-				}
-				seen[k][jsonType(child)] = what
-				walk(child)
-			}
+			seen[k][jsonType(child)] = what
 		}
-	}
-	walk(v)
+	})
 }
 
 func jsonType(v any) string {
