@@ -16,15 +16,16 @@ func createCommand() *cli.Command {
 		Usage: "create a cxl_virt device on a reserved memory range",
 		Description: "The range must be reserved with the memmap= kernel argument (see `cxlvctl ranges`).\n" +
 			"Sizes and addresses take K/M/G/T suffixes (powers of 1024), decimal or 0x hex.\n" +
-			"The device keeps its metadata at the start of the range and offers the whole 256M\n" +
-			"blocks after it as capacity: --size 512M at 4G gives 256M. create prints both, and\n" +
-			"waits until the memdev is ready unless --no-wait. --json prints one object (docs/json.md).",
+			"The device keeps its metadata at the start of the range and offers\n" +
+			"the whole 256M blocks after it as capacity: --size 512M at 4G gives\n" +
+			"256M; create prints both. It waits until the memdev is ready unless\n" +
+			"--no-wait. --json prints one object (docs/json.md).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "memstart", Usage: "start of the reserved range (e.g. 6G, 0x180000000)"},
 			&cli.StringFlag{Name: "size", Usage: "bytes of the range the device uses (e.g. 2G)"},
 			&cli.BoolFlag{Name: "pmem", Usage: "persistent memory (needed for regions and namespaces on Linux 6.1)"},
 			&cli.StringFlag{Name: "serial", Usage: "device serial number (default: derived from memstart)"},
-			&cli.BoolFlag{Name: "no-wait", Usage: "return once the device exists, before its memdev is ready"},
+			&cli.BoolFlag{Name: "no-wait", Usage: "do not wait for the memdev"},
 			// The default since issue 13; kept so that older scripts run.
 			&cli.BoolFlag{Name: "wait", Hidden: true},
 			&cli.DurationFlag{Name: "timeout", Value: defaultTimeout, Usage: "how long to wait for the memdev"},

@@ -22,26 +22,27 @@ func listCommand() *cli.Command {
 		Name:      "list",
 		Usage:     "list devices linked to memdev, root decoder, region, nd region, namespace and /dev node",
 		ArgsUsage: "[cxlvN|memN...]",
-		Description: "One row per namespace (or region, or memdev). Works without cxl_virt too:\n" +
-			"then it lists the CXL memdevs of the machine (QEMU's emulated device, real hardware).\n" +
-			"Names and -m/-r/-d keep the devices they name or lead to, as `cxl list` filters do; a\n" +
-			"name that does not exist is an error (exit 6). Without a CXL bus it prints nothing\n" +
-			"(--json: []) and exits 0. CAPACITY is the memdev's (pmem_size + ram_size), else the\n" +
-			"cxl_virt device's capacity until its memdev appears.\n" +
-			"--json prints one object per memdev (schema: docs/json.md): the cxl_virt device's keys\n" +
-			"(device, memstart, memsize, pmem, capacity, window_start, window_size, device_state),\n" +
-			"the memdev's keys of `cxl list -M` (serial as a decimal string: jq 1.6 rounds numbers\n" +
-			"above 2^53), \"root_decoders\" and \"regions\" with the keys of `cxl list`, and each\n" +
-			"region's \"nd_region\" with its \"namespaces\" (keys of `ndctl list`, pmem) or its \"dax\"\n" +
-			"device (keys of `daxctl list` and the memory it became, ram). -u prints sizes and\n" +
-			"addresses as `cxl list -u` does. RAM regions add a MEMORY column to the table.",
+		Description: "One row per namespace (or region, or memdev). Works without cxl_virt\n" +
+			"too: then it lists the CXL memdevs of the machine (QEMU's emulated\n" +
+			"device, real hardware). Names and -m/-r/-d keep the devices they name or\n" +
+			"lead to, as `cxl list` filters do; a name that does not exist is an\n" +
+			"error (exit 6). Without a CXL bus it prints nothing (--json: []) and\n" +
+			"exits 0. CAPACITY is the memdev's (pmem_size + ram_size), else the\n" +
+			"cxl_virt device's capacity until its memdev appears. RAM regions add a\n" +
+			"MEMORY column.\n" +
+			"--json prints one object per memdev (docs/json.md): the cxl_virt\n" +
+			"device's keys, the memdev's keys of `cxl list -M` (serial as a decimal\n" +
+			"string: jq 1.6 rounds numbers above 2^53), \"root_decoders\" and \"regions\"\n" +
+			"as `cxl list` prints them, and each region's \"nd_region\" and\n" +
+			"\"namespaces\" (`ndctl list`, pmem) or \"dax\" device (`daxctl list`, ram).\n" +
+			"-u prints sizes and addresses as `cxl list -u` does.",
 		Flags: []cli.Flag{
 			jsonFlag(),
-			&cli.BoolFlag{Name: "human", Aliases: []string{"u"}, Usage: "with --json: sizes as \"512.00 MiB (536.87 MB)\", serials and addresses in hex"},
+			&cli.BoolFlag{Name: "human", Aliases: []string{"u"}, Usage: "with --json: sizes and hex as cxl list -u"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "more columns"},
 			&cli.StringFlag{Name: "memdev", Aliases: []string{"m"}, Usage: "only the device of this memdev (memN)"},
-			&cli.StringFlag{Name: "region", Aliases: []string{"r"}, Usage: "only the device of this region (regionN), with that region alone"},
-			&cli.StringFlag{Name: "decoder", Aliases: []string{"d"}, Usage: "only the device this decoder (decoderX.Y) leads to or from"},
+			&cli.StringFlag{Name: "region", Aliases: []string{"r"}, Usage: "only this region (regionN) and its device"},
+			&cli.StringFlag{Name: "decoder", Aliases: []string{"d"}, Usage: "only the device using this decoder"},
 			noHeadersFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -442,7 +443,7 @@ func writeTable(out io.Writer, header []string, rows [][]string) error {
 
 // noHeadersFlag is the --no-headers flag of commands that print a table.
 func noHeadersFlag() cli.Flag {
-	return &cli.BoolFlag{Name: "no-headers", Usage: "print the table without its header line (for scripts)"}
+	return &cli.BoolFlag{Name: "no-headers", Usage: "no header line"}
 }
 
 // tableHeader is header, or nil with --no-headers.
