@@ -3,10 +3,11 @@ package region
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/cxlv/cxlv/writer"
 )
 
 // Tools makes and mounts filesystems. Formatting and mounting are not
@@ -54,13 +55,11 @@ func run(argv []string) error {
 	return nil
 }
 
-// PrintTools prints the commands instead of running them (--dry-run).
-type PrintTools struct{ Out io.Writer }
+// PrintTools prints the commands instead of running them (--dry-run),
+// through the dry run that prints the kernel writes.
+type PrintTools struct{ DryRun *writer.DryRun }
 
-func (p PrintTools) print(argv []string) error {
-	_, err := fmt.Fprintln(p.Out, strings.Join(argv, " "))
-	return err
-}
+func (p PrintTools) print(argv []string) error { return p.DryRun.Command(argv) }
 
 // Mkfs implements Tools.
 func (p PrintTools) Mkfs(fstype, dev string) error { return p.print(mkfsArgs(fstype, dev)) }

@@ -39,7 +39,7 @@ func uuidN(n int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", n
 // manager works on a captured tree: the recorder performs nothing, so
 // waits are skipped and new names predicted.
 func manager(fs sysfs.FS, w writer.Writer, tools *bytes.Buffer) *Manager {
-	return &Manager{FS: fs, W: w, Simulate: true, NewUUID: uuids(), Tools: PrintTools{Out: tools}}
+	return &Manager{FS: fs, W: w, Simulate: true, NewUUID: uuids(), Tools: PrintTools{DryRun: &writer.DryRun{Out: tools}}}
 }
 
 // want is one expected write and the writes that undo it.

@@ -145,7 +145,9 @@ type NvdimmBridge struct {
 	NDBus  string
 }
 
-func errNoCXL() error { return &FeatureError{Name: "CXL bus", Module: "cxl_acpi"} }
+// errNoCXL is a sysfs without /sys/bus/cxl: cxl_virt pulls in cxl_core and
+// makes the bus, without the firmware tables cxl_acpi needs.
+func errNoCXL() error { return &FeatureError{Name: "CXL bus", Module: "cxl_virt"} }
 
 // Memdevs lists the CXL memory devices.
 func (f FS) Memdevs() ([]Memdev, error) {

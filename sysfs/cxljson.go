@@ -2,6 +2,7 @@ package sysfs
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -9,15 +10,26 @@ import (
 // for leaving keys out, of `cxl list` (ndctl cxl/json.c), so that scripts
 // written against cxl list read cxlvctl's output unchanged.
 
-// MemdevJSON is a memdev as `cxl list -M` prints it.
+// MemdevJSON is a memdev as `cxl list -M` prints it, but for the serial.
 type MemdevJSON struct {
 	Memdev   string  `json:"memdev"`
 	PmemSize uint64  `json:"pmem_size,omitempty"`
 	RAMSize  uint64  `json:"ram_size,omitempty"`
-	Serial   *uint64 `json:"serial,omitempty"`
+	Serial   *Serial `json:"serial,omitempty"`
 	NumaNode *int    `json:"numa_node,omitempty"`
 	Host     string  `json:"host"`
 	State    string  `json:"state,omitempty"`
+}
+
+// Serial is a memdev serial number in JSON: a string of its decimal
+// digits. cxl list prints a number, which jq 1.6 and every other reader
+// that parses numbers as doubles rounds above 2^53 (cxl_virt's default
+// serials are 0x43584c56........, above it): a string keeps every digit.
+type Serial uint64
+
+// MarshalJSON implements json.Marshaler.
+func (s Serial) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + strconv.FormatUint(uint64(s), 10) + `"`), nil
 }
 
 // JSON returns the `cxl list` form of m.
@@ -26,7 +38,7 @@ func (m Memdev) JSON() MemdevJSON {
 		Memdev:   m.Name,
 		PmemSize: m.PmemSize,
 		RAMSize:  m.RAMSize,
-		Serial:   m.Serial,
+		Serial:   (*Serial)(m.Serial),
 		Host:     m.Host,
 	}
 	if m.NumaNode != nil && *m.NumaNode >= 0 {

@@ -6,17 +6,19 @@ import "strings"
 // region objects are the `cxl list` ones; nd regions and namespaces use
 // `ndctl list` keys.
 
-// LinkJSON is one DeviceLink.
+// LinkJSON is one DeviceLink: the cxl_virt device's keys, then the
+// memdev's (as `cxl list -M` prints them, flat, so that "memdev" is the
+// memdev's name here as everywhere else), then what it leads to.
 type LinkJSON struct {
-	Device       string           `json:"device,omitempty"`
-	Memstart     *uint64          `json:"memstart,omitempty"`
-	Memsize      *uint64          `json:"memsize,omitempty"`
-	Pmem         *bool            `json:"pmem,omitempty"`
-	Capacity     *uint64          `json:"capacity,omitempty"`
-	WindowStart  *uint64          `json:"window_start,omitempty"`
-	WindowSize   *uint64          `json:"window_size,omitempty"`
-	DeviceState  string           `json:"device_state,omitempty"`
-	Memdev       *MemdevJSON      `json:"memdev,omitempty"`
+	Device      string  `json:"device,omitempty"`
+	Memstart    *uint64 `json:"memstart,omitempty"`
+	Memsize     *uint64 `json:"memsize,omitempty"`
+	Pmem        *bool   `json:"pmem,omitempty"`
+	Capacity    *uint64 `json:"capacity,omitempty"`
+	WindowStart *uint64 `json:"window_start,omitempty"`
+	WindowSize  *uint64 `json:"window_size,omitempty"`
+	DeviceState string  `json:"device_state,omitempty"`
+	*MemdevJSON
 	Root         string           `json:"root,omitempty"`
 	Endpoint     string           `json:"endpoint,omitempty"`
 	RootDecoders []DecoderJSON    `json:"root_decoders,omitempty"`
@@ -147,7 +149,7 @@ func (l DeviceLink) JSON(regions []Region) LinkJSON {
 	}
 	if l.Memdev != nil {
 		m := l.Memdev.JSON()
-		j.Memdev = &m
+		j.MemdevJSON = &m
 	}
 	if l.Root != nil {
 		j.Root = l.Root.Name

@@ -6,11 +6,13 @@
 package writer
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"sync"
 )
 
@@ -106,13 +108,71 @@ func (r *Recorder) Ops() []Op {
 	return append([]Op(nil), r.ops...)
 }
 
-// DryRun prints each write as a shell command and performs none.
-type DryRun struct{ Out io.Writer }
+// DryRun performs no write and prints each one instead: as a shell command
+// as it comes, or, with JSON, all of them as one JSON object at Flush. The
+// commands a dry run would run besides (mkfs, mount) are printed the same
+// way (Command), so stdout holds the whole plan in order.
+type DryRun struct {
+	Out  io.Writer
+	JSON bool
+
+	mu    sync.Mutex
+	steps []Step
+}
+
+// Step is one planned write (Path and Value) or command (Command) in the
+// JSON of a dry run.
+type Step struct {
+	Path    string   `json:"path,omitempty"`
+	Value   *string  `json:"value,omitempty"`
+	Command []string `json:"command,omitempty"`
+}
 
 // Write implements Writer.
-func (d DryRun) Write(path, value string) error {
+func (d *DryRun) Write(path, value string) error {
+	if d.JSON {
+		d.add(Step{Path: path, Value: &value})
+		return nil
+	}
 	_, err := fmt.Fprintf(d.Out, "echo %s > %s\n", shellQuote(value), path)
 	return err
+}
+
+// Command prints, or records, a command a dry run would run.
+func (d *DryRun) Command(argv []string) error {
+	if d.JSON {
+		d.add(Step{Command: append([]string(nil), argv...)})
+		return nil
+	}
+	quoted := make([]string, len(argv))
+	for i, a := range argv {
+		quoted[i] = shellQuote(a)
+	}
+	_, err := fmt.Fprintln(d.Out, strings.Join(quoted, " "))
+	return err
+}
+
+func (d *DryRun) add(s Step) {
+	d.mu.Lock()
+	d.steps = append(d.steps, s)
+	d.mu.Unlock()
+}
+
+// Flush prints the recorded plan as {"dry_run": true, "steps": [...]}
+// when JSON is set; otherwise everything is printed already.
+func (d *DryRun) Flush() error {
+	if !d.JSON {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	plan := struct {
+		DryRun bool   `json:"dry_run"`
+		Steps  []Step `json:"steps"`
+	}{true, append([]Step{}, d.steps...)}
+	enc := json.NewEncoder(d.Out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(plan)
 }
 
 func shellQuote(s string) string {

@@ -2,6 +2,7 @@ package writer
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -63,7 +64,7 @@ func TestRecorderInjectsFailureAtStep(t *testing.T) {
 
 func TestDryRunPrintsShellCommands(t *testing.T) {
 	var out bytes.Buffer
-	d := DryRun{Out: &out}
+	d := &DryRun{Out: &out}
 	_ = d.Write("/sys/bus/cxl/devices/region0/commit", "1")
 	_ = d.Write("/sys/bus/cxl/devices/endpoint2/decoder2.0/target", "")
 	_ = d.Write("/x", "it's")
@@ -72,5 +73,33 @@ func TestDryRunPrintsShellCommands(t *testing.T) {
 		"echo 'it'\\''s' > /x\n"
 	if out.String() != want {
 		t.Fatalf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+func TestDryRunJSONPrintsOnePlan(t *testing.T) {
+	var out bytes.Buffer
+	d := &DryRun{Out: &out, JSON: true}
+	_ = d.Write("/sys/bus/cxl/devices/endpoint2/decoder2.0/target", "")
+	_ = d.Command([]string{"mkfs.xfs", "-f", "/dev/pmem0"})
+	if out.Len() != 0 {
+		t.Fatalf("printed before Flush: %s", out.String())
+	}
+	if err := d.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var plan struct {
+		DryRun bool `json:"dry_run"`
+		Steps  []struct {
+			Path    *string  `json:"path"`
+			Value   *string  `json:"value"`
+			Command []string `json:"command"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &plan); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if !plan.DryRun || len(plan.Steps) != 2 || plan.Steps[0].Value == nil || *plan.Steps[0].Value != "" ||
+		plan.Steps[0].Command != nil || plan.Steps[1].Path != nil || plan.Steps[1].Command[0] != "mkfs.xfs" {
+		t.Fatalf("plan: %s", out.String())
 	}
 }

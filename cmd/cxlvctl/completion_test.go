@@ -21,8 +21,8 @@ func TestComplete(t *testing.T) {
 	}{
 		{[]string{""}, []string{"create", "remove", "list", "ranges", "info", "region", "namespace", "completion", "version", "help"}},
 		{[]string{"r"}, []string{"remove", "ranges", "region"}},
-		{[]string{"list", "--"}, []string{"--json", "--verbose"}},
-		{[]string{"list", "-j", "--"}, []string{"--verbose"}}, // a flag given is not offered again
+		{[]string{"list", "--"}, []string{"--json", "--human", "--verbose", "--memdev", "--region", "--decoder", "--no-headers"}},
+		{[]string{"list", "-j", "--"}, []string{"--human", "--verbose", "--memdev", "--region", "--decoder", "--no-headers"}}, // a flag given is not offered again
 		{[]string{"--sysfs-root", sys, "region", "destroy", "region0", ""}, nil},
 		{[]string{"namespace", "destroy", "namespace0.0", "n"}, nil},
 		{[]string{"region", "create", "--type="}, []string{"--type=pmem", "--type=ram"}},

@@ -15,14 +15,20 @@ func createCommand() *cli.Command {
 		Name:  "create",
 		Usage: "create a cxl_virt device on a reserved memory range",
 		Description: "The range must be reserved with the memmap= kernel argument (see `cxlvctl ranges`).\n" +
-			"Sizes and addresses take K/M/G/T suffixes (powers of 1024), decimal or 0x hex.",
+			"Sizes and addresses take K/M/G/T suffixes (powers of 1024), decimal or 0x hex.\n" +
+			"The device keeps its metadata at the start of the range and offers\n" +
+			"the whole 256M blocks after it as capacity: --size 512M at 4G gives\n" +
+			"256M; create prints both. It waits until the memdev is ready unless\n" +
+			"--no-wait. --json prints one object (docs/json.md).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "memstart", Usage: "start of the reserved range (e.g. 6G, 0x180000000)"},
 			&cli.StringFlag{Name: "size", Usage: "bytes of the range the device uses (e.g. 2G)"},
 			&cli.BoolFlag{Name: "pmem", Usage: "persistent memory (needed for regions and namespaces on Linux 6.1)"},
 			&cli.StringFlag{Name: "serial", Usage: "device serial number (default: derived from memstart)"},
-			&cli.BoolFlag{Name: "wait", Usage: "wait until the device's memdev is ready"},
-			&cli.DurationFlag{Name: "timeout", Value: defaultTimeout, Usage: "how long --wait waits"},
+			&cli.BoolFlag{Name: "no-wait", Usage: "do not wait for the memdev"},
+			// The default since issue 13; kept so that older scripts run.
+			&cli.BoolFlag{Name: "wait", Hidden: true},
+			&cli.DurationFlag{Name: "timeout", Value: defaultTimeout, Usage: "how long to wait for the memdev"},
 			jsonFlag(),
 		},
 		Action: runCreate,
@@ -56,14 +62,32 @@ func runCreate(c *cli.Context) error {
 	if err != nil || e.dryRun {
 		return err
 	}
-	if c.Bool("wait") {
+	if !c.Bool("no-wait") {
 		ctx, cancel := context.WithTimeout(c.Context, c.Duration("timeout"))
 		defer cancel()
 		if made.Memdev, err = ctl.WaitMemdev(ctx, made.Name, e.progress(made.Name)); err != nil {
 			return err
 		}
 	}
-	return printDevice(e, c.Bool("json"), made.Name)
+	if err := printDevice(e, c.Bool("json"), made.Name); err != nil || c.Bool("json") {
+		return err
+	}
+	return printCapacity(e, made.Name, spec.Memsize)
+}
+
+// printCapacity says how much of the range asked for became capacity.
+func printCapacity(e *env, name string, asked uint64) error {
+	devs, err := e.sys.VirtDevices()
+	if err != nil {
+		return err
+	}
+	for _, d := range devs {
+		if d.Name == name && d.Capacity != nil {
+			fmt.Fprintf(e.out, "%s: capacity %s of the %s range asked for (metadata first, then whole 256M blocks)\n",
+				name, debugfs.FormatSize(*d.Capacity), debugfs.FormatSize(asked))
+		}
+	}
+	return nil
 }
 
 // defaultTimeout bounds waits for asynchronous kernel probes.

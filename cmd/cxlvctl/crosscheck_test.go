@@ -8,7 +8,10 @@ import (
 	"os/exec"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
+
+	"github.com/cxlv/cxlv/sysfs"
 )
 
 // Cross-check of `cxlvctl list --json` against `cxl list`: every memdev,
@@ -23,51 +26,85 @@ import (
 // "<kind>:<parent>". All of them are walked.
 func cxlListObjects(data []byte) (map[string]map[string]any, error) {
 	var top any
-	if err := json.Unmarshal(data, &top); err != nil {
+	if err := decodeNumbers(data, &top); err != nil {
 		return nil, fmt.Errorf("cxl list output: %w", err)
 	}
 	objects := map[string]map[string]any{}
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case []any:
-			for _, e := range v {
-				walk(e)
-			}
-		case map[string]any:
-			flat := map[string]any{}
-			for k, child := range v {
-				if _, isArray := child.([]any); isArray {
-					walk(child)
-				} else {
-					flat[k] = child
-				}
-			}
-			// A decoder names its region too: the first name key wins.
-			for _, key := range []string{"decoder", "memdev", "region"} {
-				if name, ok := flat[key].(string); ok {
-					objects[name] = flat
-					break
-				}
+	eachObject(top, func(v map[string]any) {
+		flat := map[string]any{}
+		for k, child := range v {
+			if _, isArray := child.([]any); !isArray {
+				flat[k] = child
 			}
 		}
-	}
-	walk(top)
+		// A decoder names its region too: the first name key wins.
+		for _, key := range []string{"decoder", "memdev", "region"} {
+			if name, ok := flat[key].(string); ok {
+				objects[name] = flat
+				break
+			}
+		}
+	})
 	return objects, nil
 }
 
+// eachObject calls visit on every object in v, depth first.
+func eachObject(v any, visit func(map[string]any)) {
+	switch v := v.(type) {
+	case []any:
+		for _, e := range v {
+			eachObject(e, visit)
+		}
+	case map[string]any:
+		visit(v)
+		for _, child := range v {
+			eachObject(child, visit)
+		}
+	}
+}
+
+// decodeNumbers decodes JSON keeping numbers as written (json.Number):
+// as float64 a serial above 2^53 would lose digits.
+func decodeNumbers(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+// memdevKeys are the keys of a memdev object (sysfs.MemdevJSON), which a
+// link of list --json carries flat.
+func memdevKeys() []string {
+	typ := reflect.TypeFor[sysfs.MemdevJSON]()
+	keys := make([]string, typ.NumField())
+	for i := range keys {
+		keys[i], _, _ = strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+	}
+	return keys
+}
+
 // ourObjects does the same for `cxlvctl list --json`: the memdev, root
-// decoder and region objects, without the nd_region cxlvctl adds.
+// decoder and region objects, without the nd_region cxlvctl adds. The
+// serial, a decimal string in ours, is compared as the number cxl list
+// prints.
 func ourObjects(t *testing.T, data []byte) map[string]map[string]any {
 	t.Helper()
 	var links []map[string]any
-	if err := json.Unmarshal(data, &links); err != nil {
+	if err := decodeNumbers(data, &links); err != nil {
 		t.Fatalf("cxlvctl list --json: %v\n%s", err, data)
 	}
 	objects := map[string]map[string]any{}
 	for _, l := range links {
-		if m, ok := l["memdev"].(map[string]any); ok {
-			objects[m["memdev"].(string)] = m
+		if name, ok := l["memdev"].(string); ok {
+			m := map[string]any{}
+			for _, k := range memdevKeys() {
+				if v, ok := l[k]; ok {
+					m[k] = v
+				}
+			}
+			if serial, ok := m["serial"].(string); ok {
+				m["serial"] = json.Number(serial)
+			}
+			objects[name] = m
 		}
 		for _, key := range []string{"root_decoders", "regions"} {
 			list, _ := l[key].([]any)

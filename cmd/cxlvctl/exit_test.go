@@ -26,7 +26,11 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{"qemu-bare", []string{"remove", "mem0"}, exitInvalid, `invalid device name "mem0"`},
 		{"qemu-bare", []string{"remove"}, exitInvalid, "exactly one device name"},
 		{"qemu-bare", []string{"list", "--bogus"}, exitInvalid, "unknown flag --bogus for 'cxlvctl list'"},
-		{"qemu-bare", []string{"list", "extra"}, exitInvalid, "takes no arguments"},
+		{"qemu-bare", []string{"list", "extra"}, exitNotFound, "cxl_virt device or memdev extra not found"},
+		{"qemu-bare", []string{"list", "-m", "mem9"}, exitNotFound, "memdev mem9 not found"},
+		{"qemu-bare", []string{"list", "-r", "region0"}, exitNotFound, "region region0 not found"},
+		{"qemu-bare", []string{"list", "-d", "decoder9.0"}, exitNotFound, "decoder decoder9.0 not found"},
+		{"qemu-bare", []string{"list", "-u"}, exitInvalid, "add --json"},
 		{"qemu-bare", []string{"ranges", "--size", "1X"}, exitInvalid, `unknown unit "X"`},
 		{"", []string{"--sysfs-root", "/nonexistent-sysfs", "list"}, exitFailure, "sysfs root"},
 	} {
@@ -38,11 +42,29 @@ func TestErrorsAndExitCodes(t *testing.T) {
 	}
 }
 
+// Without a CXL bus, list prints what `cxl list` prints (nothing, [] for
+// JSON) and exits 0, with the hint on stderr; commands that need the bus
+// fail with it.
 func TestEmptySysfsIsNotSupported(t *testing.T) {
-	var out, errOut strings.Builder
-	rc := run(t.Context(), []string{"cxlvctl", "--sysfs-root", t.TempDir(), "list"}, &out, &errOut)
-	if rc != exitNotSupported || !strings.Contains(errOut.String(), "CXL bus not available") {
-		t.Errorf("list on a sysfs without CXL: exit %d, %q", rc, errOut.String())
+	root := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		rc   int
+		out  string
+	}{
+		{[]string{"list", "--json"}, exitOK, "[]\n"},
+		{[]string{"list"}, exitOK, ""},
+		{[]string{"list", "--no-headers"}, exitOK, ""},
+		{[]string{"region", "list"}, exitNotSupported, ""},
+	} {
+		var out, errOut strings.Builder
+		rc := run(t.Context(), append([]string{"cxlvctl", "--sysfs-root", root}, tc.args...), &out, &errOut)
+		hint := "CXL bus not available: module cxl_virt is not loaded (run: modprobe cxl_virt)"
+		if rc != tc.rc || out.String() != tc.out ||
+			!strings.Contains(errOut.String(), hint) || strings.Count(errOut.String(), "\n") != 1 {
+			t.Errorf("%q on a sysfs without CXL: exit %d, stdout %q, stderr %q; want exit %d, %q and %q",
+				tc.args, rc, out.String(), errOut.String(), tc.rc, tc.out, hint)
+		}
 	}
 }
 

@@ -112,9 +112,58 @@ func withExamples(template, path string) string {
 	return template + "\nEXAMPLES:\n{{`" + text + "`}}"
 }
 
+// withFlagColumns has a help template print its flags with flagColumns.
+func withFlagColumns(template string) string {
+	for _, t := range []string{`{{template "visibleFlagCategoryTemplate" .}}`, `{{template "visibleFlagTemplate" .}}`} {
+		template = strings.ReplaceAll(template, t, "{{flagColumns .VisibleFlags}}")
+	}
+	return template
+}
+
+// flagColumns renders flags as two columns, names and usage, with the usage
+// wrapped within helpWidth; names too long for the column put the usage on
+// the next line. (urfave/cli wraps before it expands the tab between them,
+// so its lines can run past any width.)
+func flagColumns(flags []cli.Flag) string {
+	const indent, maxNames = 3, 28
+	type row struct{ names, usage string }
+	var rows []row
+	width := 0
+	for _, f := range flags {
+		names, usage, _ := strings.Cut(cli.FlagStringer(f), "\t")
+		rows = append(rows, row{names, usage})
+		if len(names) <= maxNames {
+			width = max(width, len(names))
+		}
+	}
+	var b strings.Builder
+	pad := strings.Repeat(" ", indent+width+2)
+	for _, r := range rows {
+		b.WriteString("\n" + strings.Repeat(" ", indent) + r.names)
+		if len(r.names) > width {
+			b.WriteString("\n" + pad)
+		} else {
+			b.WriteString(strings.Repeat(" ", width+2-len(r.names)))
+		}
+		col := len(pad)
+		for i, word := range strings.Fields(r.usage) {
+			if i > 0 && col+1+len(word) > helpWidth {
+				b.WriteString("\n" + pad)
+				col = len(pad)
+			} else if i > 0 {
+				b.WriteString(" ")
+				col++
+			}
+			b.WriteString(word)
+			col += len(word)
+		}
+	}
+	return b.String()
+}
+
 // configureHelp gives the app and every command below it its EXAMPLES.
 func configureHelp(app *cli.App) {
-	app.CustomAppHelpTemplate = withExamples(cli.AppHelpTemplate, "")
+	app.CustomAppHelpTemplate = withExamples(withFlagColumns(cli.AppHelpTemplate), "")
 	var walk func(commands []*cli.Command, parent string)
 	walk = func(commands []*cli.Command, parent string) {
 		for _, c := range commands {
@@ -123,7 +172,7 @@ func configureHelp(app *cli.App) {
 			if len(c.Subcommands) > 0 {
 				template = cli.SubcommandHelpTemplate
 			}
-			c.CustomHelpTemplate = withExamples(template, path)
+			c.CustomHelpTemplate = withExamples(withFlagColumns(template), path)
 			c.Description = reflow(c.Description)
 			walk(c.Subcommands, path)
 		}
@@ -143,8 +192,16 @@ func reflow(s string) string {
 }
 
 func init() {
+	// A boolean flag is off unless given: "(default: false)" says nothing.
+	flagString := cli.FlagStringer
+	cli.FlagStringer = func(f cli.Flag) string {
+		return strings.TrimSuffix(flagString(f), " (default: false)")
+	}
 	// Help wraps at 80 columns (urfave/cli's default is 10000).
 	cli.HelpPrinter = func(w io.Writer, template string, data any) {
-		cli.HelpPrinterCustom(w, template, data, map[string]any{"wrapAt": func() int { return helpWidth }})
+		cli.HelpPrinterCustom(w, template, data, map[string]any{
+			"wrapAt":      func() int { return helpWidth },
+			"flagColumns": flagColumns,
+		})
 	}
 }

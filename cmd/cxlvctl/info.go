@@ -2,11 +2,14 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/jaypipes/ghw"
+	"github.com/jaypipes/ghw/pkg/memory"
+	"github.com/jaypipes/ghw/pkg/option"
+	"github.com/jaypipes/ghw/pkg/topology"
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/debugfs"
@@ -17,7 +20,7 @@ func infoCommand() *cli.Command {
 	return &cli.Command{
 		Name:   "info",
 		Usage:  "show host memory and NUMA nodes, with the CXL memdevs on each node",
-		Flags:  []cli.Flag{jsonFlag()},
+		Flags:  []cli.Flag{jsonFlag(), noHeadersFlag()},
 		Action: runInfo,
 	}
 }
@@ -56,20 +59,13 @@ func runInfo(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	// ghw reads <chroot>/sys and <chroot>/proc; warnings would pollute stderr
-	// of JSON consumers. PCI is not used: it needs a pci.ids database.
-	opts := []any{ghw.WithChroot(filepath.Dir(e.sys.Root())), ghw.WithDisableWarnings()}
-	topo, err := ghw.Topology(opts...)
+	topo, mem, err := hostMemory(e)
 	if err != nil {
-		return fmt.Errorf("reading NUMA topology: %w", err)
+		return err
 	}
 	out := infoJSON{Nodes: []nodeJSON{}, VirtLoaded: e.sys.VirtLoaded()}
-	// Totals need /proc/meminfo, which a captured tree may lack: say so and
-	// show the rest.
-	if mem, err := ghw.Memory(opts...); err == nil {
+	if mem != nil {
 		out.TotalPhysicalBytes, out.TotalUsableBytes = mem.TotalPhysicalBytes, mem.TotalUsableBytes
-	} else {
-		fmt.Fprintf(e.errOut, "cxlvctl: warning: host memory totals unknown: %v\n", err)
 	}
 	var memdevs []sysfs.Memdev
 	regionsOn := map[int][]string{}
@@ -129,7 +125,65 @@ func runInfo(c *cli.Context) error {
 		rows = append(rows, []string{strconv.Itoa(n.ID), kind, strconv.Itoa(n.Cores), debugfs.HumanSize(uint64(n.MemoryBytes)),
 			dash(strings.Join(dist, " ")), dash(strings.Join(n.Memdevs, ",")), dash(strings.Join(n.Regions, ","))})
 	}
-	return writeTable(e.out, []string{"NODE", "KIND", "CORES", "MEMORY", "DISTANCES", "MEMDEVS", "CXL_RAM"}, rows)
+	return writeTable(e.out, tableHeader(c, []string{"NODE", "KIND", "CORES", "MEMORY", "DISTANCES", "MEMDEVS", "CXL_RAM"}), rows)
+}
+
+// hostMemory reads the NUMA topology and the memory totals with ghw's
+// topology and memory packages only (its root package pulls in every
+// hardware class), from the --sysfs-root and --proc-root trees. A missing
+// /proc/meminfo (a captured tree may lack it) leaves mem nil with a warning.
+func hostMemory(e *env) (*topology.Info, *memory.Info, error) {
+	root, cleanup, err := ghwRoot(e.sys.Root(), e.procRoot)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer cleanup()
+	// ghw warns on stderr about what it cannot read; outside its root
+	// package the only switch for that is the variable.
+	os.Setenv("GHW_DISABLE_WARNINGS", "1")
+	opt := option.WithChroot(root)
+	topo, err := topology.New(opt)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading NUMA topology: %w", err)
+	}
+	mem, err := memory.New(opt)
+	if err != nil {
+		fmt.Fprintf(e.errOut, "cxlvctl: warning: host memory totals unknown: %v\n", err)
+		return topo, nil, nil
+	}
+	return topo, mem, nil
+}
+
+// ghwRoot is a directory whose sys and proc are the given trees: ghw reads
+// <chroot>/sys and <chroot>/proc, and its path overrides panic in v0.27
+// (option.PathOverrides is read back as a map[string]string). When the
+// trees are not already siblings named sys and proc, it is a temporary
+// directory of two symbolic links.
+func ghwRoot(sysRoot, procRoot string) (string, func(), error) {
+	sysAbs, err := filepath.Abs(sysRoot)
+	if err != nil {
+		return "", nil, err
+	}
+	procAbs, err := filepath.Abs(procRoot)
+	if err != nil {
+		return "", nil, err
+	}
+	parent := filepath.Dir(sysAbs)
+	if filepath.Base(sysAbs) == "sys" && procAbs == filepath.Join(parent, "proc") {
+		return parent, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "cxlvctl-info-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup := func() { os.RemoveAll(dir) }
+	for name, target := range map[string]string{"sys": sysAbs, "proc": procAbs} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			cleanup()
+			return "", nil, err
+		}
+	}
+	return dir, cleanup, nil
 }
 
 // ramNodes are the nodes a RAM region's memory is on: its blocks' nodes,

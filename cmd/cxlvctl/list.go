@@ -1,8 +1,10 @@
 package main
 
 import (
-	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,60 +19,106 @@ import (
 
 func listCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "list",
-		Usage: "list devices linked to memdev, root decoder, region, nd region, namespace and /dev node",
-		Description: "One row per namespace (or region, or memdev). Works without cxl_virt too:\n" +
-			"then it lists the CXL memdevs of the machine (QEMU's emulated device, real hardware).\n" +
-			"--json prints one object per memdev: the cxl_virt device's attributes (device, memstart,\n" +
-			"memsize, pmem, capacity, window_start, window_size, device_state), \"memdev\", \"root_decoders\"\n" +
-			"and \"regions\" with the keys of `cxl list`, and each region's \"nd_region\" with its\n" +
-			"\"namespaces\" with the keys of `ndctl list` (pmem), or its \"dax\" device with the keys of\n" +
-			"`daxctl list` plus numa_node, memblock_size, online_bytes, offline_bytes, zones and\n" +
-			"memory_nodes (ram). RAM regions add a MEMORY column to the table: node, blocks online, zone.",
+		Name:      "list",
+		Usage:     "list devices linked to memdev, root decoder, region, nd region, namespace and /dev node",
+		ArgsUsage: "[cxlvN|memN...]",
+		Description: "One row per namespace (or region, or memdev). Works without cxl_virt\n" +
+			"too: then it lists the CXL memdevs of the machine (QEMU's emulated\n" +
+			"device, real hardware). Names and -m/-r/-d keep the devices they name or\n" +
+			"lead to, as `cxl list` filters do; a name that does not exist is an\n" +
+			"error (exit 6). Without a CXL bus it prints nothing (--json: []) and\n" +
+			"exits 0. CAPACITY is the memdev's (pmem_size + ram_size), else the\n" +
+			"cxl_virt device's capacity until its memdev appears. RAM regions add a\n" +
+			"MEMORY column.\n" +
+			"--json prints one object per memdev (docs/json.md): the cxl_virt\n" +
+			"device's keys, the memdev's keys of `cxl list -M` (serial as a decimal\n" +
+			"string: jq 1.6 rounds numbers above 2^53), \"root_decoders\" and \"regions\"\n" +
+			"as `cxl list` prints them, and each region's \"nd_region\" and\n" +
+			"\"namespaces\" (`ndctl list`, pmem) or \"dax\" device (`daxctl list`, ram).\n" +
+			"-u prints sizes and addresses as `cxl list -u` does.",
 		Flags: []cli.Flag{
 			jsonFlag(),
+			&cli.BoolFlag{Name: "human", Aliases: []string{"u"}, Usage: "with --json: sizes and hex as cxl list -u"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "more columns"},
+			&cli.StringFlag{Name: "memdev", Aliases: []string{"m"}, Usage: "only the device of this memdev (memN)"},
+			&cli.StringFlag{Name: "region", Aliases: []string{"r"}, Usage: "only this region (regionN) and its device"},
+			&cli.StringFlag{Name: "decoder", Aliases: []string{"d"}, Usage: "only the device using this decoder"},
+			noHeadersFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usagef("list takes no arguments, got %q", c.Args().First())
-			}
 			e, err := newEnv(c)
 			if err != nil {
 				return err
 			}
-			return printLinks(e.sys, e.out, c.Bool("json"), c.Bool("verbose"), func(sysfs.DeviceLink) bool { return true })
+			opt := listOptions{json: c.Bool("json"), human: c.Bool("human"), verbose: c.Bool("verbose"), headers: !c.Bool("no-headers"),
+				filter: linkFilter{names: c.Args().Slice(), memdev: c.String("memdev"), region: c.String("region"), decoder: c.String("decoder")}}
+			if opt.human && !opt.json {
+				return usagef("--human (-u) shapes --json output: add --json")
+			}
+			return printLinks(e, opt)
 		},
 	}
 }
 
-// printDevice prints the list entry of one cxl_virt device.
-func printDevice(e *env, asJSON bool, name string) error {
-	return printLinks(e.sys, e.out, asJSON, false, func(l sysfs.DeviceLink) bool {
-		return l.Virt != nil && l.Virt.Name == name
-	})
+// listOptions say what `list` prints.
+type listOptions struct {
+	json, human, verbose, headers bool
+	filter                        linkFilter
 }
 
-func printLinks(sys sysfs.FS, out io.Writer, asJSON, verbose bool, keep func(sysfs.DeviceLink) bool) error {
-	t, err := sys.Topology()
+// printDevice prints the list entry of one cxl_virt device: with --json
+// the object itself, not a list of one.
+func printDevice(e *env, asJSON bool, name string) error {
+	t, err := e.sys.Topology()
 	if err != nil {
 		return err
 	}
-	var links []sysfs.DeviceLink
 	for _, l := range t.Links() {
-		if keep(l) {
-			links = append(links, l)
+		if l.Virt == nil || l.Virt.Name != name {
+			continue
 		}
+		if asJSON {
+			return writeJSON(e.out, l.JSON(t.Regions))
+		}
+		return printTable(e.out, []sysfs.DeviceLink{l}, listOptions{headers: true})
 	}
-	if asJSON {
+	return &sysfs.NotFoundError{Kind: "cxl_virt device", Name: name}
+}
+
+func printLinks(e *env, opt listOptions) error {
+	t, err := e.sys.Topology()
+	if errors.Is(err, sysfs.ErrNotSupported) {
+		// `cxl list` prints nothing on a machine without CXL and succeeds;
+		// say why on stderr.
+		fmt.Fprintf(e.errOut, "cxlvctl: %v\n", err)
+		if opt.json {
+			return writeJSON(e.out, []sysfs.LinkJSON{})
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	links, err := opt.filter.apply(t)
+	if err != nil {
+		return err
+	}
+	if opt.json {
 		js := make([]sysfs.LinkJSON, 0, len(links))
 		for _, l := range links {
 			js = append(js, l.JSON(t.Regions))
 		}
-		return writeJSON(out, js)
+		if opt.human {
+			return writeHumanJSON(e.out, js)
+		}
+		return writeJSON(e.out, js)
 	}
-	header := []string{"DEVICE", "MEMDEV", "TYPE", "SIZE", "DECODER", "REGION", "ND_REGION", "NAMESPACE", "MODE", "DEVNODE"}
-	if verbose {
+	return printTable(e.out, links, opt)
+}
+
+func printTable(out io.Writer, links []sysfs.DeviceLink, opt listOptions) error {
+	header := []string{"DEVICE", "MEMDEV", "TYPE", "CAPACITY", "DECODER", "REGION", "ND_REGION", "NAMESPACE", "MODE", "DEVNODE"}
+	if opt.verbose {
 		header = append(header, "MEMSTART", "SERIAL", "HOST", "STATE")
 	}
 	// RAM regions add what their memory became, as a last column.
@@ -86,7 +134,7 @@ func printLinks(sys sysfs.FS, out io.Writer, asJSON, verbose bool, keep func(sys
 	var rows [][]string
 	for _, l := range links {
 		for i, r := range linkRows(l) {
-			if verbose {
+			if opt.verbose {
 				r = append(r, verboseColumns(l)...)
 			}
 			if withMemory {
@@ -95,7 +143,104 @@ func printLinks(sys sysfs.FS, out io.Writer, asJSON, verbose bool, keep func(sys
 			rows = append(rows, r)
 		}
 	}
+	if !opt.headers {
+		header = nil
+	}
 	return writeTable(out, header, rows)
+}
+
+// linkFilter is list's selection: device or memdev names, and -m, -r, -d.
+type linkFilter struct {
+	names                   []string
+	memdev, region, decoder string
+}
+
+// apply returns the links the filter keeps; with -r each keeps that region
+// alone. A name that is nowhere in the topology is a *NotFoundError.
+func (f linkFilter) apply(t *sysfs.Topology) ([]sysfs.DeviceLink, error) {
+	if err := f.check(t); err != nil {
+		return nil, err
+	}
+	var out []sysfs.DeviceLink
+	for _, l := range t.Links() {
+		if !f.keeps(l) {
+			continue
+		}
+		if f.region != "" {
+			var kept []sysfs.RegionLink
+			for _, r := range l.Regions {
+				if r.Region.Name == f.region {
+					kept = append(kept, r)
+				}
+			}
+			l.Regions = kept
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// check makes a misspelt name an error rather than an empty list.
+func (f linkFilter) check(t *sysfs.Topology) error {
+	known := map[string]bool{}
+	for _, v := range t.Virt {
+		known[v.Name] = true
+	}
+	for _, m := range t.Memdevs {
+		known[m.Name] = true
+	}
+	for _, name := range f.names {
+		if !known[name] {
+			return &sysfs.NotFoundError{Kind: "cxl_virt device or memdev", Name: name}
+		}
+	}
+	if f.memdev != "" && !slices.ContainsFunc(t.Memdevs, func(m sysfs.Memdev) bool { return m.Name == f.memdev }) {
+		return &sysfs.NotFoundError{Kind: "memdev", Name: f.memdev}
+	}
+	if f.region != "" && !slices.ContainsFunc(t.Regions, func(r sysfs.Region) bool { return r.Name == f.region }) {
+		return &sysfs.NotFoundError{Kind: "region", Name: f.region}
+	}
+	if f.decoder != "" && !slices.ContainsFunc(t.Decoders, func(d sysfs.Decoder) bool { return d.Name == f.decoder }) {
+		return &sysfs.NotFoundError{Kind: "decoder", Name: f.decoder}
+	}
+	return nil
+}
+
+func (f linkFilter) keeps(l sysfs.DeviceLink) bool {
+	memdev, device := "", ""
+	if l.Memdev != nil {
+		memdev = l.Memdev.Name
+	}
+	if l.Virt != nil {
+		device = l.Virt.Name
+	}
+	if len(f.names) > 0 && !slices.Contains(f.names, memdev) && !slices.Contains(f.names, device) {
+		return false
+	}
+	if f.memdev != "" && f.memdev != memdev {
+		return false
+	}
+	if f.region != "" && !slices.ContainsFunc(l.Regions, func(r sysfs.RegionLink) bool { return r.Region.Name == f.region }) {
+		return false
+	}
+	return f.decoder == "" || slices.Contains(linkDecoders(l), f.decoder)
+}
+
+// linkDecoders are the decoders a link goes through: its root decoders,
+// its regions' root decoders and endpoint decoders, and its endpoint's.
+func linkDecoders(l sysfs.DeviceLink) []string {
+	var names []string
+	for _, d := range l.RootDecoders {
+		names = append(names, d.Name)
+	}
+	for _, r := range l.Regions {
+		names = append(names, r.Region.Decoder)
+		names = append(names, r.Region.Targets...)
+	}
+	if l.Endpoint != nil {
+		names = append(names, l.Endpoint.Decoders...)
+	}
+	return names
 }
 
 // linkRows are the table rows of one link: one per namespace, else per
@@ -259,9 +404,11 @@ func dash(s string) string {
 	return s
 }
 
-// writeTable prints plain, left-aligned columns (kubectl/ndctl style).
+// writeTable prints plain, left-aligned columns (kubectl/ndctl style),
+// without trailing spaces; a nil header prints none.
 func writeTable(out io.Writer, header []string, rows [][]string) error {
-	t := tablewriter.NewTable(out,
+	var buf strings.Builder
+	t := tablewriter.NewTable(&buf,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
 			Borders: tw.BorderNone,
 			Symbols: tw.NewSymbols(tw.StyleNone),
@@ -275,15 +422,34 @@ func writeTable(out io.Writer, header []string, rows [][]string) error {
 		tablewriter.WithRowAlignment(tw.AlignLeft),
 		tablewriter.WithPadding(tw.Padding{Left: "", Right: "   ", Overwrite: true}),
 	)
-	t.Header(header)
+	if header != nil {
+		t.Header(header)
+	}
 	if err := t.Bulk(rows); err != nil {
 		return err
 	}
-	return t.Render()
+	if err := t.Render(); err != nil {
+		return err
+	}
+	// The padding that separates columns also follows the last one.
+	for line := range strings.Lines(buf.String()) {
+		trimmed := strings.TrimRight(strings.TrimSuffix(line, "\n"), " ")
+		if _, err := io.WriteString(out, trimmed+"\n"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-func writeJSON(out io.Writer, v any) error {
-	enc := json.NewEncoder(out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+// noHeadersFlag is the --no-headers flag of commands that print a table.
+func noHeadersFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "no-headers", Usage: "no header line"}
+}
+
+// tableHeader is header, or nil with --no-headers.
+func tableHeader(c *cli.Context, header []string) []string {
+	if c.Bool("no-headers") {
+		return nil
+	}
+	return header
 }

@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cxlv/cxlv/writer"
 )
 
 // fixtureDir is a tree captured from a VM (test/fixtures/NAME).
@@ -237,5 +240,101 @@ func TestRangesCxlv(t *testing.T) {
 	out, _, _ = cxlvctl(t, "cxlv-bare", "ranges")
 	if !strings.Contains(out, "0x100000000   0x13fffffff   1G     iomem,cmdline   cxlv0     512M@0x120000000") {
 		t.Errorf("ranges table:\n%s", out)
+	}
+}
+
+// list's filters keep what they name or lead to, as cxl list's do.
+func TestListFilters(t *testing.T) {
+	for _, tc := range []struct {
+		fixture string
+		args    []string
+		rows    int
+	}{
+		{"qemu-region-fsdax", nil, 1},
+		{"qemu-region-fsdax", []string{"mem0"}, 1},
+		{"qemu-region-fsdax", []string{"-m", "mem0"}, 1},
+		{"qemu-region-fsdax", []string{"--region", "region0"}, 1},
+		{"qemu-region-fsdax", []string{"-d", "decoder0.0"}, 1},
+		{"qemu-region-fsdax", []string{"-d", "decoder2.0"}, 1}, // the region's endpoint decoder
+		{"qemu-region-fsdax", []string{"-d", "decoder1.0"}, 0}, // the host bridge's: not a link's
+		{"cxlv-bare", []string{"cxlv0"}, 1},
+		{"cxlv-bare", []string{"-m", "mem0", "cxlv0"}, 1}, // flags after names: the parser (issue 13, cli-parse)
+	} {
+		out, errOut, rc := cxlvctl(t, tc.fixture, append([]string{"list", "--json"}, tc.args...)...)
+		var links []map[string]any
+		if rc != 0 || json.Unmarshal([]byte(out), &links) != nil || len(links) != tc.rows {
+			t.Errorf("%s: list --json %q: exit %d, %d objects (%s); want %d", tc.fixture, tc.args, rc, len(links), errOut, tc.rows)
+		}
+		table, _, rc := cxlvctl(t, tc.fixture, append([]string{"list", "--no-headers"}, tc.args...)...)
+		if lines := strings.Count(table, "\n"); rc != 0 || lines != tc.rows || strings.Contains(table, "DEVICE") {
+			t.Errorf("%s: list --no-headers %q: exit %d, %q; want %d rows", tc.fixture, tc.args, rc, table, tc.rows)
+		}
+	}
+}
+
+// No table line ends in a space: columns are padded, the last one not.
+func TestTablesHaveNoTrailingSpaces(t *testing.T) {
+	for _, args := range [][]string{{"list", "-v"}, {"region", "list"}, {"info"}, {"ranges"}} {
+		out, _, rc := cxlvctl(t, "cxlv-region-fsdax", args...)
+		if rc != 0 || !strings.Contains(out, "\n") {
+			t.Fatalf("%q: exit %d, %q", args, rc, out)
+		}
+		for line := range strings.Lines(out) {
+			if strings.HasSuffix(strings.TrimSuffix(line, "\n"), " ") {
+				t.Errorf("%q: trailing space in %q", args, line)
+			}
+		}
+	}
+}
+
+// info reads the trees it is given: --sysfs-root for the nodes, --proc-root
+// for the totals, wherever each is.
+func TestInfoHonoursRoots(t *testing.T) {
+	dir := fixtureDir("qemu-ram-movable")
+	meminfo := string(must(os.ReadFile(filepath.Join(dir, "proc", "meminfo"))))
+	var kb uint64
+	if _, err := fmt.Sscanf(meminfo, "MemTotal: %d kB", &kb); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := t.TempDir()
+	if err := os.Symlink(must(filepath.Abs(filepath.Join(dir, "sys"))), filepath.Join(elsewhere, "tree")); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	rc := run(t.Context(), []string{"cxlvctl", "--sysfs-root", filepath.Join(elsewhere, "tree"),
+		"--proc-root", filepath.Join(dir, "proc"), "info", "--json"}, &out, &errOut)
+	var info infoJSON
+	if rc != 0 || json.Unmarshal(out.Bytes(), &info) != nil {
+		t.Fatalf("info: exit %d, %s %s", rc, out.String(), errOut.String())
+	}
+	if info.TotalUsableBytes != int64(kb)<<10 || len(info.Nodes) != 2 || !info.Nodes[1].MemoryOnly {
+		t.Errorf("info on the fixture: usable %d (MemTotal %d kB), nodes %+v", info.TotalUsableBytes, kb, info.Nodes)
+	}
+}
+
+// --dry-run --json prints the plan as one JSON object, nothing else.
+func TestDryRunJSON(t *testing.T) {
+	out, errOut, rc := cxlvctl(t, "qemu-bare", "--dry-run", "region", "create", "-m", "mem0", "--fs", "xfs", "--mount", t.TempDir(), "--json")
+	var plan struct {
+		DryRun bool          `json:"dry_run"`
+		Steps  []writer.Step `json:"steps"`
+	}
+	if rc != 0 || json.Unmarshal([]byte(out), &plan) != nil || !plan.DryRun {
+		t.Fatalf("exit %d, stdout %q, stderr %q", rc, out, errOut)
+	}
+	var writes, commands int
+	for _, s := range plan.Steps {
+		switch {
+		case s.Path != "" && s.Value != nil && s.Command == nil:
+			writes++
+		case s.Path == "" && len(s.Command) > 0:
+			commands++
+		default:
+			t.Errorf("step %+v is neither a write nor a command", s)
+		}
+	}
+	text, _, _ := cxlvctl(t, "qemu-bare", "--dry-run", "region", "create", "-m", "mem0", "--fs", "xfs", "--mount", t.TempDir())
+	if want := strings.Count(text, "\n"); writes+commands != want || commands != 2 {
+		t.Errorf("%d writes and %d commands (mkfs, mount); the text dry run printed %d lines", writes, commands, want)
 	}
 }

@@ -83,6 +83,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		err = app.RunContext(ctx, args)
 	}
+	if dry, ok := app.Metadata[dryRunKey].(*writer.DryRun); ok && err == nil {
+		// --json: the plan is one JSON object, printed once complete.
+		err = dry.Flush()
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -197,7 +201,12 @@ func newEnv(c *cli.Context) (*env, error) {
 		errOut:      c.App.ErrWriter,
 	}
 	if e.dryRun {
-		e.w = writer.DryRun{Out: e.out}
+		dry := &writer.DryRun{Out: e.out, JSON: c.Bool("json")}
+		e.w = dry
+		if c.App.Metadata == nil {
+			c.App.Metadata = map[string]any{}
+		}
+		c.App.Metadata[dryRunKey] = dry
 	}
 	return e, nil
 }
@@ -205,6 +214,15 @@ func newEnv(c *cli.Context) (*env, error) {
 // kernelWriter performs the kernel writes of commands not run with
 // --dry-run; tests put a writer.Recorder here.
 var kernelWriter writer.Writer = writer.Kernel{}
+
+// dryRunKey keeps the dry run's writer in the app for run to flush.
+const dryRunKey = "dry-run"
+
+// dryRunWriter is the --dry-run writer, nil on a real run.
+func (e *env) dryRunWriter() *writer.DryRun {
+	dry, _ := e.w.(*writer.DryRun)
+	return dry
+}
 
 // control returns the cxl_virt control for this environment.
 func (e *env) control() *debugfs.Control {

@@ -62,7 +62,7 @@ func runNamespaceCreate(c *cli.Context) error {
 		return regionError(err)
 	}
 	if c.Bool("json") {
-		return writeJSON(e.out, ns)
+		return writeJSON(e.out, newNamespaceCreateJSON(ns))
 	}
 	printNamespace(e, ns)
 	return nil

@@ -14,6 +14,7 @@ func rangesCommand() *cli.Command {
 		Name:  "ranges",
 		Usage: "show reserved memory usable for devices, what uses it, and how to reserve more",
 		Flags: []cli.Flag{
+			noHeadersFlag(),
 			jsonFlag(),
 			&cli.StringFlag{Name: "size", Value: "2G", Usage: "size of the memmap= range to suggest"},
 		},
@@ -97,7 +98,7 @@ func runRanges(c *cli.Context) error {
 	}
 	if len(rows) == 0 {
 		fmt.Fprintln(e.out, "no reserved range of 256M or more")
-	} else if err := writeTable(e.out, []string{"START", "END", "SIZE", "SOURCE", "USED_BY", "FREE"}, rows); err != nil {
+	} else if err := writeTable(e.out, tableHeader(c, []string{"START", "END", "SIZE", "SOURCE", "USED_BY", "FREE"}), rows); err != nil {
 		return err
 	}
 	if out.Suggest != "" {

@@ -60,7 +60,7 @@ func regionCommand() *cli.Command {
 			{
 				Name:   "list",
 				Usage:  "list CXL regions with their nd regions and namespaces",
-				Flags:  []cli.Flag{jsonFlag()},
+				Flags:  []cli.Flag{jsonFlag(), noHeadersFlag()},
 				Action: runRegionList,
 			},
 		},
@@ -78,7 +78,7 @@ func regionManager(e *env, timeout time.Duration) *region.Manager {
 			}
 		}}
 	if e.dryRun {
-		m.Tools = region.PrintTools{Out: e.out}
+		m.Tools = region.PrintTools{DryRun: e.dryRunWriter()}
 	}
 	return m
 }
@@ -145,7 +145,7 @@ func runRegionCreate(c *cli.Context) error {
 		return regionError(err)
 	}
 	if c.Bool("json") {
-		return writeJSON(e.out, res)
+		return writeJSON(e.out, newRegionCreateJSON(res))
 	}
 	if res.RAMResult != nil {
 		printRAMResult(e, res)
@@ -162,6 +162,50 @@ func runRegionCreate(c *cli.Context) error {
 	fmt.Fprintf(e.out, "took %v (region %v, namespace %v)\n", res.TotalTime.Round(time.Millisecond),
 		res.RegionTime.Round(time.Millisecond), res.NamespaceTime.Round(time.Millisecond))
 	return nil
+}
+
+// regionCreateJSON is region create's result with the keys of list --json
+// in their types: "nd_region" and "dax" are objects named by their "dev"
+// and "chardev", and device nodes go without /dev/ as in ndctl list. The
+// fields here hide the region.Result ones of the same JSON name.
+type regionCreateJSON struct {
+	*region.Result
+	NDRegion   *ndRegionRef          `json:"nd_region,omitempty"`
+	Dax        *daxRef               `json:"dax,omitempty"`
+	Namespaces []namespaceCreateJSON `json:"namespaces,omitempty"`
+}
+
+type ndRegionRef struct {
+	Dev string `json:"dev"`
+}
+
+type daxRef struct {
+	Chardev string `json:"chardev"`
+}
+
+type namespaceCreateJSON struct {
+	region.NamespaceResult
+	BlockDev string `json:"blockdev,omitempty"`
+	CharDev  string `json:"chardev,omitempty"`
+}
+
+func newRegionCreateJSON(res *region.Result) regionCreateJSON {
+	j := regionCreateJSON{Result: res}
+	if res.NDRegion != "" {
+		j.NDRegion = &ndRegionRef{Dev: res.NDRegion}
+	}
+	if res.RAMResult != nil && res.Dax != "" {
+		j.Dax = &daxRef{Chardev: res.Dax}
+	}
+	for _, ns := range res.Namespaces {
+		j.Namespaces = append(j.Namespaces, newNamespaceCreateJSON(ns))
+	}
+	return j
+}
+
+func newNamespaceCreateJSON(ns region.NamespaceResult) namespaceCreateJSON {
+	return namespaceCreateJSON{NamespaceResult: ns,
+		BlockDev: strings.TrimPrefix(ns.BlockDev, "/dev/"), CharDev: strings.TrimPrefix(ns.CharDev, "/dev/")}
 }
 
 // printRAMResult prints what a RAM region's memory became.
@@ -334,5 +378,5 @@ func runRegionList(c *cli.Context) error {
 	if withMemory {
 		header = append(header, "MEMORY")
 	}
-	return writeTable(e.out, header, rows)
+	return writeTable(e.out, tableHeader(c, header), rows)
 }

@@ -10,7 +10,9 @@
 # BENCH_QUICK=1 (2 rounds of 1 s / 2 s: a harness check, noisy numbers),
 # BENCH_PARTS (default "list emulator data mount scale"; set-up, create,
 # region and namespace timings always run),
-# BENCH_OUT (raw output directory, default results/tmp/run-<UTC time>).
+# BENCH_OUT (raw output directory, default results/tmp/run-<UTC time>),
+# BENCH_BASELINE (an earlier cxlvctl binary, e.g. built from main: its list
+# and start-up are timed in the same boot, as the "before" column).
 # Exit: the guest script's (see test/vm/run-vm.sh); the report is written
 # whenever the guest produced samples.
 set -euo pipefail
@@ -33,6 +35,10 @@ cxlv_base=0x180000000 cxlv_span=8G
 guest_mem=12G
 
 gcc -static -O2 -Wall -Wextra -Werror -o "$results/tmp/bin/memiops" "$here/memiops.c"
+rm -f "$results/tmp/bin/cxlvctl-baseline"
+if [ -n "${BENCH_BASELINE:-}" ]; then
+	cp "$BENCH_BASELINE" "$results/tmp/bin/cxlvctl-baseline"
+fi
 
 # Host load: the machine is shared, so say how busy it was during the run:
 # "load1 qemu_processes ours", ours = 1 once our VM holds a slot and runs.

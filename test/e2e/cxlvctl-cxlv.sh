@@ -62,7 +62,7 @@ live_check cxlv
 # A region makes the device busy; --force tears it down first.
 if cxlvctl region create --device "$dev" --namespace devdax >"$OUT/region.txt" 2>&1; then
 	cxlvctl list | tee "$OUT/list-region.txt"
-	grep -Eq "^$dev +mem[0-9]+ +pmem +256M +decoder[0-9]+\.0 +region[0-9]+ +region[0-9]+ +namespace[0-9.]+ +devdax +/dev/dax[0-9.]+ " \
+	grep -Eq "^$dev +mem[0-9]+ +pmem +256M +decoder[0-9]+\.0 +region[0-9]+ +region[0-9]+ +namespace[0-9.]+ +devdax +/dev/dax[0-9.]+$" \
 		"$OUT/list-region.txt" || fail "list does not link $dev to its devdax namespace"
 	live_check cxlv-region
 	expect_fail 5 'remove --force' remove "$dev"

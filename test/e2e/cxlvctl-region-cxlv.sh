@@ -61,14 +61,14 @@ destroy_lines_write_nothing() {
 load_stack
 step "cxlvctl version names the loaded module" check_version
 json=$("$CXLVCTL" create --memstart 0x100000000 --size 1G --pmem --wait --json) || fail "cxlvctl create"
-dev=$(jq -r '.[0].device' <<<"$json")
+dev=$(jq -r .device <<<"$json")
 say "made $dev"
 initial=$(cxl_state)
 
 mkdir -p "$MNT"
 json=$("$CXLVCTL" region create --device "$dev" --fs xfs --mount "$MNT" --json) || fail "region create --fs xfs"
 printf '%s\n' "$json"
-pmem=$(jq -r '.namespaces[0].blockdev' <<<"$json")
+pmem=$(jq -r '"/dev/" + .namespaces[0].blockdev' <<<"$json")
 write_test_files "$MNT"
 step "sync, umount, drop caches, remount" \
 	eval "sync && umount $MNT && echo 3 >/proc/sys/vm/drop_caches && mount -o dax $pmem $MNT"
@@ -82,7 +82,7 @@ json=$("$CXLVCTL" region create --device "$dev" --namespace devdax --json) || fa
 printf '%s\n' "$json"
 region_uuid=$(jq -r .uuid <<<"$json")
 ns_uuid=$(jq -r '.namespaces[0].raw_uuid' <<<"$json")
-dax=$(jq -r '.namespaces[0].chardev' <<<"$json")
+dax=$(jq -r '"/dev/" + .namespaces[0].chardev' <<<"$json")
 step "write pattern through $dax" "$PATCHECK" write --mmap --seed 41 --size 32M "$dax"
 region=$(jq -r .region <<<"$json")
 step "destroy --dry-run, a bogus name, a misspelt flag write nothing" destroy_lines_write_nothing "$region"
@@ -90,12 +90,12 @@ step "pattern still reads back through $dax" "$PATCHECK" verify --mmap --seed 41
 step "region destroy $region --keep-namespaces (flag after the name)" "$CXLVCTL" region destroy "$region" --keep-namespaces
 step "remove $dev" "$CXLVCTL" remove "$dev"
 json=$("$CXLVCTL" create --memstart 0x100000000 --size 1G --pmem --wait --json) || fail "cxlvctl create again"
-dev=$(jq -r '.[0].device' <<<"$json")
+dev=$(jq -r .device <<<"$json")
 json=$("$CXLVCTL" region create --device "$dev" --uuid "$region_uuid" --json) || fail "region create --uuid"
 printf '%s\n' "$json"
 step "namespace came back from its labels with its uuid" \
 	test "$(jq -r '.namespaces[0] | .reassembled and .raw_uuid == "'"$ns_uuid"'"' <<<"$json")" = true
-dax=$(jq -r '.namespaces[0].chardev' <<<"$json")
+dax=$(jq -r '"/dev/" + .namespaces[0].chardev' <<<"$json")
 step "pattern reads back through $dax" "$PATCHECK" verify --mmap --seed 41 --size 32M "$dax"
 
 # A create that fails part-way (no DPA for 2G) leaves everything as it was.

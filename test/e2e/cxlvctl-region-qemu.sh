@@ -93,7 +93,7 @@ region=$(jq -r .region <<<"$json")
 region_uuid=$(jq -r .uuid <<<"$json")
 ns_uuid=$(jq -r '.namespaces[0].raw_uuid' <<<"$json")
 dax_uuid=$(jq -r '.namespaces[0].uuid' <<<"$json")
-dax=$(jq -r '.namespaces[0].chardev' <<<"$json")
+dax=$(jq -r '"/dev/" + .namespaces[0].chardev' <<<"$json")
 step "$dax is a character device" test -c "$dax"
 check_devdax "$dax"
 
@@ -107,7 +107,7 @@ step "same region uuid" test "$(jq -r .uuid <<<"$json")" = "$region_uuid"
 step "namespace came back from its labels" test "$(jq -r '.namespaces[0].reassembled' <<<"$json")" = true
 step "namespace has its uuid" test "$(jq -r '.namespaces[0].raw_uuid' <<<"$json")" = "$ns_uuid"
 step "dax claim has its uuid" test "$(jq -r '.namespaces[0].uuid' <<<"$json")" = "$dax_uuid"
-dax=$(jq -r '.namespaces[0].chardev' <<<"$json")
+dax=$(jq -r '"/dev/" + .namespaces[0].chardev' <<<"$json")
 size=$(cat "/sys/bus/dax/devices/${dax#/dev/}/size")
 step "pattern at start of $dax reads back" "$PATCHECK" verify --mmap --seed 11 --size 16M "$dax"
 step "pattern at end of $dax reads back" \
@@ -130,13 +130,13 @@ step "state after bad input" same_state "$initial"
 
 # 5. namespace create/destroy on their own.
 json=$("$CXLVCTL" region create --memdev mem0 --json) || fail "region without namespace"
-region=$(jq -r .nd_region <<<"$json")
+region=$(jq -r .nd_region.dev <<<"$json")
 t0=$(uptime_ms)
 json=$("$CXLVCTL" namespace create --region "$region" --mode fsdax --json) || fail "namespace create"
 t1=$(uptime_ms)
 printf '%s\n' "$json"
 echo "TIME namespace create fsdax: $((t1 - t0)) ms (wall, includes process start)"
-step "fsdax block pattern" check_pattern "$(jq -r .blockdev <<<"$json")" 31 --size 16M
+step "fsdax block pattern" check_pattern "/dev/$(jq -r .blockdev <<<"$json")" 31 --size 16M
 step "namespace destroy" "$CXLVCTL" namespace destroy "$(jq -r .dev <<<"$json")"
 step "raw namespace" "$CXLVCTL" namespace create --region "$region" --mode raw
 step "region destroy" "$CXLVCTL" region destroy "$region" # CXL and nd region share the name

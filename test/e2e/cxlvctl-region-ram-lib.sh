@@ -118,7 +118,7 @@ ram_scenarios() {
 	timed "region create --type ram" sh -c "'$CXLVCTL' region create ${target[*]} --type ram --json >$OUT/create.json"
 	json=$(cat "$OUT/create.json")
 	echo "$json"
-	region=$(jq -r .region <<<"$json") dax=$(jq -r .dax <<<"$json") node=$(jq -r .target_node <<<"$json")
+	region=$(jq -r .region <<<"$json") dax=$(jq -r .dax.chardev <<<"$json") node=$(jq -r .target_node <<<"$json")
 	bytes=$(jq -r .memory_bytes <<<"$json")
 	echo "TIME memory added after the bind: $(($(jq -r .add_ns <<<"$json") / 1000000)) ms, online: $(($(jq -r .online_ns <<<"$json") / 1000000)) ms"
 	step "the result says movable, all online" jq -e '.online == "movable" and .zones == ["Movable"] and .online_bytes == .memory_bytes and .memory_bytes == .size' <<<"$json"

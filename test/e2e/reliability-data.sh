@@ -16,7 +16,7 @@ RANGE=(--memstart 0x100000000 --size 1G --pmem)
 
 load_stack
 make_dev() {
-	"$CXLVCTL" create "${RANGE[@]}" --wait --json | jq -r '.[0].device'
+	"$CXLVCTL" create "${RANGE[@]}" --wait --json | jq -r .device
 }
 
 # cycle_device REGION: destroy keeping labels, remove, reload the module,
@@ -42,7 +42,7 @@ say "$dev: $((capacity >> 20)) MiB"
 # --- devdax: the whole namespace ---
 json=$("$CXLVCTL" region create --device "$dev" --namespace devdax --json) || fail "region create devdax"
 region=$(jq -r .region <<<"$json") uuid=$(jq -r .uuid <<<"$json")
-dax=$(jq -r '.namespaces[0].chardev' <<<"$json")
+dax=$(jq -r '"/dev/" + .namespaces[0].chardev' <<<"$json")
 size=$(cat "/sys/bus/dax/devices/${dax#/dev/}/size")
 [ "$size" -ge $((capacity * 9 / 10)) ] || fail "$dax has $size of $capacity bytes"
 t0=$SECONDS
@@ -50,7 +50,7 @@ step "pattern over all $((size >> 20)) MiB of $dax" "$PATCHECK" write --mmap --s
 step "verify" "$PATCHECK" verify --mmap --seed 71 "$dax"
 dev=$(cycle_device "$region")
 json=$("$CXLVCTL" region create --device "$dev" --uuid "$uuid" --json) || fail "region create --uuid (devdax)"
-dax=$(jq -r '.namespaces[0].chardev' <<<"$json")
+dax=$(jq -r '"/dev/" + .namespaces[0].chardev' <<<"$json")
 expect_eq "devdax size after re-assembly" "$(cat "/sys/bus/dax/devices/${dax#/dev/}/size")" "$size"
 step "all of $dax back after remove, rmmod, insmod, re-assembly" "$PATCHECK" verify --mmap --seed 71 "$dax"
 say "devdax: $((size >> 20)) MiB verified twice in $((SECONDS - t0)) s"
@@ -60,7 +60,7 @@ step "region destroy" "$CXLVCTL" region destroy "$(jq -r .region <<<"$json")"
 mkdir -p "$MNT"
 json=$("$CXLVCTL" region create --device "$dev" --fs xfs --mount "$MNT" --json) || fail "region create --fs xfs"
 region=$(jq -r .region <<<"$json") uuid=$(jq -r .uuid <<<"$json")
-pmem=$(jq -r '.namespaces[0].blockdev' <<<"$json")
+pmem=$(jq -r '"/dev/" + .namespaces[0].blockdev' <<<"$json")
 grep -q "$MNT .*dax" /proc/mounts || fail "$MNT is not mounted with dax"
 t0=$SECONDS
 n=0
@@ -74,7 +74,7 @@ say "xfs: $n files of 64 MiB, $((used >> 10)) MiB used, checksummed in $((SECOND
 step "umount" umount "$MNT"
 dev=$(cycle_device "$region")
 json=$("$CXLVCTL" region create --device "$dev" --uuid "$uuid" --json) || fail "region create --uuid (fsdax)"
-pmem=$(jq -r '.namespaces[0].blockdev' <<<"$json")
+pmem=$(jq -r '"/dev/" + .namespaces[0].blockdev' <<<"$json")
 step "xfs_repair -n $pmem" xfs_repair -n "$pmem"
 step "mount -o dax $pmem" mount -o dax "$pmem" "$MNT"
 step "md5sum of all $n files" sh -c "cd $MNT && md5sum -c /tmp/sums"

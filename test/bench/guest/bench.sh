@@ -35,7 +35,8 @@ bench=/cxlv/test/bench
 # Programs run from tmpfs like the initramfs's own tools: executing from the
 # 9p share re-reads the binary from the host and would be timed with it.
 mkdir -p /tmp/bench-bin
-for program in /cxlv/bin/cxlvctl /cxlv/results/tmp/bin/memiops /cxlv/test/tools/bin/cxl-mbox-probe; do
+for program in /cxlv/bin/cxlvctl /cxlv/results/tmp/bin/memiops /cxlv/test/tools/bin/cxl-mbox-probe \
+	/cxlv/results/tmp/bin/cxlvctl-baseline; do
 	[ ! -x "$program" ] || cp "$program" /tmp/bench-bin/
 done
 PATH=/tmp/bench-bin:$PATH
@@ -161,12 +162,15 @@ else
 fi
 echo "cxl_virt: ${cxlv_dev:-none} ${cxlv_mem}"
 
-# --- list: cxlvctl list --json vs cxl list -vvv
+# --- list: cxlvctl list --json vs cxl list -vvv, and vs the cxlvctl of
+# BENCH_BASELINE (run.sh) when given: before and after in the same boot.
+baseline=/tmp/bench-bin/cxlvctl-baseline
 list_timings() {
 	local state=$1 i
 	for ((i = 0; i < list_calls; i++)); do
 		timed control "list_ms_$state" cxlvctl cxlvctl list --json
 		timed control "list_ms_$state" cxl-cli cxl list -vvv
+		[ ! -x "$baseline" ] || timed control "list_ms_$state" cxlvctl-baseline "$baseline" list --json
 	done
 }
 # process start-up alone, the floor under both listings
@@ -175,6 +179,7 @@ startup_timings() {
 	for ((i = 0; i < list_calls; i++)); do
 		timed control list_ms_startup cxlvctl cxlvctl --help
 		timed control list_ms_startup cxl-cli cxl version
+		[ ! -x "$baseline" ] || timed control list_ms_startup cxlvctl-baseline "$baseline" --help
 	done
 }
 if [ -n "$cxlv_dev" ] && want list; then

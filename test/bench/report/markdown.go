@@ -8,12 +8,13 @@ import (
 )
 
 var targetNames = map[string]string{
-	cxlVirt:   "cxl_virt devdax",
-	qemuDev:   "QEMU emulated CXL devdax",
-	legacy:    "legacy pmem devdax (memmap=!)",
-	anonRAM:   "anonymous RAM",
-	"cxlvctl": "`cxlvctl list --json`",
-	"cxl-cli": "`cxl list -vvv`",
+	cxlVirt:            "cxl_virt devdax",
+	qemuDev:            "QEMU emulated CXL devdax",
+	legacy:             "legacy pmem devdax (memmap=!)",
+	anonRAM:            "anonymous RAM",
+	"cxlvctl":          "`cxlvctl list --json`",
+	"cxl-cli":          "`cxl list -vvv`",
+	"cxlvctl-baseline": "`cxlvctl list --json` before (BENCH_BASELINE)",
 }
 
 var metricNames = map[string]string{
@@ -138,11 +139,12 @@ func markdown(r Report) string {
 			continue // the scale table shows these
 		}
 		m := "list_ms_" + state
-		rows = append(rows, []string{state, cell(r.Stats, m, "cxlvctl"), cell(r.Stats, m, "cxl-cli"), listRatio(r.Stats, m)})
+		rows = append(rows, []string{state, cell(r.Stats, m, "cxlvctl"), cell(r.Stats, m, "cxl-cli"), listRatio(r.Stats, m, "cxlvctl"),
+			cell(r.Stats, m, "cxlvctl-baseline"), listRatio(r.Stats, m, "cxlvctl-baseline")})
 	}
 	if len(rows) > 0 {
-		b.WriteString("Listing, ms per call (`devices`: 1 cxl_virt device + QEMU's device; `region`: with a region and devdax namespace on each; `startup`: `cxlvctl --help` vs `cxl version`, the process start-up alone):\n\n")
-		table(&b, []string{"state", "`cxlvctl list --json`", "`cxl list -vvv`", "ratio"}, rows)
+		b.WriteString("Listing, ms per call (`devices`: 1 cxl_virt device + QEMU's device; `region`: with a region and devdax namespace on each; `startup`: `cxlvctl --help` vs `cxl version`, the process start-up alone; `before`: the cxlvctl of `BENCH_BASELINE`, in the same boot):\n\n")
+		table(&b, []string{"state", "`cxlvctl list --json`", "`cxl list -vvv`", "ratio", "before", "before ratio"}, rows)
 	}
 
 	b.WriteString("## Emulator (mailbox, idle cost)\n\n")
@@ -197,8 +199,9 @@ func ratioCell(rs []Ratio, metric, versus string) string {
 	return "-"
 }
 
-func listRatio(stats []Stat, metric string) string {
-	a, b := find(stats, metric, "cxlvctl"), find(stats, metric, "cxl-cli")
+// listRatio is target's median over cxl-cli's.
+func listRatio(stats []Stat, metric, target string) string {
+	a, b := find(stats, metric, target), find(stats, metric, "cxl-cli")
 	if a == nil || b == nil || b.Median == 0 {
 		return "-"
 	}

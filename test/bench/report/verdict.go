@@ -65,6 +65,9 @@ var comparisons = []comparison{
 	{"memcpy 1K random read: cxl_virt >= 25 x QEMU device", "memcpy_randread", cxlVirt, qemuDev, 25, true},
 	{"`cxlvctl list --json` <= 0.5 x `cxl list -vvv` (1 device)", "list_ms_devices", "cxlvctl", "cxl-cli", 0.5, false},
 	{"`cxlvctl list --json` <= 0.5 x `cxl list -vvv` (1 device + region)", "list_ms_region", "cxlvctl", "cxl-cli", 0.5, false},
+	{"`cxlvctl list --json` <= 1.0 x `cxl list -vvv` (1 device), the least", "list_ms_devices", "cxlvctl", "cxl-cli", 1.0, false},
+	{"`cxlvctl list --json` <= 1.0 x `cxl list -vvv` (1 device + region), the least", "list_ms_region", "cxlvctl", "cxl-cli", 1.0, false},
+	{"start-up: `cxlvctl --help` <= 1.0 x `cxl version`", "list_ms_startup", "cxlvctl", "cxl-cli", 1.0, false},
 	{"mailbox GET_LSA 2K round trip: cxl_virt <= 0.25 x QEMU device", "get_lsa_2k_us", cxlVirt, qemuDev, 0.25, false},
 }
 

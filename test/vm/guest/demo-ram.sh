@@ -21,7 +21,7 @@ load_stack
 /sbin/modprobe -a dax_cxl kmem || fail "modprobe dax_cxl kmem"
 
 say "2. A volatile (pmem=0) device on the reserved range"
-show cxlvctl create --memstart 0x100000000 --size 1G --wait
+show cxlvctl create --memstart 0x100000000 --size 1G
 show cxl list -M -u
 
 say "3. A RAM region: dax_cxl makes a dax device, kmem onlines it (movable, so it can be given back)"

@@ -23,7 +23,7 @@ load_stack
 show lsmod
 
 say "2. Turn the reserved range into a CXL type-3 device (pmem), and wait for cxl_pci/cxl_mem to bind it"
-show cxlvctl create --memstart 0x100000000 --size 1G --pmem --wait
+show cxlvctl create --memstart 0x100000000 --size 1G --pmem
 show cxl list -M -u
 
 say "3. Region, fsdax namespace, XFS and a DAX mount, in one command"
