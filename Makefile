@@ -27,8 +27,9 @@ build: go
 	$(GO) build -trimpath -o bin/cxlvctl ./cmd/cxlvctl
 	$(GO) test -c -o bin/cxlvctl.test ./cmd/cxlvctl
 
+# test/claim: the test-only module the e2e scenarios load in the guest.
 kmod: deps
-	@for k in $(KVERS); do $(MAKE) -C kmod KVER=$$k || exit 1; done
+	@for k in $(KVERS); do $(MAKE) -C kmod KVER=$$k && $(MAKE) -C test/claim KVER=$$k || exit 1; done
 
 unit: go
 	$(GO) vet ./...
@@ -73,3 +74,4 @@ checkpatch: deps
 clean:
 	rm -rf bin
 	-$(MAKE) -C kmod clean
+	-$(MAKE) -C test/claim clean
