@@ -57,8 +57,9 @@ deb: build
 deb-test: deps deb
 	bash test/deb/run.sh
 
+# test/claim: the test-only module the e2e scenarios load in the guest.
 kmod: deps
-	@for k in $(KVERS); do $(MAKE) -C kmod KVER=$$k || exit 1; done
+	@for k in $(KVERS); do $(MAKE) -C kmod KVER=$$k && $(MAKE) -C test/claim KVER=$$k || exit 1; done
 
 unit: go
 	$(GO) vet ./...
@@ -103,3 +104,4 @@ checkpatch: deps
 clean:
 	rm -rf bin
 	-$(MAKE) -C kmod clean
+	-$(MAKE) -C test/claim clean

@@ -34,6 +34,10 @@ type CreateSpec struct {
 	Serial uint64
 }
 
+// pageSize is x86-64's base page: the module refuses a memsize that is not a
+// multiple of it.
+const pageSize = 4096
+
 // Validate checks the request itself; the module checks the range.
 func (s CreateSpec) Validate() error {
 	switch {
@@ -45,6 +49,8 @@ func (s CreateSpec) Validate() error {
 		return invalidf("memstart %#x + size %#x wraps past the end of the address space", s.Memstart, s.Memsize)
 	case s.Memsize < MinDeviceSize:
 		return invalidf("size %s is too small: a device needs at least 256M of reserved memory", FormatSize(s.Memsize))
+	case s.Memsize%pageSize != 0:
+		return invalidf("size %d is not a multiple of the %d-byte page size; the module refuses it", s.Memsize, pageSize)
 	}
 	return nil
 }

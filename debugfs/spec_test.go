@@ -61,6 +61,7 @@ func TestValidate(t *testing.T) {
 		{CreateSpec{Memsize: GiB}, "--memstart is required"},
 		{CreateSpec{Memstart: GiB}, "--size is required"},
 		{CreateSpec{Memstart: 1 << 63, Memsize: 1 << 63}, "wraps"},
+		{CreateSpec{Memstart: 4 << 30, Memsize: 1<<30 - 1}, "page size"},
 		{CreateSpec{Memstart: 6 * GiB, Memsize: 255 * MiB}, "too small"},
 	} {
 		err := tc.spec.Validate()

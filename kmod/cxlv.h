@@ -82,6 +82,8 @@ struct cxl_root_decoder;
  * @layout: derived placement inside the reserved range
  * @range_res: claims the whole reserved range in iomem
  * @pci_res: the PCI host bridge's memory window
+ * @unused: busy fillers of the range outside both windows
+ * @fence: busy claim of the whole CXL window once removal began
  * @busn_res: bus numbers of the PCI domain
  * @meta: single mapping of BAR0 and the LSA
  * @emu: the register emulator, once started
@@ -99,8 +101,10 @@ struct cxlv_dev {
 	int id;
 	struct cxlv_params params;
 	struct cxlv_layout layout;
-	struct resource range_res;
+	struct resource *range_res;
 	struct resource pci_res;
+	struct resource unused[2];
+	struct resource *fence;
 	struct resource busn_res;
 	void __iomem *meta;
 	struct cxlv_emu *emu;
@@ -134,18 +138,19 @@ void cxlv_remove_all(void);
 int cxlv_probe(struct device *dev);
 extern const struct attribute_group *cxlv_dev_groups[];
 
-/* cxlv_ctl.c: debugfs control files */
-int cxlv_ctl_init(void);
-void cxlv_ctl_exit(void);
-int cxlv_ctl_create(const char *buf, size_t len);
-int cxlv_ctl_remove(const char *buf, size_t len);
-extern const struct attribute_group *cxlv_bus_groups[];
+/* cxlv_ctl.c: debugfs and bus control files */
+int cxlv_ctl_init(CXLV_BUS_CONST struct bus_type *bus);
+void cxlv_ctl_exit(CXLV_BUS_CONST struct bus_type *bus);
 
 /* cxlv_mem.c: reserved-range validation, layout and mapping */
 int cxlv_mem_validate(const struct cxlv_params *p, struct cxlv_layout *l);
 bool cxlv_mem_overlaps(const struct cxlv_params *a,
 		       const struct cxlv_params *b);
+int cxlv_mem_claim(struct cxlv_dev *cxlv);
+void cxlv_mem_unclaim(struct cxlv_dev *cxlv);
 int cxlv_mem_setup(struct cxlv_dev *cxlv);
+int cxlv_mem_guard_meta(struct cxlv_dev *cxlv);
+int cxlv_mem_fence(struct cxlv_dev *cxlv);
 u64 cxlv_default_serial(u64 memstart);
 
 /* cxlv_cfg.c: config space of the root port and the endpoint */

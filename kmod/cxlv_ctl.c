@@ -5,15 +5,26 @@
  * The same create/remove grammar (cxlv_parse.h) is accepted in two places:
  *
  * - /sys/kernel/debug/cxl/cxlv/{create,remove}, as in the cxlv RFC;
- * - /sys/bus/cxl_virt/{create,remove}, for kernels in lockdown, where
- *   debugfs refuses writes.
+ * - /sys/bus/cxl_virt/{create,remove}, for kernels without debugfs.
  *
- * Both are write-only for root. A write returns its length on success and
- * the errno of the failure otherwise; ``last_error`` (root-only, in both
- * places) then holds the one-line reason, or is empty after a success.
+ * Both are write-only for root, take at most CXLV_REQUEST_MAX bytes and
+ * need CAP_SYS_RAWIO from the writer, not just an open file: a device hands
+ * physical memory to user space. For the same reason create is refused on
+ * both while the kernel is locked down (integrity or confidentiality,
+ * LOCKDOWN_DEV_MEM: what /dev/mem is refused under); remove stays allowed.
+ *
+ * A write returns its length on success and the errno of the failure
+ * otherwise; ``last_error`` (root-only, in both places) then holds the
+ * one-line reason, or is empty after a success. Requests are serialised
+ * from parsing to the recorded reason, so a reason belongs to one request.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/mutex.h>
+#include <linux/security.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -21,16 +32,21 @@
 #include "cxlmem.h"
 #include "cxlv_compat.h"
 
-#define CXLV_CTL_MAX	256	/* longest request accepted */
-
+static DEFINE_MUTEX(cxlv_ctl_lock);
 static struct dentry *cxlv_debugfs;
 
-int cxlv_ctl_create(const char *buf, size_t len)
+static int cxlv_ctl_create(const char *buf, size_t len)
 {
 	struct cxlv_params p = { 0 };
 	char why[CXLV_ERR_LEN];
 	int rc;
 
+	/* what /dev/mem is refused under, on every path that makes a device */
+	rc = security_locked_down(LOCKDOWN_DEV_MEM);
+	if (rc) {
+		cxlv_set_error("create: the kernel is locked down; a device would give user space physical memory (see kernel_lockdown(7))");
+		return rc;
+	}
 	rc = cxlv_parse_create(buf, len, &p, why, sizeof(why));
 	if (rc) {
 		cxlv_set_error("create: %s", why);
@@ -40,7 +56,7 @@ int cxlv_ctl_create(const char *buf, size_t len)
 	return rc < 0 ? rc : 0;
 }
 
-int cxlv_ctl_remove(const char *buf, size_t len)
+static int cxlv_ctl_remove(const char *buf, size_t len)
 {
 	char why[CXLV_ERR_LEN];
 	u32 id;
@@ -54,20 +70,37 @@ int cxlv_ctl_remove(const char *buf, size_t len)
 	return cxlv_remove(id);
 }
 
+/* One request, from the checks to the recorded reason, under one lock. */
+static ssize_t cxlv_ctl_request(const char *buf, size_t count,
+				int (*handler)(const char *, size_t))
+{
+	int rc;
+
+	mutex_lock(&cxlv_ctl_lock);
+	cxlv_clear_error();
+	if (!capable(CAP_SYS_RAWIO)) {
+		cxlv_set_error("request needs CAP_SYS_RAWIO");
+		rc = -EPERM;
+	} else if (count > CXLV_REQUEST_MAX) {
+		cxlv_set_error("request longer than %d bytes", CXLV_REQUEST_MAX);
+		rc = -E2BIG;
+	} else {
+		rc = handler(buf, count);
+	}
+	mutex_unlock(&cxlv_ctl_lock);
+	return rc ? rc : count;
+}
+
 static ssize_t create_store(CXLV_BUS_CONST struct bus_type *bus,
 			    const char *buf, size_t count)
 {
-	int rc = cxlv_ctl_create(buf, count);
-
-	return rc ? rc : count;
+	return cxlv_ctl_request(buf, count, cxlv_ctl_create);
 }
 
 static ssize_t remove_store(CXLV_BUS_CONST struct bus_type *bus,
 			    const char *buf, size_t count)
 {
-	int rc = cxlv_ctl_remove(buf, count);
-
-	return rc ? rc : count;
+	return cxlv_ctl_request(buf, count, cxlv_ctl_remove);
 }
 
 static ssize_t last_error_show(CXLV_BUS_CONST struct bus_type *bus, char *buf)
@@ -83,20 +116,11 @@ static struct bus_attribute bus_attr_last_error = __ATTR(last_error, 0400,
 							 last_error_show,
 							 NULL);
 
-static struct attribute *cxlv_bus_attrs[] = {
-	&bus_attr_create.attr,
-	&bus_attr_remove.attr,
-	&bus_attr_last_error.attr,
-	NULL,
-};
-
-static const struct attribute_group cxlv_bus_group = {
-	.attrs = cxlv_bus_attrs,
-};
-
-const struct attribute_group *cxlv_bus_groups[] = {
-	&cxlv_bus_group,
-	NULL,
+/* last_error first: the files that act go live last and go away first */
+static struct bus_attribute *cxlv_bus_attrs[] = {
+	&bus_attr_last_error,
+	&bus_attr_create,
+	&bus_attr_remove,
 };
 
 /* Copies a debugfs write in and hands it to @handler. */
@@ -104,18 +128,17 @@ static ssize_t cxlv_debugfs_write(const char __user *ubuf, size_t count,
 				  int (*handler)(const char *, size_t))
 {
 	char *buf;
-	int rc;
+	ssize_t rc;
 
-	if (count > CXLV_CTL_MAX) {
-		cxlv_set_error("request longer than %d bytes", CXLV_CTL_MAX);
-		return -E2BIG;
-	}
+	/* too long: refused without copying, with the reason recorded */
+	if (count > CXLV_REQUEST_MAX)
+		return cxlv_ctl_request(NULL, count, handler);
 	buf = memdup_user(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	rc = handler(buf, count);
+	rc = cxlv_ctl_request(buf, count, handler);
 	kfree(buf);
-	return rc ? rc : count;
+	return rc;
 }
 
 static ssize_t cxlv_create_write(struct file *file, const char __user *ubuf,
@@ -157,19 +180,44 @@ static const struct file_operations cxlv_last_error_fops = {
 	.llseek = default_llseek,
 };
 
-int cxlv_ctl_init(void)
+static void cxlv_ctl_remove_bus_files(CXLV_BUS_CONST struct bus_type *bus,
+				      int n)
 {
+	while (n--)
+		bus_remove_file(bus, cxlv_bus_attrs[n]);
+}
+
+/**
+ * cxlv_ctl_init() - publish the control files
+ * @bus: the cxl_virt bus, with its driver and notifier registered
+ *
+ * Return: 0 or a negative errno; nothing is left published on failure.
+ */
+int cxlv_ctl_init(CXLV_BUS_CONST struct bus_type *bus)
+{
+	int i, rc;
+
+	for (i = 0; i < ARRAY_SIZE(cxlv_bus_attrs); i++) {
+		rc = bus_create_file(bus, cxlv_bus_attrs[i]);
+		if (rc) {
+			cxlv_ctl_remove_bus_files(bus, i);
+			return rc;
+		}
+	}
+	/* debugfs is optional: its helpers accept the error pointers */
 	cxlv_debugfs = cxl_debugfs_create_dir("cxlv");
+	debugfs_create_file("last_error", 0400, cxlv_debugfs, NULL,
+			    &cxlv_last_error_fops);
 	debugfs_create_file("create", 0200, cxlv_debugfs, NULL,
 			    &cxlv_create_fops);
 	debugfs_create_file("remove", 0200, cxlv_debugfs, NULL,
 			    &cxlv_remove_fops);
-	debugfs_create_file("last_error", 0400, cxlv_debugfs, NULL,
-			    &cxlv_last_error_fops);
 	return 0;
 }
 
-void cxlv_ctl_exit(void)
+/* Takes the control files away; a request already inside finishes first. */
+void cxlv_ctl_exit(CXLV_BUS_CONST struct bus_type *bus)
 {
 	debugfs_remove_recursive(cxlv_debugfs);
+	cxlv_ctl_remove_bus_files(bus, ARRAY_SIZE(cxlv_bus_attrs));
 }

@@ -11,8 +11,14 @@
  * PCI domain, emulator, mapping and claim. A mutex serialises create and
  * remove.
  *
- * Attributes are read-only and show no kernel addresses.
+ * Remove is refused while a region exists or while the CXL window holds
+ * anything the module did not put there (cxlv_mem_fence()).
+ *
+ * Attributes are read-only; the physical addresses among them are for root
+ * only (0400), like the CXL core's decoder start and /proc/iomem.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/idr.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -81,6 +87,9 @@ int cxlv_probe(struct device *dev)
 	rc = cxlv_pci_setup(cxlv);
 	if (rc)
 		goto out;
+	rc = cxlv_mem_guard_meta(cxlv);
+	if (rc)
+		goto out;
 	rc = cxlv_port_setup(cxlv);
 	if (rc)
 		goto out;
@@ -143,7 +152,6 @@ int cxlv_create(const struct cxlv_params *req)
 		p.serial = cxlv_default_serial(p.memstart);
 
 	mutex_lock(&cxlv_devices_lock);
-	cxlv_clear_error();
 	if (cxlv_unloading) {
 		cxlv_set_error("create: cxl_virt is being unloaded");
 		rc = -ENODEV;
@@ -181,11 +189,18 @@ int cxlv_create(const struct cxlv_params *req)
 	cxlv->dev.groups = cxlv_dev_groups;
 	cxlv->dev.release = cxlv_release;
 	rc = dev_set_name(&cxlv->dev, "cxlv%d", id);
-	if (!rc)
-		rc = device_add(&cxlv->dev);
+	if (rc) {
+		cxlv_set_error("create: cannot name cxlv%d: %d", id, rc);
+		goto err_put;
+	}
+	/* under the lock that validated it: checked and claimed in one step */
+	rc = cxlv_mem_claim(cxlv);
+	if (rc)
+		goto err_put;
+	rc = device_add(&cxlv->dev);
 	if (rc) {
 		cxlv_set_error("create: cannot register cxlv%d: %d", id, rc);
-		goto err_put;
+		goto err_unclaim;
 	}
 	/* device_add() does not return probe errors */
 	rc = READ_ONCE(cxlv->probe_rc);
@@ -195,7 +210,7 @@ int cxlv_create(const struct cxlv_params *req)
 			cxlv_set_error("create: cxlv%d was not probed", id);
 		}
 		device_del(&cxlv->dev);
-		goto err_put;
+		goto err_unclaim;
 	}
 	dev_info(&cxlv->dev, "%llu MiB %s at %#llx, serial %#llx\n",
 		 layout.capacity >> 20, p.pmem ? "persistent" : "volatile",
@@ -203,6 +218,9 @@ int cxlv_create(const struct cxlv_params *req)
 	rc = id;
 	goto unlock;
 
+err_unclaim:
+	/* a failed probe gave it back already */
+	cxlv_mem_unclaim(cxlv);
 err_put:
 	idr_remove(&cxlv_devices, id);
 	put_device(&cxlv->dev);
@@ -215,7 +233,8 @@ unlock:
  * cxlv_remove() - remove an idle device
  * @id: N of cxlvN
  *
- * Return: 0, -ENODEV for no such device, or -EBUSY while a region exists.
+ * Return: 0, -ENODEV for no such device, or -EBUSY while a region exists
+ * or the device's memory holds anything of another owner.
  */
 int cxlv_remove(u32 id)
 {
@@ -224,7 +243,6 @@ int cxlv_remove(u32 id)
 	int rc = 0;
 
 	mutex_lock(&cxlv_devices_lock);
-	cxlv_clear_error();
 	cxlv = idr_find(&cxlv_devices, id);
 	if (!cxlv) {
 		cxlv_set_error("remove: no device cxlv%u", id);
@@ -232,6 +250,9 @@ int cxlv_remove(u32 id)
 	} else if (cxlv_port_has_region(cxlv, &region)) {
 		cxlv_set_error("remove: %s has %s; destroy it first (cxl destroy-region)",
 			       dev_name(&cxlv->dev), region);
+		rc = -EBUSY;
+	} else if (cxlv_mem_fence(cxlv)) {
+		dev_err_ratelimited(&cxlv->dev, "remove refused: CXL window not empty\n");
 		rc = -EBUSY;
 	} else {
 		idr_remove(&cxlv_devices, id);
@@ -241,7 +262,11 @@ int cxlv_remove(u32 id)
 	return rc;
 }
 
-/* Module unload: regions pin the module, so every device here is idle. */
+/*
+ * Module unload: regions and what they leave behind pin the module, so every
+ * device here is idle. Anything else in a window (another driver's claim)
+ * survives: teardown hands it up instead of unlinking it.
+ */
 void cxlv_remove_all(void)
 {
 	struct cxlv_dev *cxlv;
@@ -250,6 +275,8 @@ void cxlv_remove_all(void)
 	mutex_lock(&cxlv_devices_lock);
 	cxlv_unloading = true;
 	idr_for_each_entry(&cxlv_devices, cxlv, id) {
+		if (cxlv_live(cxlv) && cxlv_mem_fence(cxlv))
+			dev_err(&cxlv->dev, "unload: CXL window holds another owner's memory; leaving it in place\n");
 		idr_remove(&cxlv_devices, id);
 		device_unregister(&cxlv->dev);
 	}
@@ -348,7 +375,11 @@ static ssize_t pci_domain_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(pci_domain);
 
-#define CXLV_U64_ATTR(_name, _fmt, _expr)				\
+/*
+ * Physical addresses, and the sizes that give away where the range ends,
+ * are root only (0400), like the CXL core's decoder start.
+ */
+#define CXLV_U64_ATTR(_name, _fmt, _expr, _mode)			\
 static ssize_t _name##_show(struct device *dev,				\
 			    struct device_attribute *attr, char *buf)	\
 {									\
@@ -356,19 +387,20 @@ static ssize_t _name##_show(struct device *dev,				\
 									\
 	return sysfs_emit(buf, _fmt "\n", (unsigned long long)(_expr));	\
 }									\
-static DEVICE_ATTR_RO(_name)
+static struct device_attribute dev_attr_##_name =			\
+	__ATTR(_name, _mode, _name##_show, NULL)
 
-CXLV_U64_ATTR(memstart, "%#llx", cxlv->params.memstart);
-CXLV_U64_ATTR(memsize, "%llu", cxlv->params.memsize);
-CXLV_U64_ATTR(pmem, "%llu", cxlv->params.pmem);
-CXLV_U64_ATTR(serial, "%llu", cxlv->params.serial);
-CXLV_U64_ATTR(capacity, "%llu", cxlv->layout.capacity);
-CXLV_U64_ATTR(window_start, "%#llx", cxlv->layout.window_start);
-CXLV_U64_ATTR(window_size, "%llu", cxlv->layout.capacity);
+CXLV_U64_ATTR(memstart, "%#llx", cxlv->params.memstart, 0400);
+CXLV_U64_ATTR(memsize, "%llu", cxlv->params.memsize, 0400);
+CXLV_U64_ATTR(pmem, "%llu", cxlv->params.pmem, 0444);
+CXLV_U64_ATTR(serial, "%llu", cxlv->params.serial, 0444);
+CXLV_U64_ATTR(capacity, "%llu", cxlv->layout.capacity, 0444);
+CXLV_U64_ATTR(window_start, "%#llx", cxlv->layout.window_start, 0400);
+CXLV_U64_ATTR(window_size, "%llu", cxlv->layout.capacity, 0400);
 CXLV_U64_ATTR(mbox_cmds, "%llu",
-	      cxlv_live(cxlv) ? cxlv_emu_mbox_cmds(cxlv->emu) : 0);
+	      cxlv_live(cxlv) ? cxlv_emu_mbox_cmds(cxlv->emu) : 0, 0444);
 CXLV_U64_ATTR(commits, "%llu",
-	      cxlv_live(cxlv) ? cxlv_emu_commits(cxlv->emu) : 0);
+	      cxlv_live(cxlv) ? cxlv_emu_commits(cxlv->emu) : 0, 0444);
 
 static struct attribute *cxlv_dev_attrs[] = {
 	&dev_attr_memstart.attr,

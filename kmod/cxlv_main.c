@@ -9,8 +9,12 @@
  * device without a driver. The topology is built in the driver's probe.
  *
  * Also keeps the reason of the last failed create or remove, which the
- * root-only ``last_error`` files return.
+ * root-only ``last_error`` files return. The control files that create and
+ * remove go live only once the driver and the region notifier are in
+ * place, and go first on unload.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
 #include <linux/spinlock.h>
 
@@ -22,6 +26,9 @@ static char cxlv_error[CXLV_ERR_LEN];
 /**
  * cxlv_set_error() - record and log why a create or remove failed
  * @fmt: printf-style one-line reason, without a trailing newline
+ *
+ * Users trigger these, so the log is rate-limited; last_error always
+ * holds the latest.
  */
 void cxlv_set_error(const char *fmt, ...)
 {
@@ -32,7 +39,7 @@ void cxlv_set_error(const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, args);
 	va_end(args);
 
-	pr_err("%s\n", msg);
+	pr_err_ratelimited("%s\n", msg);
 	spin_lock(&cxlv_error_lock);
 	strscpy(cxlv_error, msg, sizeof(cxlv_error));
 	spin_unlock(&cxlv_error_lock);
@@ -58,7 +65,6 @@ ssize_t cxlv_show_error(char *buf, size_t size)
 
 static CXLV_BUS_CONST struct bus_type cxlv_bus = {
 	.name = "cxl_virt",
-	.bus_groups = cxlv_bus_groups,
 };
 
 /* Puts a new cxlvN device on the bus, before it is added. */
@@ -96,7 +102,7 @@ static int __init cxlv_init(void)
 	rc = cxlv_port_region_notifier_init();
 	if (rc)
 		goto err_driver;
-	rc = cxlv_ctl_init();
+	rc = cxlv_ctl_init(&cxlv_bus);
 	if (rc)
 		goto err_notifier;
 	return 0;
@@ -112,7 +118,7 @@ err_bus:
 
 static void __exit cxlv_exit(void)
 {
-	cxlv_ctl_exit();
+	cxlv_ctl_exit(&cxlv_bus);
 	cxlv_remove_all();
 	cxlv_port_region_notifier_exit();
 	driver_unregister(&cxlv_driver);

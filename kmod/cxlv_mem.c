@@ -2,21 +2,44 @@
 /**
  * DOC: cxl_virt reserved-range handling
  *
- * Decides whether a range may become a device (it must be reserved memory,
- * for instance from ``memmap=nn$ss``, free of System RAM and of any other
- * user), computes where BAR0, the label storage area and the 256 MiB
- * aligned device memory go, claims the range in iomem and maps the metadata
- * area once for the emulator.
+ * Decides whether a range may become a device, computes where BAR0, the
+ * label storage area and the 256 MiB aligned device memory go, claims the
+ * range in iomem and maps the metadata area once for the emulator.
+ *
+ * A range is accepted only when the firmware's own memory map (e820 as
+ * firmware gave it, before ``memmap=``) calls every page of it RAM, the
+ * kernel's map withholds all of it (top-level Reserved, no System RAM), and
+ * nobody holds any part of it at any depth of the iomem tree.
+ *
+ * The claim is one request_mem_region(): under the resource lock it fails
+ * on any overlap with anything at any depth and adopts nothing. While that
+ * claim is still busy (nobody can request inside it) the module tiles it
+ * with its own children: the PCI window, the CXL window and busy fillers
+ * for the unused pieces. Only then is the busy mark dropped from the range,
+ * because the kernel's CXL stack must nest below the CXL window: regions
+ * insert their HPA range there, nd_pmem, device-dax and kmem
+ * request_mem_region() inside it, and the PCI core and cxl_pci claim the
+ * BAR inside the PCI window. Everything else (the unused pieces, and once
+ * the PCI domain exists the metadata area outside the BAR) stays busy.
+ *
+ * Teardown never unlinks what the module did not insert: resources are
+ * removed with remove_resource(), which hands any foreign child to the
+ * parent instead of dropping it, and removal is refused before that while
+ * the CXL window holds anything (cxlv_mem_fence()).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/io.h>
 #include <linux/ioport.h>
+#include <linux/overflow.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
 
 #include "cxlv.h"
 
-/* Walk state for the checks below; @next is the first address not seen. */
+/* Walk state for the check below; @next is the first address not seen. */
 struct cxlv_walk {
 	u64 next;
-	bool foreign;
 };
 
 static int cxlv_walk_reserved(struct resource *res, void *arg)
@@ -24,20 +47,29 @@ static int cxlv_walk_reserved(struct resource *res, void *arg)
 	struct cxlv_walk *w = arg;
 
 	if (res->parent != &iomem_resource)
-		return 0;	/* only firmware's top-level entries count */
+		return 0;	/* only the kernel map's top-level entries count */
 	if (res->start > w->next)
 		return 1;	/* a hole before this entry */
 	w->next = res->end + 1;
 	return 0;
 }
 
-static int cxlv_walk_users(struct resource *res, void *arg)
+/*
+ * Is every page of [start, last] RAM in the firmware's map? Each page's
+ * first and last byte must be; firmware entries are sorted and disjoint.
+ */
+static int cxlv_firmware_ram(u64 start, u64 last)
 {
-	struct cxlv_walk *w = arg;
+	u64 addr;
+	int rc;
 
-	if (res->parent == &iomem_resource && res->desc == IORES_DESC_RESERVED)
-		return 0;
-	w->foreign = true;
+	for (addr = start; addr < last; addr += PAGE_SIZE) {
+		rc = cxlv_firmware_map_is_ram(addr, addr + PAGE_SIZE);
+		if (rc <= 0)
+			return rc;
+		if (IS_ALIGNED(addr, SZ_1G))
+			cond_resched();
+	}
 	return 1;
 }
 
@@ -47,9 +79,11 @@ static int cxlv_walk_users(struct resource *res, void *arg)
  * @l: receives the layout on success
  *
  * Return: 0; -EINVAL for a misaligned start; -ENOSPC when under 256 MiB of
- * device memory remain; -EBUSY when the range holds System RAM or anything
- * else in iomem; -EADDRNOTAVAIL when it is not entirely reserved memory.
- * The reason is recorded with cxlv_set_error().
+ * device memory remain; -EBUSY when the range holds System RAM;
+ * -EADDRNOTAVAIL when the kernel's map does not withhold all of it or the
+ * firmware's map does not call all of it RAM; -EOPNOTSUPP when the kernel
+ * does not let modules read the firmware's map. Whether anyone else holds
+ * part of it, the claim itself decides. The reason is recorded.
  */
 int cxlv_mem_validate(const struct cxlv_params *p, struct cxlv_layout *l)
 {
@@ -60,6 +94,7 @@ int cxlv_mem_validate(const struct cxlv_params *p, struct cxlv_layout *l)
 	u64 end = p->memstart + p->memsize;	/* no wrap: checked by parser */
 	u64 last = end - 1;
 	struct cxlv_walk w = { .next = p->memstart };
+	u64 meta_end;
 	int rc;
 
 	if (!IS_ALIGNED(p->memstart, CXLV_START_ALIGN)) {
@@ -68,16 +103,19 @@ int cxlv_mem_validate(const struct cxlv_params *p, struct cxlv_layout *l)
 		return -EINVAL;
 	}
 
-	l->bar0 = p->memstart;
-	l->lsa = p->memstart + CXLV_LSA_OFFSET;
-	l->window_start = ALIGN(p->memstart + CXLV_META_SIZE,
-				CXLV_WINDOW_ALIGN);
-	if (end < l->window_start ||
-	    ALIGN_DOWN(end, CXLV_WINDOW_ALIGN) <= l->window_start) {
+	if (check_add_overflow(p->memstart,
+			       (u64)CXLV_META_SIZE + CXLV_WINDOW_ALIGN - 1,
+			       &meta_end) ||
+	    ALIGN_DOWN(meta_end, CXLV_WINDOW_ALIGN) >= end ||
+	    ALIGN_DOWN(end, CXLV_WINDOW_ALIGN) <=
+	    ALIGN_DOWN(meta_end, CXLV_WINDOW_ALIGN)) {
 		cxlv_set_error("create: range %#llx+%#llx too small: need a 256 MiB aligned block after %u KiB of metadata",
 			       p->memstart, p->memsize, CXLV_META_SIZE / SZ_1K);
 		return -ENOSPC;
 	}
+	l->bar0 = p->memstart;
+	l->lsa = p->memstart + CXLV_LSA_OFFSET;
+	l->window_start = ALIGN_DOWN(meta_end, CXLV_WINDOW_ALIGN);
 	l->capacity = ALIGN_DOWN(end, CXLV_WINDOW_ALIGN) - l->window_start;
 
 	if (region_intersects(p->memstart, p->memsize, IORESOURCE_SYSTEM_RAM,
@@ -95,12 +133,15 @@ int cxlv_mem_validate(const struct cxlv_params *p, struct cxlv_layout *l)
 		return -EADDRNOTAVAIL;
 	}
 
-	walk_iomem_res_desc(IORES_DESC_NONE, IORESOURCE_MEM, p->memstart, last,
-			    &w, cxlv_walk_users);
-	if (w.foreign) {
-		cxlv_set_error("create: part of range %#llx-%#llx is already in use (see /proc/iomem)",
+	rc = cxlv_firmware_ram(p->memstart, last);
+	if (rc < 0) {
+		cxlv_set_error("create: this kernel does not let modules read the firmware memory map, so no range can be proven RAM");
+		return -EOPNOTSUPP;
+	}
+	if (!rc) {
+		cxlv_set_error("create: range %#llx-%#llx is not all RAM in the firmware memory map (e820); only RAM withheld with memmap= can back a device",
 			       p->memstart, last);
-		return -EBUSY;
+		return -EADDRNOTAVAIL;
 	}
 	return 0;
 }
@@ -118,63 +159,238 @@ u64 cxlv_default_serial(u64 memstart)
 	return CXLV_SERIAL_TAG << 32 | (u32)(memstart >> 20);
 }
 
+/* Removes one of our resources; a foreign child moves up, it is not lost. */
+static void cxlv_res_remove(struct cxlv_dev *cxlv, struct resource *res)
+{
+	if (!res || !res->parent)
+		return;
+	if (res->child)
+		dev_warn(&cxlv->dev, "%s still holds another owner's resource; it moves up to %s, untouched\n",
+			 res->name, res->parent->name);
+	remove_resource(res);
+}
+
+/* Inserts @res into our busy range: nobody else can be there yet. */
+static int cxlv_res_add(struct cxlv_dev *cxlv, struct resource *res)
+{
+	int rc = request_resource(cxlv->range_res, res);
+
+	if (rc)
+		cxlv_set_error("%s: cannot place %s at %#llx in the range: %d",
+			       dev_name(&cxlv->dev), res->name,
+			       (u64)res->start, rc);
+	return rc;
+}
+
+/* Tiles the claimed range with the PCI window, the CXL window and fillers. */
+static int cxlv_mem_tile(struct cxlv_dev *cxlv, const char *window_name)
+{
+	const struct cxlv_layout *l = &cxlv->layout;
+	u64 end = cxlv->params.memstart + cxlv->params.memsize;
+	u64 window_end = l->window_start + l->capacity;
+	int rc, i;
+
+	cxlv->pci_res = (struct resource)
+		DEFINE_RES_NAMED(l->bar0, CXLV_PCI_WINDOW_SIZE,
+				 "cxl_virt PCI",
+				 IORESOURCE_MEM | IORESOURCE_PREFETCH |
+				 IORESOURCE_MEM_64);
+	rc = cxlv_res_add(cxlv, &cxlv->pci_res);
+	if (rc)
+		return rc;
+
+	*cxlv->window_res = (struct resource)
+		DEFINE_RES_MEM_NAMED(l->window_start, l->capacity,
+				     window_name);
+	cxlv->window_res->desc = IORES_DESC_CXL;
+	rc = cxlv_res_add(cxlv, cxlv->window_res);
+	if (rc)
+		return rc;
+
+	cxlv->unused[0] = (struct resource)
+		DEFINE_RES_NAMED(l->bar0 + CXLV_PCI_WINDOW_SIZE,
+				 l->window_start - l->bar0 - CXLV_PCI_WINDOW_SIZE,
+				 "cxl_virt unused", IORESOURCE_MEM | IORESOURCE_BUSY);
+	cxlv->unused[1] = (struct resource)
+		DEFINE_RES_NAMED(window_end, end - window_end,
+				 "cxl_virt unused", IORESOURCE_MEM | IORESOURCE_BUSY);
+	for (i = 0; i < ARRAY_SIZE(cxlv->unused); i++) {
+		if (!resource_size(&cxlv->unused[i]))
+			continue;
+		rc = cxlv_res_add(cxlv, &cxlv->unused[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/**
+ * cxlv_mem_claim() - claim the range for a device about to be registered
+ * @cxlv: the device, named, not yet added
+ *
+ * Claims the range as "cxlvN" in one request and tiles it (see DOC). Called
+ * under the same lock as cxlv_mem_validate(), so that a request is checked
+ * and claimed in one step. Undone by cxlv_mem_unclaim().
+ *
+ * Return: 0, -ENOMEM, or -EBUSY when anyone holds any part of the range.
+ */
+int cxlv_mem_claim(struct cxlv_dev *cxlv)
+{
+	const struct cxlv_params *p = &cxlv->params;
+	const char *window_name;
+	int rc;
+
+	window_name = kasprintf(GFP_KERNEL, "CXL Window %s",
+				dev_name(&cxlv->dev));
+	cxlv->window_res = kzalloc(sizeof(*cxlv->window_res), GFP_KERNEL);
+	if (!window_name || !cxlv->window_res) {
+		kfree(window_name);
+		kfree(cxlv->window_res);
+		cxlv->window_res = NULL;
+		return -ENOMEM;
+	}
+	cxlv->window_res->name = window_name;
+
+	cxlv->range_res = __request_region(&iomem_resource, p->memstart,
+					   p->memsize, dev_name(&cxlv->dev), 0);
+	if (!cxlv->range_res) {
+		cxlv_mem_unclaim(cxlv);
+		cxlv_set_error("create: part of range %#llx-%#llx is already claimed (see /proc/iomem)",
+			       p->memstart, p->memstart + p->memsize - 1);
+		return -EBUSY;
+	}
+
+	rc = cxlv_mem_tile(cxlv, window_name);
+	if (rc) {
+		cxlv_mem_unclaim(cxlv);
+		return rc;
+	}
+	/* tiled: let the CXL stack and the PCI core nest below our windows */
+	cxlv->range_res->flags &= ~IORESOURCE_BUSY;
+	return 0;
+}
+
+/**
+ * cxlv_mem_unclaim() - give the range back; idempotent
+ * @cxlv: the device
+ *
+ * Only what cxlv_mem_claim() inserted is removed, children first.
+ */
+void cxlv_mem_unclaim(struct cxlv_dev *cxlv)
+{
+	int i;
+
+	if (cxlv->fence)
+		__release_region(cxlv->window_res, cxlv->fence->start,
+				 resource_size(cxlv->fence));
+	cxlv->fence = NULL;
+	if (cxlv->window_res) {
+		cxlv_res_remove(cxlv, cxlv->window_res);
+		kfree(cxlv->window_res->name);
+		kfree(cxlv->window_res);
+		cxlv->window_res = NULL;
+	}
+	for (i = 0; i < ARRAY_SIZE(cxlv->unused); i++)
+		cxlv_res_remove(cxlv, &cxlv->unused[i]);
+	cxlv_res_remove(cxlv, &cxlv->pci_res);
+	if (cxlv->range_res) {
+		cxlv_res_remove(cxlv, cxlv->range_res);
+		kfree(cxlv->range_res);
+		cxlv->range_res = NULL;
+	}
+}
+
 static void cxlv_mem_release(void *data)
 {
 	struct cxlv_dev *cxlv = data;
 
 	iounmap(cxlv->meta);
-	release_resource(&cxlv->pci_res);
-	release_resource(&cxlv->range_res);
+	cxlv->meta = NULL;
+	cxlv_mem_unclaim(cxlv);
 }
 
 /**
- * cxlv_mem_setup() - claim the range and map the metadata area
+ * cxlv_mem_setup() - map the metadata area of the claimed range
  * @cxlv: device being probed
  *
- * Publishes the range as "cxlvN" and the PCI window inside it in iomem
- * (both nest under the firmware's Reserved entry) and maps BAR0 and the
- * LSA with one uncached mapping. Undone by devm.
+ * Maps BAR0 and the LSA with one uncached mapping. Unmapping and the
+ * release of the claim are devm: they go when the device unbinds.
  */
 int cxlv_mem_setup(struct cxlv_dev *cxlv)
 {
-	const struct cxlv_params *p = &cxlv->params;
-	const char *name = dev_name(&cxlv->dev);
 	int rc;
 
-	cxlv->pci_res = (struct resource)
-		DEFINE_RES_NAMED(cxlv->layout.bar0, CXLV_PCI_WINDOW_SIZE,
-				 "cxl_virt PCI",
-				 IORESOURCE_MEM | IORESOURCE_PREFETCH |
-				 IORESOURCE_MEM_64);
-	rc = insert_resource(&iomem_resource, &cxlv->pci_res);
-	if (rc) {
-		cxlv_set_error("%s: cannot claim PCI window: %d", name, rc);
+	rc = devm_add_action_or_reset(&cxlv->dev, cxlv_mem_release, cxlv);
+	if (rc)
 		return rc;
-	}
-
-	/*
-	 * The range may equal the firmware's Reserved entry exactly; inserted
-	 * from the top, it would then adopt that entry and take it along on
-	 * release. The PCI window is strictly smaller and found the entry, so
-	 * insert the range right below it.
-	 */
-	cxlv->range_res = (struct resource)
-		DEFINE_RES_MEM_NAMED(p->memstart, p->memsize, name);
-	rc = insert_resource(cxlv->pci_res.parent, &cxlv->range_res);
-	if (rc) {
-		release_resource(&cxlv->pci_res);
-		cxlv_set_error("%s: cannot claim %pR: %d", name,
-			       &cxlv->range_res, rc);
-		return rc;
-	}
-
 	cxlv->meta = ioremap(cxlv->layout.bar0, CXLV_META_MAP_SIZE);
 	if (!cxlv->meta) {
-		release_resource(&cxlv->pci_res);
-		release_resource(&cxlv->range_res);
-		cxlv_set_error("%s: cannot map metadata area", name);
+		cxlv_set_error("%s: cannot map metadata area",
+			       dev_name(&cxlv->dev));
 		return -ENOMEM;
 	}
+	return 0;
+}
 
-	return devm_add_action_or_reset(&cxlv->dev, cxlv_mem_release, cxlv);
+/**
+ * cxlv_mem_guard_meta() - mark the metadata area outside the BAR busy
+ * @cxlv: device whose PCI domain has claimed its bridge window and BAR
+ *
+ * Between BAR0 and the host-bridge registers, and from those registers to
+ * the end of the PCI window (the LSA included), nothing but the emulator
+ * may touch the memory. Undone by devm, before the PCI domain goes.
+ *
+ * Return: 0 or -EBUSY with the reason recorded.
+ */
+int cxlv_mem_guard_meta(struct cxlv_dev *cxlv)
+{
+	const struct {
+		u64 offset, size;
+	} guard[] = {
+		{ CXLV_BAR_SIZE, CXLV_BRIDGE_REGS_OFFSET - CXLV_BAR_SIZE },
+		{ CXLV_BRIDGE_REGS_OFFSET + CXLV_BRIDGE_REGS_SIZE,
+		  CXLV_PCI_WINDOW_SIZE - CXLV_BRIDGE_REGS_OFFSET -
+		  CXLV_BRIDGE_REGS_SIZE },
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(guard); i++) {
+		u64 start = cxlv->layout.bar0 + guard[i].offset;
+
+		if (!devm_request_mem_region(&cxlv->dev, start, guard[i].size,
+					     "cxl_virt metadata")) {
+			cxlv_set_error("%s: cannot guard metadata at %#llx+%#llx: claimed by someone else",
+				       dev_name(&cxlv->dev), start,
+				       guard[i].size);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+/**
+ * cxlv_mem_fence() - prove the CXL window empty and keep it so
+ * @cxlv: a live device about to be removed, with no region
+ *
+ * One busy request over the whole window: under the resource lock it fails
+ * if anything at all hangs there (dax_kmem's "System RAM (kmem)" left after
+ * a failed remove_memory(), another driver's request_mem_region()), and
+ * once it succeeds nobody can claim inside until teardown releases it.
+ *
+ * Return: 0, or -EBUSY with the reason recorded.
+ */
+int cxlv_mem_fence(struct cxlv_dev *cxlv)
+{
+	struct resource *w = cxlv->window_res;
+
+	if (cxlv->fence)
+		return 0;
+	cxlv->fence = __request_region(w, w->start, resource_size(w),
+				       "cxl_virt teardown", 0);
+	if (!cxlv->fence) {
+		cxlv_set_error("remove: %s still holds memory of another owner (see /proc/iomem, e.g. System RAM (kmem) that could not go offline); refusing to release it",
+			       w->name);
+		return -EBUSY;
+	}
+	return 0;
 }

@@ -11,6 +11,7 @@
 #include <linux/kernel.h>
 #include <linux/limits.h>
 #include <linux/string.h>
+#include <asm/page.h>
 
 #include "cxlv_parse.h"
 
@@ -102,11 +103,10 @@ static bool cxlv_next_token(const char **pos, const char *end,
 	for (;;) {
 		while (p < end && (cxlv_is_sep(*p) || cxlv_is_blank(*p)))
 			p++;
-		/* a terminating NUL, as ndctl-style writers send, ends input */
-		if (p >= end || *p == '\0')
+		if (p >= end)
 			return false;
 		start = p;
-		while (p < end && !cxlv_is_sep(*p) && *p != '\0')
+		while (p < end && !cxlv_is_sep(*p))
 			p++;
 		stop = p;
 		while (stop > start && cxlv_is_blank(stop[-1]))
@@ -168,6 +168,30 @@ static int cxlv_require(unsigned long seen, unsigned long required,
 }
 
 /*
+ * Trailing NULs, as some writers send, end the input; a NUL with anything
+ * after it would hide that text from the parser, so it is refused.
+ */
+static int cxlv_strip_nul(const char *buf, size_t *len, char *why,
+			  size_t why_len)
+{
+	const char *nul = memchr(buf, '\0', *len);
+	size_t i;
+
+	if (!nul)
+		return 0;
+	for (i = nul - buf; i < *len; i++) {
+		if (buf[i]) {
+			snprintf(why, why_len,
+				 "NUL byte at offset %zu inside the request: write plain text",
+				 (size_t)(nul - buf));
+			return -EINVAL;
+		}
+	}
+	*len = nul - buf;
+	return 0;
+}
+
+/*
  * Walks all tokens, storing each allowed key's number in @vals and marking
  * it in @seen. Unknown, repeated and unparsable keys stop the walk; then
  * every @required key must have been seen.
@@ -176,12 +200,16 @@ static int cxlv_parse_keys(const char *buf, size_t len, unsigned long allowed,
 			   unsigned long required, const u64 *max, u64 *vals,
 			   unsigned long *seen, char *why, size_t why_len)
 {
-	const char *pos = buf, *end = buf + len, *tok;
+	const char *pos = buf, *end, *tok;
 	struct cxlv_token t;
 	size_t tok_len;
 	int k, rc;
 
 	*seen = 0;
+	rc = cxlv_strip_nul(buf, &len, why, why_len);
+	if (rc)
+		return rc;
+	end = buf + len;
 	while (cxlv_next_token(&pos, end, &tok, &tok_len)) {
 		rc = cxlv_split(tok, tok_len, &t, why, why_len);
 		if (rc)
@@ -195,7 +223,7 @@ static int cxlv_parse_keys(const char *buf, size_t len, unsigned long allowed,
 		if (*seen & BIT(k)) {
 			snprintf(why, why_len, "option '%s' given twice",
 				 cxlv_key_names[k]);
-			return -ENOTUNIQ;
+			return -EINVAL;
 		}
 		rc = cxlv_parse_number(t.val, t.val_len, max[k], &vals[k]);
 		if (rc == -ERANGE) {
@@ -269,6 +297,13 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 		snprintf(why, why_len,
 			 "memstart + memsize wraps past the end of the address space");
 		return -ERANGE;
+	}
+	if (vals[CXLV_KEY_MEMSIZE] % PAGE_SIZE) {
+		snprintf(why, why_len,
+			 "memsize=%llu is not a multiple of the %lu-byte page size",
+			 (unsigned long long)vals[CXLV_KEY_MEMSIZE],
+			 (unsigned long)PAGE_SIZE);
+		return -EINVAL;
 	}
 	if ((seen & BIT(CXLV_KEY_SERIAL)) && !vals[CXLV_KEY_SERIAL]) {
 		snprintf(why, why_len,

@@ -12,15 +12,21 @@
  *
  * Keys come in any order, separated by commas or newlines; numbers are
  * decimal or 0x-prefixed hex. The parsers depend on nothing but the buffer,
- * so they can be built and tested in user space. Each class of bad input has
- * its own errno, and @why receives a one-line reason:
+ * so they can be built and tested in user space. Trailing NUL bytes end the
+ * input; a NUL followed by anything else is refused. memsize must be a
+ * multiple of the page size (unaligned input means the user meant something
+ * else). Each class of bad input has its own errno, and @why receives a
+ * one-line reason:
  *
- * -EINVAL    malformed token, unknown key, bad number or value
- * -ENOTUNIQ  a key given twice
+ * -EINVAL    malformed token, unknown or repeated key, bad number or value,
+ *            embedded NUL, memsize not a page multiple
  * -ENODATA   a required key missing
  * -ERANGE    a number that overflows its field, or memstart + memsize wraps
  * -EOPNOTSUPP cxltype other than 3
  */
+
+/* Longest request either control file accepts (debugfs and sysfs alike). */
+#define CXLV_REQUEST_MAX	256
 
 /**
  * struct cxlv_params - a parsed create request

@@ -8,9 +8,9 @@
  * - the CXL root port (rootN), with cxlvN as host and uport;
  * - its one dport, the PCI host bridge of the device's domain, which is also
  *   the uport of the host-bridge port (the pairing region setup checks);
- * - the device's window published in iomem as an IORES_DESC_CXL resource
- *   and given to the root decoder for region allocation (cxl_acpi's
- *   add/pair_cxl_resources, which 6.1 keeps static);
+ * - the device's window, published in iomem by cxlv_mem_setup() as an
+ *   IORES_DESC_CXL resource, given to the root decoder for region
+ *   allocation (cxl_acpi's pair_cxl_resource(), which 6.1 keeps static);
  * - one root decoder, 1-way, targeting that dport, over the window;
  * - the PCI bus registration and the host-bridge port, whose probe finds
  *   the root port as its dport, with a component block that has no HDM
@@ -19,8 +19,12 @@
  *
  * Everything is devm on cxlvN and goes away, in reverse, when it unbinds.
  * Regions are devm on the root's uport too, so removal is refused while
- * one exists, and each region pins the module.
+ * one exists, and each region pins the module. A region that leaves memory
+ * behind when it goes (dax_kmem keeps "System RAM (kmem)" it could not take
+ * offline) keeps its pin: that memory is in use until reboot.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
 #include <linux/notifier.h>
 #include <linux/slab.h>
@@ -28,41 +32,6 @@
 #include "cxlv.h"
 #include "cxl.h"
 #include "cxlv_compat.h"
-
-static void cxlv_window_remove(void *data)
-{
-	struct resource *res = data;
-
-	remove_resource(res);
-	kfree(res);
-}
-
-/* Publishes the device memory as a CXL window inside the cxlvN range. */
-static int cxlv_window_add(struct cxlv_dev *cxlv)
-{
-	const struct cxlv_layout *l = &cxlv->layout;
-	struct resource *res;
-	const char *name;
-	int rc;
-
-	name = devm_kasprintf(&cxlv->dev, GFP_KERNEL, "CXL Window %s",
-			      dev_name(&cxlv->dev));
-	res = kzalloc(sizeof(*res), GFP_KERNEL);
-	if (!name || !res) {
-		kfree(res);
-		return -ENOMEM;
-	}
-	*res = (struct resource)DEFINE_RES_MEM_NAMED(l->window_start,
-						     l->capacity, name);
-	res->desc = IORES_DESC_CXL;
-	rc = insert_resource(&cxlv->range_res, res);
-	if (rc) {
-		kfree(res);
-		return rc;
-	}
-	cxlv->window_res = res;
-	return devm_add_action_or_reset(&cxlv->dev, cxlv_window_remove, res);
-}
 
 static int cxlv_root_decoder_add(struct cxlv_dev *cxlv)
 {
@@ -131,12 +100,6 @@ int cxlv_port_setup(struct cxlv_dev *cxlv)
 		cxlv_set_error("%s: cannot add root dport %s: %ld", name,
 			       dev_name(hb), PTR_ERR(dport));
 		return PTR_ERR(dport);
-	}
-
-	rc = cxlv_window_add(cxlv);
-	if (rc) {
-		cxlv_set_error("%s: cannot publish CXL window: %d", name, rc);
-		return rc;
 	}
 
 	rc = cxlv_root_decoder_add(cxlv);
@@ -221,6 +184,30 @@ static bool cxlv_is_our_region(struct device *dev)
 	return cxlv_port_uport(root) && cxlv_dev_on_bus(cxlv_port_uport(root));
 }
 
+/*
+ * Called once the region's driver is gone, before the CXL core releases the
+ * region's HPA range: anything still inside that range belongs to someone
+ * who could not let go (kmem's online memory). Then the pin stays.
+ */
+static void cxlv_region_gone(struct device *dev)
+{
+	struct cxl_region *cxlr = container_of(dev, struct cxl_region, dev);
+	struct resource *res = cxlr->params.res;
+	struct cxl_port *root = to_cxl_port(dev->parent->parent);
+
+	if (res && res->parent &&
+	    !__request_region(res, res->start, resource_size(res),
+			      "cxl_virt check", 0)) {
+		dev_err(cxlv_port_uport(root),
+			"%s left memory in use in %pR (System RAM that could not go offline?); cxl_virt stays loaded until reboot\n",
+			dev_name(dev), res);
+		return;
+	}
+	if (res && res->parent)
+		__release_region(res, res->start, resource_size(res));
+	module_put(THIS_MODULE);
+}
+
 /* A region pins the module: rmmod must not tear it down. */
 static int cxlv_region_event(struct notifier_block *nb, unsigned long action,
 			     void *data)
@@ -231,8 +218,8 @@ static int cxlv_region_event(struct notifier_block *nb, unsigned long action,
 		return NOTIFY_DONE;
 	if (action == BUS_NOTIFY_ADD_DEVICE)
 		__module_get(THIS_MODULE);
-	else if (action == BUS_NOTIFY_DEL_DEVICE)
-		module_put(THIS_MODULE);
+	else if (action == BUS_NOTIFY_REMOVED_DEVICE)
+		cxlv_region_gone(dev);
 	return NOTIFY_OK;
 }
 

@@ -52,7 +52,8 @@ cp "$tmp/$srcpkg/drivers/cxl/"*.h "$GEN/"
 
 # What cxlv_compat.h needs to know about this kernel, read off its sources
 # rather than guessed from the version (stable updates backport changes).
-tar -xJf "$tarball" -C "$tmp" "$srcpkg/include/linux/device/bus.h"
+tar -xJf "$tarball" -C "$tmp" "$srcpkg/include/linux/device/bus.h" \
+	"$srcpkg/arch/x86/kernel/e820.c"
 feature() {	# feature MACRO PATTERN FILE
 	if grep -Eq "$2" "$tmp/$srcpkg/$3"; then
 		printf '#define %s 1\n' "$1"
@@ -65,6 +66,7 @@ feature() {	# feature MACRO PATTERN FILE
 	feature CXLV_HAVE_CONST_BUS 'bus_register\(const struct bus_type' include/linux/device/bus.h
 	feature CXLV_HAVE_PORT_UPORT_DEV 'struct device \*uport_dev;' drivers/cxl/cxl.h
 	feature CXLV_HAVE_DECODER_HOSTONLYMEM 'CXL_DECODER_HOSTONLYMEM' drivers/cxl/cxl.h
+	feature CXLV_HAVE_E820_RAW_ANY '^EXPORT_SYMBOL_GPL\(e820__mapped_raw_any\)' arch/x86/kernel/e820.c
 } >"$GEN/cxlv_features.h"
 echo "$want" >"$stamp"
 echo "cxl_virt: extracted drivers/cxl headers from $srcpkg $srcver"

@@ -7,7 +7,11 @@
 # node's whole RAM). A program bound to the node writes and reads back a
 # pattern; the device cannot be removed nor the module unloaded while the
 # memory is online; offlining the blocks and destroying the region gives
-# MemTotal back.
+# MemTotal back. Then the kmem leak (issue 14): a second RAM region is
+# unbound and destroyed while its blocks are online, so kmem cannot remove
+# them and leaves "System RAM (kmem)" behind; remove and rmmod must be
+# refused, /proc/iomem must keep every entry and no create may take the
+# range again.
 . /cxlv/test/vm/guest/cxlv.sh
 
 # shellcheck source=test/e2e/cxlvctl-region-ram-lib.sh
@@ -59,7 +63,26 @@ say "offline $(blocks_of dax0.0 | wc -l) blocks: $(((t1 - t0) / 1000)) ms"
 expect_eq "MemTotal after offline" $(($(memtotal_kb) << 10)) "$total0"
 drop_region "$region"
 expect_eq "$dev state without a region" "$(attr "$dev" state)" ready
-remove "$dev"
-rmmod cxl_virt
+
+# --- the kmem leak: destroy a region whose memory is online ---
+region=$(sysfs_region "$dev" ram)
+wait_for 30 blocks_in online dax0.0 || fail "memory of $region not online"
+step "pattern in the second region's memory" membind_pattern 1 16
+step "unbind $region while online" sh -c "echo $region >/sys/bus/cxl/drivers/cxl_region/unbind"
+step "destroy $region while online" \
+	sh -c "echo $region >/sys/bus/cxl/devices/$(attr "$dev" decoder)/delete_region"
+expect_eq "MemTotal: the memory stays online" $(($(memtotal_kb) << 10)) "$total1"
+step "kmem left System RAM (kmem)" grep 'System RAM (kmem)' /proc/iomem
+io0=$(cat /proc/iomem)
+expect_eq "remove with kmem's memory left" "$(ctl "$CXLV_SYS/remove" "cxlv_dev_id=${dev#cxlv}")" EBUSY
+say "EBUSY: $(cat "$CXLV_SYS/last_error")"
+has "another owner" "$CXLV_SYS/last_error" || fail "last_error does not say why"
+step "rmmod refused with kmem's memory left" sh -c '! rmmod cxl_virt'
+step "dmesg names the leftover" sh -c 'dmesg | grep "left memory in use"'
+[ "$(cat /proc/iomem)" = "$io0" ] || fail "/proc/iomem changed"
+expect_eq "devices" "$(device_count)" 1
+expect_eq "create over the online memory" \
+	"$(ctl "$CXLV_SYS/create" "memstart=0x100000000,memsize=$((1 << 30)),cxltype=3,pmem=0,serial=7")" EBUSY
+step "pattern still reads back in the online memory" membind_pattern 1 16
 no_kernel_complaints
 say PASS

@@ -9,12 +9,13 @@ G=$((1 << 30)) M=$((1 << 20))
 base=$((4 * G))
 load_stack
 
-# reject WANT_ERRNO FILE TEXT
+# reject WANT_ERRNO FILE TEXT [WRITER]: WRITER ctl (default) or ctl_raw
+# (TEXT is a printf format, for NUL bytes).
 reject() {
 	local want=$1 file=$2 text=$3 n0 io0 got
 	n0=$(device_count)
 	io0=$(cat /proc/iomem)
-	got=$(ctl "$file" "$text")
+	got=$("${4:-ctl}" "$file" "$text")
 	expect_eq "'$text' -> errno" "$got" "$want"
 	[ -n "$(cat $CXLV_SYS/last_error)" ] || fail "'$text': empty last_error"
 	say "$want: $(cat $CXLV_SYS/last_error)"
@@ -28,7 +29,14 @@ for f in "$CXLV_DBG/create" "$CXLV_SYS/create"; do
 	reject EINVAL "$f" "memstart=$base,$ok,colour=blue"
 	reject EINVAL "$f" "memstart=12abc,$ok"
 	reject EINVAL "$f" "memstart=$base,memsize=$G,cxltype=3,pmem=1x"
-	reject ENOTUNIQ "$f" "memstart=$base,$ok,memsize=$G"
+	reject EINVAL "$f" "memstart=$base,$ok,memsize=$G"
+	# an embedded NUL hides nothing; memsize must be a page multiple; the
+	# layout of a range at the top of the address space must not wrap
+	reject EINVAL "$f" "memstart=$base,$ok\\0,bogus=1" ctl_raw
+	reject EINVAL "$f" "memstart=$base,memsize=1073741823,cxltype=3,pmem=1"
+	reject EINVAL "$f" "memstart=$base,memsize=0x3fffefff,cxltype=3,pmem=1"
+	reject EINVAL "$f" "memstart=0xfffffffffff00000,memsize=0xfffff,cxltype=3,pmem=1"
+	reject ENOSPC "$f" "memstart=0xfffffffffff00000,memsize=0xff000,cxltype=3,pmem=1"
 	reject ENODATA "$f" "memstart=$base,memsize=$G,pmem=1"
 	reject ENODATA "$f" "memsize=$G,cxltype=3,pmem=1"
 	reject ERANGE "$f" "memstart=0x10000000000000000,$ok"

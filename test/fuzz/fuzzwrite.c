@@ -4,8 +4,8 @@
  * control files of one interface with ONE write(2) each (so NULs and exact
  * lengths reach the kernel) and checks the errno against an oracle:
  *
- * - debugfs refuses more than 256 bytes with E2BIG; sysfs hands the store
- *   at most a page and never calls it for an empty write;
+ * - both refuse more than CXLV_REQUEST_MAX bytes with E2BIG; sysfs hands
+ *   the store at most a page and never calls it for an empty write;
  * - otherwise, when the parser (kmod/cxlv_parse.c, linked here unchanged)
  *   rejects the text, the kernel must return the parser's errno;
  * - when it accepts it, the kernel must refuse with an errno of the
@@ -15,8 +15,8 @@
  * per mismatch and a summary; exits 1 on any mismatch.
  *
  * usage: cxlv-fuzzwrite --dir DIR --max-len N --live-id ID [--var NAME=VAL]... CORPUS
- *   DIR holds create, remove and last_error; --max-len is 256 for debugfs,
- *   0 for sysfs (truncation at 4096 instead).
+ *   DIR holds create, remove and last_error; --max-len is 256 for debugfs
+ *   (must equal CXLV_REQUEST_MAX), 0 for sysfs (truncation at a page first).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,14 +56,14 @@ static int expected(const struct opts *o, const struct cxlv_rec *r,
 
 	*mask = 0;
 	*never_called = false;
-	if (o->max_len && len > (size_t)o->max_len)
-		return E2BIG;
 	if (!o->max_len && len > SYSFS_PAGE)
 		len = SYSFS_PAGE;
 	if (!o->max_len && !len) {
 		*never_called = true;
 		return 0;
 	}
+	if (len > CXLV_REQUEST_MAX)
+		return E2BIG;
 	if (r->kind == 'c')
 		rc = cxlv_parse_create(r->buf, len, &p, why, sizeof(why));
 	else

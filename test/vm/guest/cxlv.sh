@@ -34,9 +34,13 @@ ctl() {
 		echo OK
 		return 0
 	fi
-	case $out in
+	ctl_errno "$out"
+}
+
+# ctl_errno MESSAGE: the errno name of a failed write's error message.
+ctl_errno() {
+	case $1 in
 	*"Invalid argument"*) echo EINVAL ;;
-	*"Name not unique"*) echo ENOTUNIQ ;;
 	*"No data available"*) echo ENODATA ;;
 	*"result too large"* | *"Numerical result out of range"*) echo ERANGE ;;
 	*"Operation not supported"*) echo EOPNOTSUPP ;;
@@ -47,8 +51,21 @@ ctl() {
 	*"Too many open files"*) echo EMFILE ;;
 	*"No such device"*) echo ENODEV ;;
 	*"Argument list too long"*) echo E2BIG ;;
-	*) echo "OTHER($out)" ;;
+	*"Operation not permitted"*) echo EPERM ;;
+	*) echo "OTHER($1)" ;;
 	esac
+}
+
+# ctl_raw FILE FORMAT: like ctl, but writes printf FORMAT in one write(2),
+# so the text can hold NUL bytes (\0) that a shell variable cannot.
+ctl_raw() {
+	local out
+	# shellcheck disable=SC2059 # the format is the point
+	if out=$(printf "$2" 2>&1 >"$1"); then
+		echo OK
+		return 0
+	fi
+	ctl_errno "$out"
 }
 
 # create TEXT: creates through debugfs; prints the new cxlvN name.
