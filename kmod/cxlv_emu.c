@@ -25,12 +25,15 @@
  * mailbox doorbell to clear, which would starve a kthread on a busy or
  * single CPU. Each tick does a few register accesses only:
  *
- * - a rung mailbox doorbell is handed to a worker on another CPU than the
- *   one the tick runs on (cxlv_emu_mbox_kick()), which copies the input
- *   payload out, has cxlv_mbox.c answer it, writes the output payload, its
- *   length, the return code (CXL 3.0 8.2.8.4) and clears the doorbell last.
- *   Only a machine with a single online CPU answers in the tick itself: the
- *   spinning host would starve any worker there;
+ * - a rung mailbox doorbell is handed to an unbound worker, which copies
+ *   the input payload out, has cxlv_mbox.c answer it, writes the output
+ *   payload, its length, the return code (CXL 3.0 8.2.8.4) and clears the
+ *   doorbell last. The doorbell hint, which runs on the CPU about to spin,
+ *   hands it to a worker bound to another CPU instead. Only a machine with a
+ *   single online CPU answers in the tick itself: the spinning host would
+ *   starve any worker there;
+ * - on idle ticks the read-only capability layout is compared with what
+ *   cxlv_regs.c laid out, and rewritten if software stored into it;
  * - each HDM decoder's commit state machine runs (the Commit, Committed and
  *   Error Not Committed bits of CXL 3.0 8.2.4.19.7). The emulator keeps the
  *   answer itself and rewrites the two read-only bits from it on every
@@ -179,23 +182,48 @@ static void cxlv_emu_mbox_work(struct work_struct *work)
 	cxlv_emu_mbox_answer(container_of(work, struct cxlv_emu, mbox_work));
 }
 
+static void cxlv_emu_mbox_work_any(struct work_struct *work)
+{
+	cxlv_emu_mbox_answer(container_of(work, struct cxlv_emu,
+					  mbox_work_any));
+}
+
+static bool cxlv_emu_doorbell_rung(struct cxlv_emu *emu)
+{
+	return readl(emu->mbox + CXLDEV_MBOX_CTRL_OFFSET) &
+	       CXLDEV_MBOX_CTRL_DOORBELL;
+}
+
 /**
- * cxlv_emu_mbox_kick() - have a rung doorbell answered
+ * cxlv_emu_mbox_kick() - have a rung doorbell answered off this CPU
  * @emu: the device
  *
- * Any context. The copies go to a worker on another CPU: this one may be
- * about to spin on the doorbell (6.1's cxl_pci does, without yielding).
+ * Any context, on the CPU that is about to spin on the doorbell (6.1's
+ * cxl_pci does, without yielding): the copies go to a worker bound to
+ * another CPU.
  */
 void cxlv_emu_mbox_kick(struct cxlv_emu *emu)
 {
 	unsigned int cpu;
 
-	if (!(readl(emu->mbox + CXLDEV_MBOX_CTRL_OFFSET) &
-	      CXLDEV_MBOX_CTRL_DOORBELL))
+	if (!cxlv_emu_doorbell_rung(emu))
 		return;
 	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	if (cpu < nr_cpu_ids)
 		queue_work_on(cpu, system_highpri_wq, &emu->mbox_work);
+	else
+		cxlv_emu_mbox_answer(emu);
+}
+
+/*
+ * The poller does not know which CPU spins: an unbound worker, which the
+ * scheduler places on a CPU that can run it. With one CPU online the
+ * spinning host would starve any worker, so the tick answers itself.
+ */
+static void cxlv_emu_mbox_kick_any(struct cxlv_emu *emu)
+{
+	if (num_online_cpus() > 1)
+		queue_work(system_unbound_wq, &emu->mbox_work_any);
 	else
 		cxlv_emu_mbox_answer(emu);
 }
@@ -336,15 +364,18 @@ void cxlv_emu_hdm_sync(struct cxlv_emu *emu)
 static enum hrtimer_restart cxlv_emu_poll(struct hrtimer *timer)
 {
 	struct cxlv_emu *emu = container_of(timer, struct cxlv_emu, timer);
-	bool busy = readl(emu->mbox + CXLDEV_MBOX_CTRL_OFFSET) &
-		    CXLDEV_MBOX_CTRL_DOORBELL;
+	bool busy = cxlv_emu_doorbell_rung(emu);
 	ktime_t now;
 	u64 slack;
 
 	if (busy)
-		cxlv_emu_mbox_kick(emu);
+		cxlv_emu_mbox_kick_any(emu);
 	raw_spin_lock(&emu->lock);
 	busy |= cxlv_emu_hdm_poll(emu);
+	/* Idle ticks only: while busy the host has long probed the layout. */
+	if (!busy && cxlv_regs_restore(&emu->cfg, emu->regs_ro))
+		dev_err_ratelimited(emu->cfg.dev,
+				    "read-only capability registers were overwritten; restored\n");
 	/* Count the period from now, so a slow tick never runs back to back. */
 	now = ktime_get();
 	if (busy)
@@ -404,7 +435,8 @@ struct cxlv_emu *cxlv_emu_start(const struct cxlv_emu_config *cfg)
 	emu->hdm = cxlv_regs_hdm(cfg);
 	raw_spin_lock_init(&emu->lock);
 	INIT_WORK(&emu->mbox_work, cxlv_emu_mbox_work);
-	cxlv_regs_init(cfg);
+	INIT_WORK(&emu->mbox_work_any, cxlv_emu_mbox_work_any);
+	cxlv_regs_init(cfg, emu->regs_ro);
 
 	/* Start busy: cxl_pci's probe follows right away. */
 	emu->last_busy = ktime_get();
@@ -427,6 +459,7 @@ void cxlv_emu_stop(struct cxlv_emu *emu)
 	hrtimer_cancel(&emu->timer);
 	/* Neither hint nor timer can queue it again now. */
 	cancel_work_sync(&emu->mbox_work);
+	cancel_work_sync(&emu->mbox_work_any);
 	kfree(emu);
 }
 

@@ -34,6 +34,12 @@
  */
 #define CXLV_HDM_OFFSET		0x100
 
+/*
+ * Read-only words cxlv_regs_restore() guards: array headers 2, 3 per device
+ * capability, and the HDM pointer, capability header and decoder count.
+ */
+#define CXLV_REGS_RO_WORDS	(2 + 3 * CXLV_DEV_CAP_COUNT + 3)
+
 /**
  * struct cxlv_mbox_state - what mailbox commands change on the device
  * @timestamp: CXL 3.0 8.2.9.4.2 the host's time at its last Set Timestamp,
@@ -93,7 +99,8 @@ enum cxlv_hdm_state {
  * @mbox: the primary mailbox registers inside @cfg.dev_regs
  * @hdm: the HDM Decoder Capability Structure inside @cfg.comp_regs
  * @timer: the poller; fires in hard interrupt context
- * @mbox_work: answers a rung doorbell in process context
+ * @mbox_work: answers a rung doorbell, bound to a CPU that does not spin
+ * @mbox_work_any: answers a rung doorbell, on any CPU (the poller's)
  * @mbox_owner: bit 0 set while someone is answering the mailbox
  * @node: in the list of running emulators the hints walk
  * @lock: serializes the decoder state machine (poller and commit hint)
@@ -104,6 +111,7 @@ enum cxlv_hdm_state {
  * @mbox_state: what mailbox commands have changed
  * @hdm_state: each decoder's answer, the truth its Control register shows
  * @hdm_checked: each decoder's programming when it was last validated
+ * @regs_ro: the read-only register layout as laid out, to restore
  * @payload_in: bounce buffer for the input payload
  * @payload_out: bounce buffer for the output payload
  */
@@ -113,6 +121,7 @@ struct cxlv_emu {
 	void __iomem *hdm;
 	struct hrtimer timer;
 	struct work_struct mbox_work;
+	struct work_struct mbox_work_any;
 	unsigned long mbox_owner;
 	struct list_head node;
 	raw_spinlock_t lock;
@@ -123,11 +132,13 @@ struct cxlv_emu {
 	struct cxlv_mbox_state mbox_state;
 	enum cxlv_hdm_state hdm_state[CXLV_HDM_DECODERS];
 	struct cxlv_hdm_decoder hdm_checked[CXLV_HDM_DECODERS];
+	u32 regs_ro[CXLV_REGS_RO_WORDS];
 	u8 payload_in[CXLV_MBOX_PAYLOAD_SIZE];
 	u8 payload_out[CXLV_MBOX_PAYLOAD_SIZE];
 };
 
-void cxlv_regs_init(const struct cxlv_emu_config *cfg);
+void cxlv_regs_init(const struct cxlv_emu_config *cfg, u32 *ro);
+bool cxlv_regs_restore(const struct cxlv_emu_config *cfg, u32 *ro);
 void __iomem *cxlv_regs_mbox(const struct cxlv_emu_config *cfg);
 void __iomem *cxlv_regs_hdm(const struct cxlv_emu_config *cfg);
 

@@ -17,7 +17,14 @@
 # test/tools/bin/cxl-mbox-probe (built by test/vm/run-vm.sh).
 . /cxlv/test/vm/guest/cxlv.sh
 
-COMMIT_CYCLES=${1:-50}
+# COMMIT_CYCLES=N (test/stress/run.sh) overrides the bounded default.
+for kv in "$@"; do
+	case $kv in
+	COMMIT_CYCLES=*) export "${kv?}" ;;
+	*) fail "unknown argument '$kv'" ;;
+	esac
+done
+COMMIT_CYCLES=${COMMIT_CYCLES:-50}
 
 probe=/cxlv/test/tools/bin/cxl-mbox-probe
 [ -x $probe ] || fail "no $probe: test/tools/build.sh builds it"
