@@ -28,10 +28,10 @@
  * - a rung mailbox doorbell is handed to an unbound worker, which copies
  *   the input payload out, has cxlv_mbox.c answer it, writes the output
  *   payload, its length, the return code (CXL 3.0 8.2.8.4) and clears the
- *   doorbell last. The doorbell hint, which runs on the CPU about to spin,
- *   hands it to a worker bound to another CPU instead. Only a machine with a
- *   single online CPU answers in the tick itself: the spinning host would
- *   starve any worker there;
+ *   doorbell last. The doorbell hint answers it at once in the task that
+ *   rang it (cxlv_emu_mbox_hint()). Only a machine with a single online CPU
+ *   answers in the tick itself: the spinning host would starve any worker
+ *   there;
  * - on idle ticks the read-only capability layout is compared with what
  *   cxlv_regs.c laid out, and rewritten if software stored into it;
  * - each HDM decoder's commit state machine runs (the Commit, Committed and
@@ -195,19 +195,25 @@ static bool cxlv_emu_doorbell_rung(struct cxlv_emu *emu)
 }
 
 /**
- * cxlv_emu_mbox_kick() - have a rung doorbell answered off this CPU
+ * cxlv_emu_mbox_hint() - answer a doorbell the host just rang
  * @emu: the device
  *
- * Any context, on the CPU that is about to spin on the doorbell (6.1's
- * cxl_pci does, without yielding): the copies go to a worker bound to
- * another CPU.
+ * Called by the doorbell hint in the task that rang it, which would spin
+ * on the doorbell anyway (6.1's cxl_pci does, without yielding): with
+ * interrupts on, that task answers it itself, in process context with no
+ * lock held but the mailbox ownership bit. Otherwise the copies go to a
+ * worker bound to another CPU than this spinning one.
  */
-void cxlv_emu_mbox_kick(struct cxlv_emu *emu)
+void cxlv_emu_mbox_hint(struct cxlv_emu *emu)
 {
 	unsigned int cpu;
 
 	if (!cxlv_emu_doorbell_rung(emu))
 		return;
+	if (!irqs_disabled()) {
+		cxlv_emu_mbox_answer(emu);
+		return;
+	}
 	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	if (cpu < nr_cpu_ids)
 		queue_work_on(cpu, system_highpri_wq, &emu->mbox_work);
@@ -220,7 +226,7 @@ void cxlv_emu_mbox_kick(struct cxlv_emu *emu)
  * scheduler places on a CPU that can run it. With one CPU online the
  * spinning host would starve any worker, so the tick answers itself.
  */
-static void cxlv_emu_mbox_kick_any(struct cxlv_emu *emu)
+static void cxlv_emu_mbox_kick(struct cxlv_emu *emu)
 {
 	if (num_online_cpus() > 1)
 		queue_work(system_unbound_wq, &emu->mbox_work_any);
@@ -369,7 +375,7 @@ static enum hrtimer_restart cxlv_emu_poll(struct hrtimer *timer)
 	u64 slack;
 
 	if (busy)
-		cxlv_emu_mbox_kick_any(emu);
+		cxlv_emu_mbox_kick(emu);
 	raw_spin_lock(&emu->lock);
 	busy |= cxlv_emu_hdm_poll(emu);
 	/* Idle ticks only: while busy the host has long probed the layout. */

@@ -18,8 +18,8 @@
  * tell the emulator the moment the host acts:
  *
  * - cxl_pci's cxl_pci_mbox_wait_for_doorbell, which it calls right after
- *   ringing the mailbox doorbell: the command is answered at once, by a
- *   worker on another CPU than the one about to spin on the doorbell;
+ *   ringing the mailbox doorbell: the command is answered at once, by the
+ *   task that would otherwise spin waiting for it;
  * - cxl_core's cxl_decoder_commit, before it reads the decoder's Control
  *   register: the decoder state machine catches up first, so a reset the
  *   poller has not seen yet leaves no stale Committed bit that the commit
@@ -58,7 +58,7 @@ static struct cxlv_hint cxlv_hints[] = {
 	{
 		.symbol = "cxl_pci_mbox_wait_for_doorbell",
 		.without = "mailbox answered by polling only",
-		.act = cxlv_emu_mbox_kick,
+		.act = cxlv_emu_mbox_hint,
 	},
 	{
 		.symbol = "cxl_decoder_commit",

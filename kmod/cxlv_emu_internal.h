@@ -143,7 +143,7 @@ void __iomem *cxlv_regs_mbox(const struct cxlv_emu_config *cfg);
 void __iomem *cxlv_regs_hdm(const struct cxlv_emu_config *cfg);
 
 /* cxlv_emu.c, for the hints: act on what the host just did. */
-void cxlv_emu_mbox_kick(struct cxlv_emu *emu);
+void cxlv_emu_mbox_hint(struct cxlv_emu *emu);
 void cxlv_emu_hdm_sync(struct cxlv_emu *emu);
 
 /*
