@@ -21,6 +21,7 @@
 for kv in "$@"; do
 	case $kv in
 	COMMIT_CYCLES=*) export "${kv?}" ;;
+	"") ;;
 	*) fail "unknown argument '$kv'" ;;
 	esac
 done
