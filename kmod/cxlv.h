@@ -63,11 +63,13 @@ struct cxlv_layout {
  * @data: current register contents
  * @wmask: bits software may write
  * @w1cmask: bits software clears by writing 1
+ * @present: answers config cycles; cleared once the function starts to go
  */
 struct cxlv_cfg_func {
 	u8 data[PCI_CFG_SPACE_EXP_SIZE];
 	u8 wmask[PCI_CFG_SPACE_EXP_SIZE];
 	u8 w1cmask[PCI_CFG_SPACE_EXP_SIZE];
+	bool present;
 };
 
 struct cxlv_emu;

@@ -90,6 +90,7 @@ static void cfg_init_common(struct cxlv_cfg_func *f, u16 device, u32 class,
 			    u8 type)
 {
 	memset(f, 0, sizeof(*f));
+	f->present = true;
 	cfg_set(f, PCI_VENDOR_ID, 2, CXLV_PCI_VENDOR_ID);
 	cfg_set(f, PCI_DEVICE_ID, 2, device);
 	cfg_rw(f, PCI_COMMAND, 2, CXLV_COMMAND_RW);

@@ -84,19 +84,18 @@ int cxlv_probe(struct device *dev)
 	rc = devm_add_action_or_reset(dev, cxlv_emu_teardown, cxlv);
 	if (rc)
 		goto out;
+	/* a PCI rescan must not add the devices before they are ready */
+	pci_lock_rescan_remove();
 	rc = cxlv_pci_setup(cxlv);
-	if (rc)
-		goto out;
-	rc = cxlv_mem_guard_meta(cxlv);
-	if (rc)
-		goto out;
-	rc = cxlv_port_setup(cxlv);
-	if (rc)
-		goto out;
-	rc = cxlv_emu_setup(cxlv);
-	if (rc)
-		goto out;
-	rc = cxlv_pci_add_devices(cxlv);
+	if (!rc)
+		rc = cxlv_mem_guard_meta(cxlv);
+	if (!rc)
+		rc = cxlv_port_setup(cxlv);
+	if (!rc)
+		rc = cxlv_emu_setup(cxlv);
+	if (!rc)
+		rc = cxlv_pci_add_devices(cxlv);
+	pci_unlock_rescan_remove();
 	if (rc)
 		goto out;
 	/* memdevs that probed before their port existed try again */

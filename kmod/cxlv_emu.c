@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/bitfield.h>
+#include <linux/bitops.h>
+#include <linux/cpumask.h>
 #include <linux/device.h>
 #include <linux/err.h>
 #include <linux/io.h>
-#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include "cxlmem.h"
 #include "cxlv_emu_internal.h"
 
@@ -19,62 +23,107 @@
  * device would. It is an hrtimer firing in hard interrupt context, because
  * 6.1's cxl_pci spins with cpu_relax() for up to two seconds waiting for the
  * mailbox doorbell to clear, which would starve a kthread on a busy or
- * single CPU. Per tick it
+ * single CPU. Each tick does a few register accesses only:
  *
- * - answers a rung mailbox doorbell: the command's input payload is copied
- *   out, cxlv_mbox.c answers it, the output payload and its length go to the
- *   payload and Command registers, the return code to the Mailbox Status
- *   register, and then the doorbell is cleared (CXL 3.0 8.2.8.4);
- * - runs each HDM decoder's commit state machine (the Commit, Committed and
- *   Error Not Committed bits of CXL 3.0 8.2.4.19.7): a set COMMIT is checked
- *   against the identity mapping the data relies on (HPA = hpa_base + DPA,
- *   one way, 256 MiB aligned, inside the capacity) and answered with
- *   COMMITTED or COMMIT_ERROR; a cleared COMMIT clears both.
+ * - a rung mailbox doorbell is handed to an unbound worker, which copies
+ *   the input payload out, has cxlv_mbox.c answer it, writes the output
+ *   payload, its length, the return code (CXL 3.0 8.2.8.4) and clears the
+ *   doorbell last. The doorbell hint answers it at once in the task that
+ *   rang it (cxlv_emu_mbox_hint()). Only a machine with a single online CPU
+ *   answers in the tick itself: the spinning host would starve any worker
+ *   there;
+ * - on idle ticks the read-only capability layout is compared with what
+ *   cxlv_regs.c laid out, and rewritten if software stored into it;
+ * - each HDM decoder's commit state machine runs (the Commit, Committed and
+ *   Error Not Committed bits of CXL 3.0 8.2.4.19.7). The emulator keeps the
+ *   answer itself and rewrites the two read-only bits from it on every
+ *   tick, so whatever software leaves in them is never the answer: a set
+ *   COMMIT is checked against the identity mapping the data relies on (HPA =
+ *   hpa_base + DPA, one way, 256 MiB aligned, inside the capacity) and only
+ *   then shows COMMITTED or COMMIT_ERROR; a cleared COMMIT clears both. A
+ *   commit whose programming differs from what was last checked is checked
+ *   again. cxlv_emu_hint.c runs the state machine just before the kernel
+ *   reads the Control register to commit, so a reset the poller has not seen
+ *   leaves no stale COMMITTED for the commit to take as its answer.
  *
  * The period is poll_busy_us while the device was used in the last
  * CXLV_POLL_BUSY_WINDOW, then doubles per tick up to poll_idle_us, so an idle
  * device costs a few hundred timer ticks a second. The idle period, at most
- * 8 ms plus half of that as timer slack, stays under the 20 ms in which 6.1
- * expects a commit to be acknowledged.
- * Nothing in the timer path maps, sleeps or allocates.
- *
- * A tick can come late: under full emulation (QEMU TCG) timer interrupts go
- * through the emulator's main loop and take milliseconds on a loaded host.
- * So when the running kernel's cxl_pci has the function it calls right after
- * ringing the doorbell (CXLV_DOORBELL_HINT), a kprobe on it answers rung
- * doorbells at once, on the CPU about to spin. The pollers stay the
- * mechanism; the probe only saves the wait, and without it (another kernel,
- * cxl_pci not loaded yet) nothing but speed changes.
+ * 8 ms plus half of that as timer slack, stays under the 20 ms in which the
+ * kernel expects a commit to be acknowledged. Nothing in the timer path
+ * maps, sleeps, allocates or copies a payload.
  */
 
-static unsigned int poll_busy_us = 20;
-module_param(poll_busy_us, uint, 0644);
-MODULE_PARM_DESC(poll_busy_us, "emulator poll period in us while busy");
-
-static unsigned int poll_idle_us = 4000;
-module_param(poll_idle_us, uint, 0644);
-MODULE_PARM_DESC(poll_idle_us, "emulator poll period in us when idle (max 8000)");
-
-#define CXLV_POLL_IDLE_MAX_NS	(8 * NSEC_PER_MSEC)
+/* Bounds of the poll periods: no timer storm, busy never above idle. */
+#define CXLV_POLL_BUSY_MIN_US	10
+#define CXLV_POLL_BUSY_MAX_US	1000
+#define CXLV_POLL_IDLE_MIN_US	CXLV_POLL_BUSY_MAX_US
+#define CXLV_POLL_IDLE_MAX_US	8000
 #define CXLV_POLL_BUSY_WINDOW	ms_to_ktime(20)
-#define CXLV_DOORBELL_HINT	"cxl_pci_mbox_wait_for_doorbell"
 
-/* Running emulators, for the doorbell hint; RCU list, mutex for writers. */
-static LIST_HEAD(cxlv_emus);
+static unsigned int poll_busy_us = 20;
+static unsigned int poll_idle_us = 4000;
+
+/* Stores a period in [@min, @max] us, or refuses it naming the bounds. */
+static int cxlv_emu_set_period(const char *val, const struct kernel_param *kp,
+			       unsigned int min, unsigned int max)
+{
+	unsigned int us;
+
+	if (kstrtouint(val, 0, &us) || us < min || us > max) {
+		pr_err_ratelimited("%s: want whole microseconds from %u to %u\n",
+				   kp->name, min, max);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(unsigned int *)kp->arg, us);
+	return 0;
+}
+
+static int cxlv_emu_set_busy(const char *val, const struct kernel_param *kp)
+{
+	return cxlv_emu_set_period(val, kp, CXLV_POLL_BUSY_MIN_US,
+				   CXLV_POLL_BUSY_MAX_US);
+}
+
+static int cxlv_emu_set_idle(const char *val, const struct kernel_param *kp)
+{
+	return cxlv_emu_set_period(val, kp, CXLV_POLL_IDLE_MIN_US,
+				   CXLV_POLL_IDLE_MAX_US);
+}
+
+static const struct kernel_param_ops cxlv_emu_busy_ops = {
+	.set = cxlv_emu_set_busy,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops cxlv_emu_idle_ops = {
+	.set = cxlv_emu_set_idle,
+	.get = param_get_uint,
+};
+
+module_param_cb(poll_busy_us, &cxlv_emu_busy_ops, &poll_busy_us, 0644);
+__MODULE_PARM_TYPE(poll_busy_us, "uint");
+MODULE_PARM_DESC(poll_busy_us,
+		 "emulator poll period in us while busy (10 to 1000)");
+module_param_cb(poll_idle_us, &cxlv_emu_idle_ops, &poll_idle_us, 0644);
+__MODULE_PARM_TYPE(poll_idle_us, "uint");
+MODULE_PARM_DESC(poll_idle_us,
+		 "emulator poll period in us when idle (1000 to 8000)");
+
+/* Running emulators, for the hints; RCU list, mutex for writers. */
+LIST_HEAD(cxlv_emus);
 static DEFINE_MUTEX(cxlv_emus_lock);
-static struct kprobe cxlv_doorbell_probe;
-static bool cxlv_doorbell_probed;
 
 /* The next poll period: short while busy, backing off once idle. */
 static u64 cxlv_emu_next_period(struct cxlv_emu *emu, ktime_t now)
 {
-	u64 busy_ns = max(1U, READ_ONCE(poll_busy_us)) * NSEC_PER_USEC;
+	u64 busy_ns = (u64)READ_ONCE(poll_busy_us) * NSEC_PER_USEC;
 	u64 idle_ns = (u64)READ_ONCE(poll_idle_us) * NSEC_PER_USEC;
 
-	idle_ns = clamp(idle_ns, busy_ns, CXLV_POLL_IDLE_MAX_NS);
-	if (ktime_before(now, ktime_add(emu->last_busy, CXLV_POLL_BUSY_WINDOW)))
+	if (ktime_before(now, ktime_add(READ_ONCE(emu->last_busy),
+					CXLV_POLL_BUSY_WINDOW)))
 		return busy_ns;
-	return min(emu->period_ns * 2, idle_ns);
+	return clamp(emu->period_ns * 2, busy_ns, idle_ns);
 }
 
 /* Answers a rung doorbell; returns true if there was one. */
@@ -118,6 +167,73 @@ static bool cxlv_emu_mbox_poll(struct cxlv_emu *emu)
 	return true;
 }
 
+/* Answers the mailbox unless someone else is answering it right now. */
+static void cxlv_emu_mbox_answer(struct cxlv_emu *emu)
+{
+	if (test_and_set_bit_lock(0, &emu->mbox_owner))
+		return;
+	if (cxlv_emu_mbox_poll(emu))
+		WRITE_ONCE(emu->last_busy, ktime_get());
+	clear_bit_unlock(0, &emu->mbox_owner);
+}
+
+static void cxlv_emu_mbox_work(struct work_struct *work)
+{
+	cxlv_emu_mbox_answer(container_of(work, struct cxlv_emu, mbox_work));
+}
+
+static void cxlv_emu_mbox_work_any(struct work_struct *work)
+{
+	cxlv_emu_mbox_answer(container_of(work, struct cxlv_emu,
+					  mbox_work_any));
+}
+
+static bool cxlv_emu_doorbell_rung(struct cxlv_emu *emu)
+{
+	return readl(emu->mbox + CXLDEV_MBOX_CTRL_OFFSET) &
+	       CXLDEV_MBOX_CTRL_DOORBELL;
+}
+
+/**
+ * cxlv_emu_mbox_hint() - answer a doorbell the host just rang
+ * @emu: the device
+ *
+ * Called by the doorbell hint in the task that rang it, which would spin
+ * on the doorbell anyway (6.1's cxl_pci does, without yielding): with
+ * interrupts on, that task answers it itself, in process context with no
+ * lock held but the mailbox ownership bit. Otherwise the copies go to a
+ * worker bound to another CPU than this spinning one.
+ */
+void cxlv_emu_mbox_hint(struct cxlv_emu *emu)
+{
+	unsigned int cpu;
+
+	if (!cxlv_emu_doorbell_rung(emu))
+		return;
+	if (!irqs_disabled()) {
+		cxlv_emu_mbox_answer(emu);
+		return;
+	}
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (cpu < nr_cpu_ids)
+		queue_work_on(cpu, system_highpri_wq, &emu->mbox_work);
+	else
+		cxlv_emu_mbox_answer(emu);
+}
+
+/*
+ * The poller does not know which CPU spins: an unbound worker, which the
+ * scheduler places on a CPU that can run it. With one CPU online the
+ * spinning host would starve any worker, so the tick answers itself.
+ */
+static void cxlv_emu_mbox_kick(struct cxlv_emu *emu)
+{
+	if (num_online_cpus() > 1)
+		queue_work(system_unbound_wq, &emu->mbox_work_any);
+	else
+		cxlv_emu_mbox_answer(emu);
+}
+
 static u64 cxlv_emu_hdm_read64(struct cxlv_emu *emu, unsigned int low)
 {
 	return readl(emu->hdm + low) | (u64)readl(emu->hdm + low + 4) << 32;
@@ -156,88 +272,120 @@ static const char *cxlv_emu_hdm_check(struct cxlv_emu *emu,
 }
 
 /*
- * A reset and a re-commit that both land between two polls leave COMMITTED
- * set over new programming: compare with what was last accepted.
+ * A reset and a re-commit that both land between two polls leave COMMIT set
+ * over new programming: compare with what was last checked.
  */
 static bool cxlv_emu_hdm_reprogrammed(struct cxlv_emu *emu, int id,
 				      const struct cxlv_hdm_decoder *d)
 {
-	const struct cxlv_hdm_decoder *ok = &emu->hdm_accepted[id];
+	const struct cxlv_hdm_decoder *was = &emu->hdm_checked[id];
 
-	return d->base != ok->base || d->size != ok->size ||
-	       d->skip != ok->skip ||
-	       FIELD_GET(CXL_HDM_DECODER0_CTRL_IW_MASK, d->ctrl ^ ok->ctrl);
+	return d->base != was->base || d->size != was->size ||
+	       d->skip != was->skip ||
+	       FIELD_GET(CXL_HDM_DECODER0_CTRL_IW_MASK, d->ctrl ^ was->ctrl);
 }
 
-/* Answers a decoder whose COMMIT is set: COMMITTED or COMMIT_ERROR. */
-static void cxlv_emu_hdm_commit(struct cxlv_emu *emu, int id,
-				struct cxlv_hdm_decoder *d, u64 dpa_base)
+/* Checks a decoder whose COMMIT is set and records the answer. */
+static void cxlv_emu_hdm_validate(struct cxlv_emu *emu, int id,
+				  const struct cxlv_hdm_decoder *d, u64 dpa_base)
 {
 	const char *why = cxlv_emu_hdm_check(emu, d, dpa_base);
 
-	d->ctrl &= ~(CXL_HDM_DECODER0_CTRL_COMMITTED |
-		     CXL_HDM_DECODER0_CTRL_COMMIT_ERROR);
+	emu->hdm_checked[id] = *d;
 	if (why) {
 		dev_err_ratelimited(emu->cfg.dev,
 				    "decoder %d: commit refused: %s\n", id, why);
-		d->ctrl |= CXL_HDM_DECODER0_CTRL_COMMIT_ERROR;
-	} else {
-		d->ctrl |= CXL_HDM_DECODER0_CTRL_COMMITTED;
-		emu->hdm_accepted[id] = *d;
-		WRITE_ONCE(emu->commits, emu->commits + 1);
+		emu->hdm_state[id] = CXLV_HDM_REFUSED;
+		return;
 	}
-	writel(d->ctrl, emu->hdm + CXL_HDM_DECODER0_CTRL_OFFSET(id));
+	emu->hdm_state[id] = CXLV_HDM_COMMITTED;
+	WRITE_ONCE(emu->commits, emu->commits + 1);
+}
+
+/* The Control register bits that show a decoder's answer. */
+static u32 cxlv_emu_hdm_answer(enum cxlv_hdm_state state)
+{
+	switch (state) {
+	case CXLV_HDM_COMMITTED:
+		return CXL_HDM_DECODER0_CTRL_COMMITTED;
+	case CXLV_HDM_REFUSED:
+		return CXL_HDM_DECODER0_CTRL_COMMIT_ERROR;
+	default:
+		return 0;
+	}
 }
 
 /* Runs the commit state machine of every decoder; true if one moved. */
 static bool cxlv_emu_hdm_poll(struct cxlv_emu *emu)
 {
-	const u32 answered = CXL_HDM_DECODER0_CTRL_COMMITTED |
-			     CXL_HDM_DECODER0_CTRL_COMMIT_ERROR;
+	const u32 answer_bits = CXL_HDM_DECODER0_CTRL_COMMITTED |
+				CXL_HDM_DECODER0_CTRL_COMMIT_ERROR;
 	struct cxlv_hdm_decoder d;
 	bool moved = false;
 	u64 dpa_base = 0;
 	int id;
 
 	for (id = 0; id < CXLV_HDM_DECODERS; id++) {
-		cxlv_emu_hdm_read(emu, id, &d);
+		enum cxlv_hdm_state *state = &emu->hdm_state[id];
+		u32 answer;
 
+		cxlv_emu_hdm_read(emu, id, &d);
 		if (!(d.ctrl & CXL_HDM_DECODER0_CTRL_COMMIT)) {
 			/* Software reset the decoder: it stops decoding. */
-			if (d.ctrl & answered) {
-				writel(d.ctrl & ~answered, emu->hdm +
-				       CXL_HDM_DECODER0_CTRL_OFFSET(id));
-				moved = true;
-			}
-			continue;
-		}
-		if (!(d.ctrl & answered) ||
-		    ((d.ctrl & CXL_HDM_DECODER0_CTRL_COMMITTED) &&
-		     cxlv_emu_hdm_reprogrammed(emu, id, &d))) {
-			cxlv_emu_hdm_commit(emu, id, &d, dpa_base);
+			moved |= *state != CXLV_HDM_IDLE;
+			*state = CXLV_HDM_IDLE;
+		} else if (*state == CXLV_HDM_IDLE ||
+			   cxlv_emu_hdm_reprogrammed(emu, id, &d)) {
+			cxlv_emu_hdm_validate(emu, id, &d, dpa_base);
 			moved = true;
 		}
+		/* Read-only bits: what software left there is overwritten. */
+		answer = cxlv_emu_hdm_answer(*state);
+		if ((d.ctrl & answer_bits) != answer)
+			writel((d.ctrl & ~answer_bits) | answer,
+			       emu->hdm + CXL_HDM_DECODER0_CTRL_OFFSET(id));
 		/* Decoders take consecutive DPA ranges, in decoder order. */
-		if (d.ctrl & CXL_HDM_DECODER0_CTRL_COMMITTED)
+		if (*state == CXLV_HDM_COMMITTED)
 			dpa_base += d.skip + d.size;
 	}
 	return moved;
 }
 
+/**
+ * cxlv_emu_hdm_sync() - bring the decoders' answers up to date now
+ * @emu: the device
+ *
+ * Any context; the commit hint calls it before the kernel commits.
+ */
+void cxlv_emu_hdm_sync(struct cxlv_emu *emu)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&emu->lock, flags);
+	if (cxlv_emu_hdm_poll(emu))
+		WRITE_ONCE(emu->last_busy, ktime_get());
+	raw_spin_unlock_irqrestore(&emu->lock, flags);
+}
+
 static enum hrtimer_restart cxlv_emu_poll(struct hrtimer *timer)
 {
 	struct cxlv_emu *emu = container_of(timer, struct cxlv_emu, timer);
+	bool busy = cxlv_emu_doorbell_rung(emu);
 	ktime_t now;
 	u64 slack;
-	bool busy;
 
+	if (busy)
+		cxlv_emu_mbox_kick(emu);
 	raw_spin_lock(&emu->lock);
-	busy = cxlv_emu_mbox_poll(emu);
 	busy |= cxlv_emu_hdm_poll(emu);
+	/* Idle ticks only: while busy the host has long probed the layout. */
+	if (!busy && cxlv_regs_restore(&emu->cfg, emu->regs_ro))
+		dev_err_ratelimited(emu->cfg.dev,
+				    "read-only capability registers were overwritten; restored\n");
 	/* Count the period from now, so a slow tick never runs back to back. */
 	now = ktime_get();
 	if (busy)
-		emu->last_busy = now;
+		WRITE_ONCE(emu->last_busy, now);
 	emu->period_ns = cxlv_emu_next_period(emu, now);
 	/* Idle ticks may coalesce with other timers; busy ones may not. */
 	slack = busy ? 0 : emu->period_ns / 2;
@@ -248,53 +396,21 @@ static enum hrtimer_restart cxlv_emu_poll(struct hrtimer *timer)
 	return HRTIMER_RESTART;
 }
 
-/* The doorbell hint: some device's doorbell was just rung. */
-static int cxlv_emu_doorbell_rung(struct kprobe *probe, struct pt_regs *regs)
-{
-	struct cxlv_emu *emu;
-	unsigned long flags;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(emu, &cxlv_emus, node) {
-		raw_spin_lock_irqsave(&emu->lock, flags);
-		if (cxlv_emu_mbox_poll(emu))
-			emu->last_busy = ktime_get();
-		raw_spin_unlock_irqrestore(&emu->lock, flags);
-	}
-	rcu_read_unlock();
-	return 0;
-}
-
 static void cxlv_emu_list_add(struct cxlv_emu *emu)
 {
-	int rc;
-
 	mutex_lock(&cxlv_emus_lock);
-	if (!cxlv_doorbell_probed) {
-		cxlv_doorbell_probe = (struct kprobe) {
-			.symbol_name = CXLV_DOORBELL_HINT,
-			.pre_handler = cxlv_emu_doorbell_rung,
-		};
-		rc = register_kprobe(&cxlv_doorbell_probe);
-		cxlv_doorbell_probed = !rc;
-		if (rc)
-			dev_info(emu->cfg.dev,
-				 "no kprobe on %s (%d): mailbox answered by polling only\n",
-				 CXLV_DOORBELL_HINT, rc);
-	}
 	list_add_tail_rcu(&emu->node, &cxlv_emus);
 	mutex_unlock(&cxlv_emus_lock);
+	cxlv_emu_hints_get(emu->cfg.dev);
 }
 
 static void cxlv_emu_list_del(struct cxlv_emu *emu)
 {
 	mutex_lock(&cxlv_emus_lock);
 	list_del_rcu(&emu->node);
-	if (list_empty(&cxlv_emus) && cxlv_doorbell_probed) {
-		unregister_kprobe(&cxlv_doorbell_probe);
-		cxlv_doorbell_probed = false;
-	}
 	mutex_unlock(&cxlv_emus_lock);
+	cxlv_emu_hints_put();
+	/* No hint walks past the emulator after this. */
 	synchronize_rcu();
 }
 
@@ -324,11 +440,13 @@ struct cxlv_emu *cxlv_emu_start(const struct cxlv_emu_config *cfg)
 	emu->mbox = cxlv_regs_mbox(cfg);
 	emu->hdm = cxlv_regs_hdm(cfg);
 	raw_spin_lock_init(&emu->lock);
-	cxlv_regs_init(cfg);
+	INIT_WORK(&emu->mbox_work, cxlv_emu_mbox_work);
+	INIT_WORK(&emu->mbox_work_any, cxlv_emu_mbox_work_any);
+	cxlv_regs_init(cfg, emu->regs_ro);
 
 	/* Start busy: cxl_pci's probe follows right away. */
 	emu->last_busy = ktime_get();
-	emu->period_ns = (u64)poll_busy_us * NSEC_PER_USEC;
+	emu->period_ns = (u64)READ_ONCE(poll_busy_us) * NSEC_PER_USEC;
 	hrtimer_init(&emu->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	emu->timer.function = cxlv_emu_poll;
 	hrtimer_start(&emu->timer, 0, HRTIMER_MODE_REL_HARD);
@@ -345,6 +463,9 @@ void cxlv_emu_stop(struct cxlv_emu *emu)
 {
 	cxlv_emu_list_del(emu);
 	hrtimer_cancel(&emu->timer);
+	/* Neither hint nor timer can queue it again now. */
+	cancel_work_sync(&emu->mbox_work);
+	cancel_work_sync(&emu->mbox_work_any);
 	kfree(emu);
 }
 

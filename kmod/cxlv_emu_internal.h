@@ -5,15 +5,17 @@
 #include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include "cxl.h"
 #include "cxlv_emu.h"
 
 /**
  * DOC: cxl_virt emulator internals
  *
- * Shared by the emulator's three files only: cxlv_regs.c lays out the
- * register blocks, cxlv_mbox.c answers mailbox commands on plain buffers,
- * cxlv_emu.c polls the registers and moves data between them.
+ * Shared by the emulator's files only: cxlv_regs.c lays out the register
+ * blocks, cxlv_mbox.c answers mailbox commands on plain buffers, cxlv_emu.c
+ * polls the registers and moves data between them, cxlv_emu_hint.c arms the
+ * kprobes that tell it when the host just acted.
  */
 
 /* CXL 3.0 8.2.8 device register block: where each capability lives. */
@@ -31,6 +33,12 @@
  * Structure, relative to the CXL.cachemem capability array at CXL_CM_OFFSET.
  */
 #define CXLV_HDM_OFFSET		0x100
+
+/*
+ * Read-only words cxlv_regs_restore() guards: array headers 2, 3 per device
+ * capability, and the HDM pointer, capability header and decoder count.
+ */
+#define CXLV_REGS_RO_WORDS	(2 + 3 * CXLV_DEV_CAP_COUNT + 3)
 
 /**
  * struct cxlv_mbox_state - what mailbox commands change on the device
@@ -75,20 +83,35 @@ struct cxlv_hdm_decoder {
 	u64 skip;
 };
 
+/*
+ * What the device says about a decoder (CXL 3.0 8.2.4.19.7): the emulator,
+ * not the register, is the authority on Committed and Error Not Committed.
+ */
+enum cxlv_hdm_state {
+	CXLV_HDM_IDLE,		/* Commit clear, neither bit set */
+	CXLV_HDM_COMMITTED,	/* validated: Committed */
+	CXLV_HDM_REFUSED,	/* validated: Error Not Committed */
+};
+
 /**
  * struct cxlv_emu - one emulated device
  * @cfg: what the topology code told us, including the register mappings
  * @mbox: the primary mailbox registers inside @cfg.dev_regs
  * @hdm: the HDM Decoder Capability Structure inside @cfg.comp_regs
  * @timer: the poller; fires in hard interrupt context
- * @node: in the list of running emulators the doorbell hint walks
- * @lock: serializes the poller and the doorbell hint
+ * @mbox_work: answers a rung doorbell, bound to a CPU that does not spin
+ * @mbox_work_any: answers a rung doorbell, on any CPU (the poller's)
+ * @mbox_owner: bit 0 set while someone is answering the mailbox
+ * @node: in the list of running emulators the hints walk
+ * @lock: serializes the decoder state machine (poller and commit hint)
  * @period_ns: current poll period, short while busy, backing off when idle
  * @last_busy: when the poller last found work
  * @mbox_cmds: mailbox commands answered
  * @commits: HDM decoder commits accepted
  * @mbox_state: what mailbox commands have changed
- * @hdm_accepted: each decoder's programming when its commit was accepted
+ * @hdm_state: each decoder's answer, the truth its Control register shows
+ * @hdm_checked: each decoder's programming when it was last validated
+ * @regs_ro: the read-only register layout as laid out, to restore
  * @payload_in: bounce buffer for the input payload
  * @payload_out: bounce buffer for the output payload
  */
@@ -97,6 +120,9 @@ struct cxlv_emu {
 	void __iomem *mbox;
 	void __iomem *hdm;
 	struct hrtimer timer;
+	struct work_struct mbox_work;
+	struct work_struct mbox_work_any;
+	unsigned long mbox_owner;
 	struct list_head node;
 	raw_spinlock_t lock;
 	u64 period_ns;
@@ -104,14 +130,30 @@ struct cxlv_emu {
 	u64 mbox_cmds;
 	u64 commits;
 	struct cxlv_mbox_state mbox_state;
-	struct cxlv_hdm_decoder hdm_accepted[CXLV_HDM_DECODERS];
+	enum cxlv_hdm_state hdm_state[CXLV_HDM_DECODERS];
+	struct cxlv_hdm_decoder hdm_checked[CXLV_HDM_DECODERS];
+	u32 regs_ro[CXLV_REGS_RO_WORDS];
 	u8 payload_in[CXLV_MBOX_PAYLOAD_SIZE];
 	u8 payload_out[CXLV_MBOX_PAYLOAD_SIZE];
 };
 
-void cxlv_regs_init(const struct cxlv_emu_config *cfg);
+void cxlv_regs_init(const struct cxlv_emu_config *cfg, u32 *ro);
+bool cxlv_regs_restore(const struct cxlv_emu_config *cfg, u32 *ro);
 void __iomem *cxlv_regs_mbox(const struct cxlv_emu_config *cfg);
 void __iomem *cxlv_regs_hdm(const struct cxlv_emu_config *cfg);
+
+/* cxlv_emu.c, for the hints: act on what the host just did. */
+void cxlv_emu_mbox_hint(struct cxlv_emu *emu);
+void cxlv_emu_hdm_sync(struct cxlv_emu *emu);
+
+/*
+ * cxlv_emu_hint.c: kprobes on the stock drivers' functions. The hints walk
+ * the running emulators under RCU; cxlv_emu_hints_get() arms them for the
+ * first emulator, cxlv_emu_hints_put() disarms them after the last.
+ */
+extern struct list_head cxlv_emus;
+void cxlv_emu_hints_get(const struct device *dev);
+void cxlv_emu_hints_put(void);
 
 u16 cxlv_mbox_handle(const struct cxlv_emu_config *cfg,
 		     struct cxlv_mbox_cmd *cmd);

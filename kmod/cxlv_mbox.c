@@ -22,8 +22,10 @@
  * opcode gets Unsupported; malformed input gets Invalid Input or Invalid
  * Payload Length and touches nothing.
  *
- * Handlers run in the poller's hard interrupt context: no sleeping, no
- * allocation, no mapping.
+ * Handlers run in process context (a worker, or the task that rang the
+ * doorbell, from the doorbell hint), or on a machine with a single online
+ * CPU in the poller's hard interrupt context: no sleeping, no allocation,
+ * no mapping.
  */
 
 /* CXL 3.0 8.2.9.5.2.1 Command Effects Log entry effects */

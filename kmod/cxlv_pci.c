@@ -12,6 +12,15 @@
  * The host bridge offers no AER, PME, hotplug, LTR or DPC: there are no
  * interrupts to deliver them. Config accessors run under the PCI core's raw
  * pci_lock, so they only touch the in-memory models and never sleep.
+ *
+ * A global ``echo 1 > /sys/bus/pci/rescan`` may run at any moment, and it
+ * scans, assigns and adds the devices of every root bus. So the domain is
+ * created, scanned and claimed, and its devices added, all in the one
+ * section of cxlv_probe() that holds the PCI rescan lock: no rescan sees the
+ * domain before its CXL objects and emulator are ready. On the way down the
+ * endpoint reads as absent (all-ones, no device) and is removed from the bus
+ * in one locked step, so a rescan during teardown finds nothing to bind; the
+ * root port, which the CXL ports name as their dport, goes with the domain.
  */
 #include <linux/pci.h>
 
@@ -23,13 +32,15 @@ static struct cxlv_cfg_func *cxlv_pci_func(struct pci_bus *bus,
 	struct cxlv_dev *cxlv = container_of(bus->sysdata, struct cxlv_dev,
 					     sysdata);
 
+	struct cxlv_cfg_func *f = NULL;
+
 	if (devfn != PCI_DEVFN(0, 0))
 		return NULL;
 	if (pci_is_root_bus(bus))
-		return &cxlv->rp;
-	if (bus->number == cxlv->rp.data[PCI_SECONDARY_BUS])
-		return &cxlv->ep;
-	return NULL;
+		f = &cxlv->rp;
+	else if (bus->number == cxlv->rp.data[PCI_SECONDARY_BUS])
+		f = &cxlv->ep;
+	return f && READ_ONCE(f->present) ? f : NULL;
 }
 
 static int cxlv_pci_read(struct pci_bus *bus, unsigned int devfn, int where,
@@ -82,9 +93,14 @@ static int cxlv_pci_find_domain(void)
 static void cxlv_pci_remove(void *data)
 {
 	struct cxlv_dev *cxlv = data;
-	struct pci_host_bridge *bridge = to_pci_host_bridge(cxlv->bus->bridge);
+	struct pci_host_bridge *bridge;
 
+	if (!cxlv->bus)
+		return;
+	bridge = to_pci_host_bridge(cxlv->bus->bridge);
 	pci_lock_rescan_remove();
+	WRITE_ONCE(cxlv->rp.present, false);
+	WRITE_ONCE(cxlv->ep.present, false);
 	pci_stop_root_bus(cxlv->bus);
 	pci_remove_root_bus(cxlv->bus);
 	pci_unlock_rescan_remove();
@@ -118,6 +134,7 @@ static int cxlv_pci_check_claims(struct cxlv_dev *cxlv)
  * cxlv_pci_setup() - create, scan and claim the software PCI domain
  * @cxlv: device being probed; its PCI window must be in iomem
  *
+ * The caller holds pci_lock_rescan_remove() until cxlv_pci_add_devices().
  * Devices are scanned but not yet added: drivers may bind only after the
  * CXL ports exist (cxlv_pci_add_devices()). Removal of the whole domain is
  * registered with devm.
@@ -137,6 +154,10 @@ int cxlv_pci_setup(struct cxlv_dev *cxlv)
 		cxlv_set_error("%s: no free PCI domain", dev_name(&cxlv->dev));
 		return domain;
 	}
+	/* before the bus exists: the action must not run under our lock */
+	rc = devm_add_action(&cxlv->dev, cxlv_pci_remove, cxlv);
+	if (rc)
+		return rc;
 	cxlv->sysdata.domain = domain;
 	cxlv->sysdata.node = NUMA_NO_NODE;
 	cxlv->busn_res = (struct resource)
@@ -162,43 +183,48 @@ int cxlv_pci_setup(struct cxlv_dev *cxlv)
 	bridge->native_ltr = 0;
 	bridge->native_dpc = 0;
 
-	pci_lock_rescan_remove();
 	pci_scan_child_bus(bus);
 	pci_bus_claim_resources(bus);
-	pci_unlock_rescan_remove();
-
-	rc = devm_add_action_or_reset(&cxlv->dev, cxlv_pci_remove, cxlv);
-	if (rc)
-		return rc;
 	return cxlv_pci_check_claims(cxlv);
 }
 
+/* The endpoint goes absent and leaves the bus in one step. */
 static void cxlv_pci_stop_devices(void *data)
 {
 	struct cxlv_dev *cxlv = data;
+	struct pci_dev *ep;
 
 	pci_lock_rescan_remove();
-	pci_stop_root_bus(cxlv->bus);
+	WRITE_ONCE(cxlv->ep.present, false);
+	ep = cxlv_pci_get_ep(cxlv);
+	if (ep) {
+		pci_stop_and_remove_bus_device(ep);
+		pci_dev_put(ep);
+	}
 	pci_unlock_rescan_remove();
 }
 
 /**
  * cxlv_pci_add_devices() - let cxl_pci (and pcieport) bind
- * @cxlv: device whose CXL ports exist
+ * @cxlv: device whose CXL ports and emulator are ready
  *
- * Their drivers are unbound again before any CXL object goes: the memdev
- * and its cxl_nvdimm must not outlive the nvdimm bridge, whose 6.12 probe
- * path no longer checks that the bridge is still there.
+ * The caller still holds pci_lock_rescan_remove(). The endpoint's driver is
+ * unbound again before any CXL object goes: the memdev and its cxl_nvdimm
+ * must not outlive the nvdimm bridge, whose 6.12 probe path no longer checks
+ * that the bridge is still there.
  *
  * Return: 0 or a negative errno.
  */
 int cxlv_pci_add_devices(struct cxlv_dev *cxlv)
 {
-	pci_lock_rescan_remove();
+	int rc;
+
+	/* before the add: the action must not run under our lock */
+	rc = devm_add_action(&cxlv->dev, cxlv_pci_stop_devices, cxlv);
+	if (rc)
+		return rc;
 	pci_bus_add_devices(cxlv->bus);
-	pci_unlock_rescan_remove();
-	return devm_add_action_or_reset(&cxlv->dev, cxlv_pci_stop_devices,
-					cxlv);
+	return 0;
 }
 
 /**

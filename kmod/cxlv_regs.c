@@ -127,16 +127,78 @@ static void cxlv_regs_init_component(void __iomem *regs)
 	       cm + CXLV_HDM_OFFSET + CXL_HDM_DECODER_CAP_OFFSET);
 }
 
+/*
+ * Visits the read-only words the kernel's register locator bounds its reads
+ * by: both capability array headers (the counts it loops over), each
+ * device capability's ID, offset and length, the HDM capability pointer and
+ * the decoder count. With @ro_check it compares them with @ro and returns
+ * false at the first that differs; else it records them in @ro.
+ */
+static bool cxlv_regs_ro_visit(const struct cxlv_emu_config *cfg, u32 *ro,
+			       bool ro_check)
+{
+	void __iomem *dev = cfg->dev_regs;
+	void __iomem *cm = cfg->comp_regs + CXL_CM_OFFSET;
+	void __iomem *word[CXLV_REGS_RO_WORDS];
+	int i, n = 0;
+
+	word[n++] = dev + CXLDEV_CAP_ARRAY_OFFSET;
+	word[n++] = dev + CXLDEV_CAP_ARRAY_OFFSET + 4;
+	for (i = 1; i <= CXLV_DEV_CAP_COUNT; i++) {
+		void __iomem *hdr = dev + i * CXLV_DEV_CAP_HDR_STRIDE;
+
+		word[n++] = hdr;
+		word[n++] = hdr + CXLV_DEV_CAP_HDR_OFFSET;
+		word[n++] = hdr + CXLV_DEV_CAP_HDR_LENGTH;
+	}
+	word[n++] = cm + CXL_CM_CAP_HDR_OFFSET;
+	word[n++] = cm + 4;
+	word[n++] = cm + CXLV_HDM_OFFSET + CXL_HDM_DECODER_CAP_OFFSET;
+
+	for (i = 0; i < n; i++) {
+		u32 val = readl(word[i]);
+
+		if (!ro_check)
+			ro[i] = val;
+		else if (val != ro[i])
+			return false;
+	}
+	return true;
+}
+
 /**
  * cxlv_regs_init() - reset both register blocks to their power-on contents
  * @cfg: the device; its label storage area is left alone
+ * @ro: receives the read-only layout, for cxlv_regs_restore()
  */
-void cxlv_regs_init(const struct cxlv_emu_config *cfg)
+void cxlv_regs_init(const struct cxlv_emu_config *cfg, u32 *ro)
 {
 	memset_io(cfg->dev_regs, 0, CXLV_DEV_REGS_SIZE);
 	memset_io(cfg->comp_regs, 0, CXLV_COMP_REGS_SIZE);
 	cxlv_regs_init_device(cfg->dev_regs);
 	cxlv_regs_init_component(cfg->comp_regs);
+	cxlv_regs_ro_visit(cfg, ro, false);
+}
+
+/**
+ * cxlv_regs_restore() - undo software writes to the read-only layout
+ * @cfg: the device
+ * @ro: the layout cxlv_regs_init() recorded
+ *
+ * The registers are RAM: a store to a capability count or offset would stay
+ * and send the next probe's locator past the mapped BAR. This rewrites the
+ * capability arrays (never the mailbox or decoder registers) when one of the
+ * words differs.
+ *
+ * Return: true if it had to.
+ */
+bool cxlv_regs_restore(const struct cxlv_emu_config *cfg, u32 *ro)
+{
+	if (cxlv_regs_ro_visit(cfg, ro, true))
+		return false;
+	cxlv_regs_init_device(cfg->dev_regs);
+	cxlv_regs_init_component(cfg->comp_regs);
+	return true;
 }
 
 /**

@@ -10,7 +10,8 @@
 # storage area, the rest of the metadata window and the start of device
 # memory stay byte for byte the same; IDENTIFY on the same path is the
 # positive control, and Get Timestamp answers the time 6.12's cxl_pci set
-# at probe (0 on 6.1, which sets none). After rebinding cxl_pci the memdev and its labels are
+# at probe (0 on 6.1, which sets none). Stores into the read-only capability
+# layout are undone. After rebinding cxl_pci the memdev and its labels are
 # back and answer normal commands.
 . /cxlv/test/vm/guest/cxlv.sh
 
@@ -86,6 +87,22 @@ done
 snapshot /tmp/after
 cmp /tmp/before /tmp/after || fail "memory outside the mailbox registers changed"
 say "unknown opcodes answered Unsupported; metadata window, LSA and device memory unchanged"
+
+# Stores into the read-only capability layout (CXL 3.0 8.2.8.1 capability
+# count, 8.2.8.2 the second capability's offset) are undone by the device,
+# so the next probe's register locator does not run past the mapped BAR.
+word() { $probe phys-read "$1" 4 | od -An -tu4 | tr -d ' '; }
+count=$(word $((bar + 4))) offset=$(word $((bar + 0x24)))
+step "store capability count 0xffff" $probe phys-write32 $((bar + 4)) 0xffff
+step "store mailbox offset 0xfffff000" $probe phys-write32 $((bar + 0x24)) 0xfffff000
+for ((i = 0; i < 50; i++)); do
+	[ "$(word $((bar + 4)))" = "$count" ] && [ "$(word $((bar + 0x24)))" = "$offset" ] && break
+	sleep 0.1
+done
+expect_eq "capability count word after a store" "$(word $((bar + 4)))" "$count"
+expect_eq "mailbox offset after a store" "$(word $((bar + 0x24)))" "$offset"
+dmesg | has "read-only capability registers were overwritten; restored" || fail "no restore message"
+say "stores into the read-only capability layout undone within $((i * 100)) ms"
 
 step "bind cxl_pci to $bdf" sh -c "echo $bdf >/sys/bus/pci/drivers/cxl_pci/bind"
 wait_ready "$dev"

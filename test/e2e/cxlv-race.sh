@@ -4,6 +4,9 @@
 # create (cxl_pci probes asynchronously and talks to the emulator), rmmod
 # right after create, and remove just as cxl_mem binds. Each must leave no
 # device, iomem resource or PCI domain behind, and a later create must work.
+# All of it runs under global PCI rescans back to back (a rescan adds every
+# scanned device of every root bus), which must change nothing. Then the
+# emulator's poll parameters refuse values out of their bounds.
 . /cxlv/test/vm/guest/cxlv.sh
 
 spec="memstart=0x100000000,memsize=$((1 << 30)),cxltype=3,pmem=1"
@@ -16,6 +19,7 @@ assert_gone() {
 }
 
 load_stack
+rescans_start
 for i in 1 2 3 4 5; do
 	dev=$(create "$spec")
 	remove "$dev"
@@ -37,6 +41,29 @@ dev=$(create "$spec")
 wait_ready "$dev"
 expect_eq state "$(attr "$dev" state)" ready
 remove "$dev"
+rescans_stop
+say "$RESCAN_COUNT global PCI rescans ran during the creates, removes and rmmods"
+assert_gone "the rescans"
+
+# --- poll periods: bounded, a bad value refused with its bounds
+params=/sys/module/cxl_virt/parameters
+busy=$(cat $params/poll_busy_us) idle=$(cat $params/poll_idle_us)
+for bad in "poll_busy_us 0" "poll_busy_us 1" "poll_busy_us 1001" "poll_busy_us x" \
+	"poll_idle_us 999" "poll_idle_us 8001" "poll_idle_us 4294967296"; do
+	set -- $bad
+	echo "$2" >"$params/$1" 2>/dev/null && fail "$1=$2 accepted"
+	dmesg | tail -5 | has "$1: want whole microseconds from" || fail "$1=$2: no message naming the bounds"
+done
+expect_eq "poll_busy_us after refusals" "$(cat $params/poll_busy_us)" "$busy"
+expect_eq "poll_idle_us after refusals" "$(cat $params/poll_idle_us)" "$idle"
+step "poll_busy_us=10 accepted" sh -c "echo 10 >$params/poll_busy_us"
+step "poll_idle_us=8000 accepted" sh -c "echo 8000 >$params/poll_idle_us"
+dev=$(create "$spec")
+wait_ready "$dev"
+remove "$dev"
 rmmod cxl_virt
+insmod "$CXLV_KO" poll_busy_us=1 2>/dev/null && fail "insmod with poll_busy_us=1 accepted"
+dmesg | tail -5 | has "poll_busy_us: want whole microseconds from 10 to 1000" || fail "insmod poll_busy_us=1: no message"
+say "poll periods out of bounds refused (sysfs and insmod), values unchanged"
 no_kernel_complaints
 say PASS

@@ -1,7 +1,8 @@
 #!/bin/bash
 # vm: --mem 4G --memmap 2G$0x100000000
 # Lifecycle and races of cxl_virt: LIFE_CYCLES create/remove cycles (half of
-# them removing before enumeration ends) and MOD_CYCLES insmod/rmmod cycles
+# them removing before enumeration ends) under global PCI rescans back to
+# back, and MOD_CYCLES insmod/rmmod cycles
 # with devices present leak no Slab, MemAvailable, ioremap or iomem beyond a
 # stated bound; 4 concurrent writers on distinct and on the same ranges;
 # region creation racing remove; rmmod racing create. After each, the state
@@ -86,9 +87,11 @@ cycle() {
 for i in 1 2 3 4; do cycle "$i"; done
 m0=$(mem)
 t0=$SECONDS
+rescans_start
 for ((i = 1; i <= LIFE_CYCLES; i++)); do cycle "$i"; done
+rescans_stop
 check_leak "create/remove" "$LIFE_CYCLES" "$m0" "$(mem)"
-say "create/remove: $LIFE_CYCLES cycles in $((SECONDS - t0)) s"
+say "create/remove: $LIFE_CYCLES cycles in $((SECONDS - t0)) s under $RESCAN_COUNT global PCI rescans"
 expect_eq "next id after $LIFE_CYCLES cycles" "$(create "$(range 0)")" cxlv0
 remove cxlv0
 rmmod cxl_virt

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make stress: the full counts of the reliability tests (issue 7), where
 # `make test` runs bounded ones. The parser harness in user space, then each
-# test/e2e/reliability-*.sh scenario in one VM with its stress settings
-# (KEY=VALUE arguments the scenario reads). Prints `N passed, N failed`.
+# test/e2e/reliability-*.sh scenario and cxlv-mailbox.sh (decoder commit
+# cycles, issue 14) in one VM with its stress settings (KEY=VALUE arguments
+# the scenario reads). Prints `N passed, N failed`.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root" || exit
@@ -13,6 +14,7 @@ declare -A settings=(
 	[reliability-fuzz]="FUZZ_SEED=2 FUZZ_COUNT=50000"
 	[reliability-lifecycle]="LIFE_CYCLES=200 MOD_CYCLES=50 RACE_ROUNDS=50 REGION_RACES=10 RMMOD_RACES=20"
 	[reliability-data]=""
+	[cxlv-mailbox]="COMMIT_CYCLES=500"
 )
 passed=0 failed=0
 
@@ -32,7 +34,7 @@ rc=$?
 tail -3 "$out/harness.log"
 result fuzz-harness "$rc" $((SECONDS - start))
 
-for script in test/e2e/reliability-*.sh; do
+for script in test/e2e/reliability-*.sh test/e2e/cxlv-mailbox.sh; do
 	name=$(basename "$script" .sh)
 	# the `# vm:` options are whitespace-separated, unquoted (run-suite.sh)
 	read -r -a vm <<<"$(sed -n 's/^# vm: //p' "$script" | head -1)"

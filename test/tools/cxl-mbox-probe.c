@@ -10,6 +10,7 @@
  *   cxl-mbox-probe nd-get   /dev/nmemN OFFSET LENGTH
  *   cxl-mbox-probe nd-set   /dev/nmemN OFFSET LENGTH BYTE
  *   cxl-mbox-probe phys-read ADDRESS LENGTH        raw bytes to stdout
+ *   cxl-mbox-probe phys-write32 ADDRESS VALUE      one 32-bit store
  *   cxl-mbox-probe raw-doorbell BAR0 OPCODE [LEN]  one command on the registers
  *
  * Each prints one line "ioctl=<errno name or 0> retval=<device return code>
@@ -167,23 +168,42 @@ static int nd_set(int fd, unsigned long offset, unsigned long length, int byte)
 	return report(err, status, 0);
 }
 
-static int phys_read(unsigned long addr, unsigned long length)
+/* Maps [addr, addr + length) of /dev/mem; returns the address of addr. */
+static void *phys_map(unsigned long addr, unsigned long length, int prot)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned long base = addr & ~(page - 1), span = addr - base + length;
-	int fd = open("/dev/mem", O_RDONLY | O_SYNC);
+	int fd = open("/dev/mem", (prot & PROT_WRITE ? O_RDWR : O_RDONLY) | O_SYNC);
 	unsigned char *map;
 
 	if (fd < 0) {
 		perror("cxl-mbox-probe: /dev/mem");
-		return 1;
+		return NULL;
 	}
-	map = mmap(NULL, span, PROT_READ, MAP_SHARED, fd, base);
+	map = mmap(NULL, span, prot, MAP_SHARED, fd, base);
 	if (map == MAP_FAILED) {
 		perror("cxl-mbox-probe: mmap /dev/mem");
-		return 1;
+		return NULL;
 	}
-	return fwrite(map + (addr - base), 1, length, stdout) == length ? 0 : 1;
+	return map + (addr - base);
+}
+
+static int phys_read(unsigned long addr, unsigned long length)
+{
+	unsigned char *p = phys_map(addr, length, PROT_READ);
+
+	return p && fwrite(p, 1, length, stdout) == length ? 0 : 1;
+}
+
+/* One 32-bit store, the way a driver (or a stray writer) would. */
+static int phys_write32(unsigned long addr, unsigned long value)
+{
+	volatile uint32_t *p = phys_map(addr, 4, PROT_READ | PROT_WRITE);
+
+	if (!p)
+		return 1;
+	*p = value;
+	return 0;
 }
 
 /* CXL 3.0 8.2.8.1-8.2.8.4 device capability array and mailbox registers */
@@ -237,19 +257,13 @@ static int raw_doorbell(unsigned long bar, unsigned int opcode,
 			unsigned long len)
 {
 	static unsigned char before[DEV_REGS_SIZE];
-	int fd = open("/dev/mem", O_RDWR | O_SYNC);
 	volatile unsigned char *regs;
 	unsigned long mbox, i;
 	uint64_t cmd;
 
-	if (fd < 0) {
-		perror("cxl-mbox-probe: /dev/mem");
-		return 1;
-	}
-	regs = mmap(NULL, DEV_REGS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
-		    fd, bar);
-	if (regs == MAP_FAILED) {
-		perror("cxl-mbox-probe: mmap /dev/mem (is cxl_pci still bound?)");
+	regs = phys_map(bar, DEV_REGS_SIZE, PROT_READ | PROT_WRITE);
+	if (!regs) {
+		fprintf(stderr, "cxl-mbox-probe: is cxl_pci still bound?\n");
 		return 1;
 	}
 	mbox = find_mailbox(regs);
@@ -301,6 +315,8 @@ int main(int argc, char **argv)
 			      num(argv[5]));
 	if (!strcmp(op, "phys-read") && argc == 4)
 		return phys_read(num(argv[2]), num(argv[3]));
+	if (!strcmp(op, "phys-write32") && argc == 4)
+		return phys_write32(num(argv[2]), num(argv[3]));
 	if (!strcmp(op, "raw-doorbell") && (argc == 4 || argc == 5))
 		return raw_doorbell(num(argv[2]), num(argv[3]),
 				    argc == 5 ? num(argv[4]) : 0);

@@ -107,6 +107,29 @@ no_kernel_complaints() {
 	fi
 }
 
+# rescans_start: global PCI rescans back to back in the background (each one
+# scans, assigns and adds the devices of every root bus) until rescans_stop,
+# which sets RESCAN_COUNT to how many ran and fails if none did.
+rescans_start() {
+	rm -f /tmp/rescan.stop /tmp/rescan.count
+	(
+		n=0
+		while [ ! -e /tmp/rescan.stop ]; do
+			echo 1 >/sys/bus/pci/rescan
+			n=$((n + 1))
+		done
+		echo "$n" >/tmp/rescan.count
+	) &
+	RESCAN_PID=$!
+}
+
+rescans_stop() {
+	touch /tmp/rescan.stop
+	wait "$RESCAN_PID" || fail "PCI rescan loop failed"
+	RESCAN_COUNT=$(cat /tmp/rescan.count)
+	[ "$RESCAN_COUNT" -gt 0 ] || fail "no PCI rescan ran"
+}
+
 # now_us: wall clock in microseconds (busybox date has no %N).
 now_us() { echo "${EPOCHREALTIME/./}"; }
 
