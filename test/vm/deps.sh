@@ -6,7 +6,7 @@ set -euo pipefail
 
 pkgs=(qemu-system-x86 linux-image-amd64 ndctl daxctl fio busybox-static cpio kmod
       xfsprogs e2fsprogs gcc make bc flex bison libelf-dev libssl-dev dwarves xz-utils
-      numactl pciutils dkms)
+      numactl pciutils dkms mmdebstrap)
 want=()
 for p in "${pkgs[@]}"; do
 	case $p in *-) continue ;; esac
