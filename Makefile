@@ -9,10 +9,11 @@ export GOTOOLCHAIN := auto
 # Static, so the same binary runs in the VM's initramfs.
 export CGO_ENABLED := 0
 # Guest kernel releases: Debian 12's 6.1 and 6.12 (scripts/guest-kernels.sh),
-# unless given; the module is built for each.
-KVERS ?= $(shell bash scripts/guest-kernels.sh)
+# unless given (KVERS, or one KVER); the module is built for each. Debian 13's
+# kernels (make deps-trixie) are built inside the project's trixie root.
+KVERS ?= $(or $(KVER),$(shell bash scripts/guest-kernels.sh))
 
-.PHONY: all deps go build kmod install install-test deb deb-test test unit gofuzz fuzz e2e dkms stress demo bench fixtures checkpatch clean
+.PHONY: all deps deps-trixie go build kmod install install-test deb deb-test test unit gofuzz fuzz e2e dkms stress demo bench fixtures checkpatch clean
 
 all: build kmod
 
@@ -21,6 +22,12 @@ deps: go
 
 go:
 	@bash scripts/ensure-go.sh
+
+# The trixie build root with Debian 13's 6.12 and trixie-backports' 7.3
+# (test/vm/trixie-root.sh); prints their releases for KVER=.
+deps-trixie: deps
+	@bash test/vm/trixie-root.sh kernel 7.3
+	@bash test/vm/trixie-root.sh kernel 6.12
 
 # bin/cxlvctl.test: the e2e suite runs cxlvctl's live cross-checks in the guest.
 # urfave_cli_no_docs: leaves out urfave/cli's markdown and man page writers

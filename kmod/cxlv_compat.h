@@ -2,17 +2,23 @@
 #ifndef __CXLV_COMPAT_H__
 #define __CXLV_COMPAT_H__
 
+#include <linux/device.h>
+#include <linux/hrtimer.h>
+#include <linux/pci.h>
 #include <linux/pci_ids.h>
 #include "cxl.h"
 #include "cxlv_features.h"
+#ifdef CXLV_HAVE_PCI_DVSEC_CXL
+#include <cxl/pci.h>
+#endif
 
 /**
  * DOC: cxl_virt kernel differences
  *
  * The one place that knows which kernel the module is built for. The base
  * is Debian 12's 6.1; every difference the module meets up to Debian's
- * 6.12 is a helper or a constant here, named after what it does, so the
- * other files read the same on both kernels. The CXLV_HAVE_* switches come
+ * 6.12 and trixie-backports' 7.3 is a helper or a constant here, named
+ * after what it does, so the other files read the same on every kernel. The CXLV_HAVE_* switches come
  * from cxlv_features.h, which scripts/extract-headers.sh generates from the
  * exact kernel's sources: stable updates backport changes, so the version
  * number alone would not say what is there.
@@ -73,6 +79,124 @@ static inline int cxlv_firmware_map_is_ram(u64 start, u64 end)
 {
 	return -EOPNOTSUPP;
 }
+#endif
+
+/* 6.13 made the namespace of MODULE_IMPORT_NS() a string literal. */
+#ifdef CXLV_HAVE_IMPORT_NS_STRING
+#define CXLV_IMPORT_NS_CXL()	MODULE_IMPORT_NS("CXL")
+#else
+#define CXLV_IMPORT_NS_CXL()	MODULE_IMPORT_NS(CXL)
+#endif
+
+/*
+ * 6.14 made the match callback of device_find_child() a device_match_t,
+ * whose data is const.
+ */
+#ifdef CXLV_HAVE_CONST_FIND_CHILD
+#define CXLV_FIND_CHILD_DATA	const void
+#else
+#define CXLV_FIND_CHILD_DATA	void
+#endif
+
+/* 6.15 replaced hrtimer_init() and the function assignment by hrtimer_setup(). */
+static inline void
+cxlv_hrtimer_setup(struct hrtimer *timer,
+		   enum hrtimer_restart (*fn)(struct hrtimer *),
+		   clockid_t clock, enum hrtimer_mode mode)
+{
+#ifdef CXLV_HAVE_HRTIMER_SETUP
+	hrtimer_setup(timer, fn, clock, mode);
+#else
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+#endif
+}
+
+/*
+ * 6.17 took the target list out of cxl_decoder_add(): the decoder carries
+ * it in cxld->target_map. Adds a decoder whose one target is @dport_id.
+ */
+static inline int cxlv_decoder_add_1way(struct cxl_decoder *cxld, int dport_id)
+{
+#ifdef CXLV_HAVE_DECODER_TARGET_MAP
+	cxld->target_map[0] = dport_id;
+	return cxl_decoder_add(cxld);
+#else
+	int target_map[CXL_DECODER_MAX_INTERLEAVE] = { dport_id };
+
+	return cxl_decoder_add(cxld, target_map);
+#endif
+}
+
+/**
+ * cxlv_port_add_root_port() - make the root port a dport of its host bridge
+ * @port: the host-bridge port, bound to cxl_port
+ * @rp: the root port below it
+ * @port_id: the root port's LNKCAP port number
+ *
+ * Up to 6.x, cxl_port's probe enumerates a switch port's dports and sets up
+ * its decoders. Later kernels do both when the first endpoint below it
+ * enumerates (cxl_port's add_dport), and only for a root port that names a
+ * component register block in a Register Locator DVSEC; cxl_virt's root
+ * port has none (CXL 3.1 8.1.9 makes it optional there). So on those
+ * kernels the module does the same steps, in the same order, with no
+ * component registers for the dport, before any endpoint can probe.
+ *
+ * Return: 0 or a negative errno.
+ */
+static inline int cxlv_port_add_root_port(struct cxl_port *port,
+					  struct pci_dev *rp, int port_id)
+{
+#ifdef CXLV_HAVE_LAZY_DPORTS
+	struct cxl_dport *dport;
+	int rc;
+
+	guard(device)(&port->dev);
+	if (!port->dev.driver)
+		return -ENXIO;
+	rc = cxl_port_setup_regs(port, port->component_reg_phys);
+	if (rc)
+		return rc;
+	rc = devm_cxl_switch_port_decoders_setup(port);
+	if (rc)
+		return rc;
+	dport = devm_cxl_add_dport(port, &rp->dev, port_id, CXL_RESOURCE_NONE);
+	if (IS_ERR(dport))
+		return PTR_ERR(dport);
+	cxl_port_update_decoder_targets(port, dport);
+#endif
+	return 0;
+}
+
+/*
+ * 7.x moved the CXL DVSEC definitions from drivers/cxl/cxlpci.h to
+ * uapi/linux/pci_regs.h (PCI_DVSEC_CXL_*, fields as masks) and the register
+ * block identifiers to <cxl/pci.h>. The module keeps the cxlpci.h names,
+ * CXL 3.1 section 8.1.3 (PCIe DVSEC for CXL Devices) and 8.1.9 (Register
+ * Locator DVSEC).
+ */
+#ifdef CXLV_HAVE_PCI_DVSEC_CXL
+#define PCI_DVSEC_HEADER1_LENGTH_MASK		GENMASK(31, 20)
+#define CXL_DVSEC_PCIE_DEVICE			PCI_DVSEC_CXL_DEVICE
+#define CXL_DVSEC_CAP_OFFSET			PCI_DVSEC_CXL_CAP
+#define CXL_DVSEC_MEM_CAPABLE			PCI_DVSEC_CXL_MEM_CAPABLE
+#define CXL_DVSEC_HDM_COUNT_MASK		PCI_DVSEC_CXL_HDM_COUNT
+#define CXL_DVSEC_CTRL_OFFSET			PCI_DVSEC_CXL_CTRL
+#define CXL_DVSEC_MEM_ENABLE			PCI_DVSEC_CXL_MEM_ENABLE
+#define CXL_DVSEC_RANGE_SIZE_HIGH(i)		PCI_DVSEC_CXL_RANGE_SIZE_HIGH(i)
+#define CXL_DVSEC_RANGE_SIZE_LOW(i)		PCI_DVSEC_CXL_RANGE_SIZE_LOW(i)
+#define CXL_DVSEC_MEM_INFO_VALID		PCI_DVSEC_CXL_MEM_INFO_VALID
+#define CXL_DVSEC_MEM_ACTIVE			PCI_DVSEC_CXL_MEM_ACTIVE
+#define CXL_DVSEC_MEM_SIZE_LOW_MASK		PCI_DVSEC_CXL_MEM_SIZE_LOW
+#define CXL_DVSEC_RANGE_BASE_HIGH(i)		PCI_DVSEC_CXL_RANGE_BASE_HIGH(i)
+#define CXL_DVSEC_RANGE_BASE_LOW(i)		PCI_DVSEC_CXL_RANGE_BASE_LOW(i)
+#define CXL_DVSEC_MEM_BASE_LOW_MASK		PCI_DVSEC_CXL_MEM_BASE_LOW
+#define CXL_DVSEC_REG_LOCATOR			PCI_DVSEC_CXL_REG_LOCATOR
+#define CXL_DVSEC_REG_LOCATOR_BLOCK1_OFFSET	PCI_DVSEC_CXL_REG_LOCATOR_BLOCK1
+#define CXL_DVSEC_REG_LOCATOR_BIR_MASK		PCI_DVSEC_CXL_REG_LOCATOR_BIR
+#define CXL_DVSEC_REG_LOCATOR_BLOCK_ID_MASK	PCI_DVSEC_CXL_REG_LOCATOR_BLOCK_ID
+#define CXL_DVSEC_REG_LOCATOR_BLOCK_OFF_LOW_MASK \
+	PCI_DVSEC_CXL_REG_LOCATOR_BLOCK_OFF_LOW
 #endif
 
 #endif /* __CXLV_COMPAT_H__ */

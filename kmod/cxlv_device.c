@@ -283,7 +283,7 @@ void cxlv_remove_all(void)
 	idr_destroy(&cxlv_devices);
 }
 
-static int cxlv_match_memdev(struct device *dev, void *data)
+static int cxlv_match_memdev(struct device *dev, CXLV_FIND_CHILD_DATA *data)
 {
 	return is_cxl_memdev(dev);
 }

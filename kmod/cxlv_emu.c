@@ -13,6 +13,7 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include "cxlmem.h"
+#include "cxlv_compat.h"
 #include "cxlv_emu_internal.h"
 
 /**
@@ -447,8 +448,8 @@ struct cxlv_emu *cxlv_emu_start(const struct cxlv_emu_config *cfg)
 	/* Start busy: cxl_pci's probe follows right away. */
 	emu->last_busy = ktime_get();
 	emu->period_ns = (u64)READ_ONCE(poll_busy_us) * NSEC_PER_USEC;
-	hrtimer_init(&emu->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	emu->timer.function = cxlv_emu_poll;
+	cxlv_hrtimer_setup(&emu->timer, cxlv_emu_poll, CLOCK_MONOTONIC,
+			   HRTIMER_MODE_REL_HARD);
 	hrtimer_start(&emu->timer, 0, HRTIMER_MODE_REL_HARD);
 	cxlv_emu_list_add(emu);
 

@@ -132,4 +132,4 @@ MODULE_DESCRIPTION("Virtual CXL type-3 memory devices on reserved host RAM");
 MODULE_LICENSE("GPL");
 /* dkms.conf's PACKAGE_VERSION; it also makes modpost record a srcversion. */
 MODULE_VERSION("0.1");
-MODULE_IMPORT_NS(CXL);
+CXLV_IMPORT_NS_CXL();

@@ -13,8 +13,9 @@
  *   allocation (cxl_acpi's pair_cxl_resource(), which 6.1 keeps static);
  * - one root decoder, 1-way, targeting that dport, over the window;
  * - the PCI bus registration and the host-bridge port, whose probe finds
- *   the root port as its dport, with a component block that has no HDM
- *   decoders so that it decodes pass-through on every kernel;
+ *   the root port as its dport (on kernels that add dports lazily the
+ *   module adds it, cxlv_port_add_root_port()), with a component block that
+ *   has no HDM decoders so that it decodes pass-through on every kernel;
  * - an nvdimm bridge when the device is persistent.
  *
  * Everything is devm on cxlvN and goes away, in reverse, when it unbinds.
@@ -36,7 +37,6 @@
 static int cxlv_root_decoder_add(struct cxlv_dev *cxlv)
 {
 	const struct cxlv_layout *l = &cxlv->layout;
-	int target_map[CXL_DECODER_MAX_INTERLEAVE] = { CXLV_DPORT_ID };
 	struct cxl_root_decoder *cxlrd;
 	struct cxl_decoder *cxld;
 	int rc;
@@ -59,7 +59,7 @@ static int cxlv_root_decoder_add(struct cxlv_dev *cxlv)
 	/* what cxl_acpi's pair_cxl_resource() does: regions allocate here */
 	cxlrd->res = cxlv->window_res;
 
-	rc = cxl_decoder_add(cxld, target_map);
+	rc = cxlv_decoder_add_1way(cxld, CXLV_DPORT_ID);
 	if (rc) {
 		put_device(&cxld->dev);
 		return rc;
@@ -84,6 +84,7 @@ int cxlv_port_setup(struct cxlv_dev *cxlv)
 	const char *name = dev_name(host);
 	struct cxl_dport *dport;
 	struct cxl_port *port;
+	struct pci_dev *rp;
 	int rc;
 
 	cxlv->root = devm_cxl_add_port(host, host, CXL_RESOURCE_NONE, NULL);
@@ -128,6 +129,14 @@ int cxlv_port_setup(struct cxlv_dev *cxlv)
 		cxlv_set_error("%s: host-bridge port %s found no root port",
 			       name, dev_name(&port->dev));
 		return -ENXIO;
+	}
+	rp = pci_get_slot(cxlv->bus, PCI_DEVFN(0, 0));
+	rc = rp ? cxlv_port_add_root_port(port, rp, CXLV_DPORT_ID) : -ENODEV;
+	pci_dev_put(rp);
+	if (rc) {
+		cxlv_set_error("%s: cannot add the root port to %s: %d", name,
+			       dev_name(&port->dev), rc);
+		return rc;
 	}
 
 	if (cxlv->params.pmem) {

@@ -52,8 +52,32 @@ cp "$tmp/$srcpkg/drivers/cxl/"*.h "$GEN/"
 
 # What cxlv_compat.h needs to know about this kernel, read off its sources
 # rather than guessed from the version (stable updates backport changes).
-tar -xJf "$tarball" -C "$tmp" "$srcpkg/include/linux/device/bus.h" \
-	"$srcpkg/arch/x86/kernel/e820.c"
+tar -xJf "$tarball" -C "$tmp" "$srcpkg/include/linux/device/bus.h" "$srcpkg/include/linux/module.h" \
+	"$srcpkg/include/linux/device.h" "$srcpkg/include/linux/hrtimer.h" \
+	"$srcpkg/include/uapi/linux/pci_regs.h" "$srcpkg/arch/x86/kernel/e820.c"
+# known WHAT FILE PATTERN...: FILE matches one of the forms cxlv_compat.h
+# handles; otherwise the build stops here, naming the kernel and the piece,
+# rather than produce a module that guesses.
+known() {
+	local what=$1 file=$2 p
+	shift 2
+	for p in "$@"; do
+		grep -Eq "$p" "$tmp/$srcpkg/$file" && return 0
+	done
+	echo "cxl_virt: kernel $KVER ($srcpkg $srcver): $file has no form of $what that cxlv_compat.h knows; port the module to this CXL core" >&2
+	exit 1
+}
+known 'MODULE_IMPORT_NS()' include/linux/module.h \
+	'define MODULE_IMPORT_NS\(ns\)[[:space:]]+MODULE_INFO\(import_ns, (__stringify\()?ns\)?\)'
+known 'cxl_decoder_add()' drivers/cxl/cxl.h \
+	'^int cxl_decoder_add\(struct cxl_decoder \*cxld(, int \*target_map)?\);'
+known 'cxl_root_decoder_alloc()' drivers/cxl/cxl.h \
+	'cxl_root_decoder_alloc\(struct cxl_port \*port,$'
+known 'devm_cxl_add_dport()' drivers/cxl/cxl.h \
+	'^struct cxl_dport \*devm_cxl_add_dport\(struct cxl_port \*port,$'
+# The DVSEC registers are in cxlpci.h up to 6.x, in pci_regs.h from 7.x.
+grep -Eq 'define PCI_DVSEC_CXL_REG_LOCATOR[[:space:]]' "$tmp/$srcpkg/include/uapi/linux/pci_regs.h" ||
+	known 'the CXL DVSEC registers' drivers/cxl/cxlpci.h 'define CXL_DVSEC_REG_LOCATOR[[:space:]]'
 feature() {	# feature MACRO PATTERN FILE
 	if grep -Eq "$2" "$tmp/$srcpkg/$3"; then
 		printf '#define %s 1\n' "$1"
@@ -67,6 +91,12 @@ feature() {	# feature MACRO PATTERN FILE
 	feature CXLV_HAVE_PORT_UPORT_DEV 'struct device \*uport_dev;' drivers/cxl/cxl.h
 	feature CXLV_HAVE_DECODER_HOSTONLYMEM 'CXL_DECODER_HOSTONLYMEM' drivers/cxl/cxl.h
 	feature CXLV_HAVE_E820_RAW_ANY '^EXPORT_SYMBOL_GPL\(e820__mapped_raw_any\)' arch/x86/kernel/e820.c
+	feature CXLV_HAVE_CONST_FIND_CHILD 'device_find_child\(struct device \*[a-z]+, const void \*data' include/linux/device.h
+	feature CXLV_HAVE_HRTIMER_SETUP 'void hrtimer_setup\(struct hrtimer \*timer' include/linux/hrtimer.h
+	feature CXLV_HAVE_DECODER_TARGET_MAP 'int cxl_decoder_add\(struct cxl_decoder \*cxld\);' drivers/cxl/cxl.h
+	feature CXLV_HAVE_LAZY_DPORTS 'struct cxl_dport \*\(\*add_dport\)\(struct cxl_port \*port' drivers/cxl/cxl.h
+	feature CXLV_HAVE_PCI_DVSEC_CXL 'define PCI_DVSEC_CXL_REG_LOCATOR[[:space:]]' include/uapi/linux/pci_regs.h
+	feature CXLV_HAVE_IMPORT_NS_STRING 'define MODULE_IMPORT_NS\(ns\)[[:space:]]+MODULE_INFO\(import_ns, ns\)' include/linux/module.h
 } >"$GEN/cxlv_features.h"
 echo "$want" >"$stamp"
 echo "cxl_virt: extracted drivers/cxl headers from $srcpkg $srcver"

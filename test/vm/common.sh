@@ -3,6 +3,8 @@
 
 # repo_root: the repository this bench belongs to.
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# cache_dir: downloads, build roots and images, never committed.
+cache_dir=$repo_root/test/vm/cache
 
 log() { printf '[vm] %s\n' "$*" >&2; }
 die() {
@@ -14,6 +16,28 @@ die() {
 guest_kver() {
 	dpkg-query -W -f='${Depends}' linux-image-amd64 2>/dev/null |
 		grep -o 'linux-image-[^ ,]*' | head -1 | sed 's/^linux-image-//'
+}
+
+# kernel_image KVER: the guest kernel's image, from /boot or, for Debian 13's
+# kernels, from the trixie build root (test/vm/trixie-root.sh).
+kernel_image() {
+	local k
+	for k in "/boot/vmlinuz-$1" "$cache_dir/trixie-root/boot/vmlinuz-$1"; do
+		[ -r "$k" ] && echo "$k" && return 0
+	done
+	return 1
+}
+
+# guest_userspace KVER: the user space the guest gets (CXLV_USERSPACE, else
+# the one of the kernel's distribution: trixie's for the trixie root's).
+guest_userspace() {
+	if [ -n "${CXLV_USERSPACE:-}" ]; then
+		echo "$CXLV_USERSPACE"
+	elif [ -r "/boot/vmlinuz-$1" ]; then
+		echo bookworm
+	else
+		echo trixie
+	fi
 }
 
 # check_kernel_log FILE: prints the lines of a kernel log that show a kernel

@@ -18,14 +18,17 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 jobs_max=${E2E_JOBS:-1}
 kver=${E2E_KVER:-$(guest_kver)}
-[ -r "/boot/vmlinuz-$kver" ] || die "E2E_KVER: no guest kernel /boot/vmlinuz-$kver; run 'make deps'"
+kernel_image "$kver" >/dev/null ||
+	die "E2E_KVER: no guest kernel /boot/vmlinuz-$kver (nor in the trixie root); run 'make deps'"
+export CXLV_USERSPACE
+CXLV_USERSPACE=$(guest_userspace "$kver")
 [[ $jobs_max =~ ^[1-9][0-9]*$ ]] || die "E2E_JOBS wants a positive number, got '$jobs_max'"
 bash "$repo_root/test/tools/build.sh"
 # A directory per run: suites started by different people must not collide.
 mkdir -p "$here/out"
 results=$(mktemp -d "$here/out/suite-$kver.XXXXXX")
 ln -sfn "$(basename "$results")" "$here/out/suite-latest-$kver"
-echo "kernel $kver, logs: $results"
+echo "kernel $kver, $CXLV_USERSPACE user space ($(dpkg-query --admindir="$([ "$CXLV_USERSPACE" = trixie ] && echo "$cache_dir/trixie-root")/var/lib/dpkg" -W -f='ndctl ${Version}' ndctl)), logs: $results"
 
 # run_scenario NAME CMD...: runs CMD with its output in NAME.log, prints the
 # verdict in one write (jobs may finish together) and records it in

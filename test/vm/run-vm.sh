@@ -59,8 +59,10 @@ done
 script=$1
 shift
 kver=${kver:-$(guest_kver)}
-kernel=/boot/vmlinuz-$kver
-[ -r "$kernel" ] || die "no guest kernel $kernel: run 'make deps' or pass --kver"
+kernel=$(kernel_image "$kver") ||
+	die "no guest kernel /boot/vmlinuz-$kver (nor in the trixie root): run 'make deps', test/vm/trixie-root.sh kernel SERIES, or pass --kver"
+export CXLV_USERSPACE
+CXLV_USERSPACE=$(guest_userspace "$kver")
 [[ $timeout =~ ^[0-9]+$ ]] || die "--timeout wants seconds, got '$timeout'"
 
 # The guest sees the repository at /cxlv: accept a repo-relative path, a path
@@ -173,7 +175,7 @@ qemu+=(-machine "$machine" -accel tcg,thread=multi -cpu "$cpu"
 	"${qemu_cxl[@]}" "${qemu_numa[@]}")
 
 acquire_vm_slot
-log "boot $kver mem=$mem smp=$smp${memmaps[*]:+ ${memmaps[*]}}$([ "$cxl" = 1 ] && echo ' +cxl'): $script $* (out: $out)"
+log "boot $kver ($CXLV_USERSPACE user space) mem=$mem smp=$smp${memmaps[*]:+ ${memmaps[*]}}$([ "$cxl" = 1 ] && echo ' +cxl'): $script $* (out: $out)"
 start=$SECONDS
 for attempt in 1 2; do
 	set +e

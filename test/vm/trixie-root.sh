@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The Debian 13 (trixie) build root: trixie's kernels are built with gcc-14
+# and their kbuild needs glibc >= 2.38, which a Debian 12 machine has not, so
+# the project makes a trixie root from Debian's packages (mmdebstrap) in
+# test/vm/cache/trixie-root and builds for those kernels inside it, never
+# with the host's compiler. The root is made once and reused; its apt sources
+# (trixie, -updates, -security, -backports) live inside it, not on the host.
+#
+# test/vm/trixie-root.sh path              make the root if missing, print its path
+# test/vm/trixie-root.sh kernel SERIES     install the newest trixie kernel of SERIES
+#                                          (6.12: trixie, 7.3: trixie-backports) with
+#                                          its headers and the linux-source of exactly
+#                                          the image's version; print its release
+# test/vm/trixie-root.sh kernels           print the releases installed in the root
+# test/vm/trixie-root.sh has KVER          true when KVER's headers are in the root
+# test/vm/trixie-root.sh run CMD [ARG...]  run CMD in the root, with the repository
+#                                          at the same path as on the host
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=test/vm/common.sh
+. "$here/common.sh"
+root=$cache_dir/trixie-root
+mirror=http://deb.debian.org/debian
+# Build tools for kbuild and dkms, and the user space the guest gets from
+# trixie (build-initramfs.sh --userspace trixie).
+packages=(gcc-14 make libc6-dev bc flex bison libelf-dev libssl-dev dwarves kmod xz-utils
+	dkms ndctl daxctl fio busybox-static xfsprogs e2fsprogs util-linux mount numactl
+	pciutils jq strace bash)
+export DEBIAN_FRONTEND=noninteractive
+
+# in_root CMD...: CMD in the root, in a private mount namespace (the bind
+# mounts go away with it), with /proc, /dev and the repository mounted.
+in_root() {
+	unshare --mount --propagation private -- bash -euc '
+		root=$1 repo=$2
+		shift 2
+		mount -t proc proc "$root/proc"
+		mount --rbind /dev "$root/dev"
+		mkdir -p "$root$repo"
+		mount --rbind "$repo" "$root$repo"
+		exec chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+			LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive INITRD=No "$@"' \
+		in_root "$root" "$repo_root" "$@"
+}
+
+ensure_root() {
+	[ -f "$root/.complete" ] && return 0
+	command -v mmdebstrap >/dev/null ||
+		die "mmdebstrap is missing: run 'make deps' (apt-get install mmdebstrap)"
+	mkdir -p "$cache_dir"
+	exec {lock}>"$cache_dir/.trixie-root.lock"
+	flock "$lock"
+	[ -f "$root/.complete" ] && return 0
+	log "making the trixie build root in $root (first run)"
+	rm -rf "$root.new"
+	local include
+	include=$(IFS=,; echo "${packages[*]}")
+	mmdebstrap --quiet --variant=apt --mode=root --include="$include" trixie "$root.new" \
+		"deb $mirror trixie main" "deb $mirror trixie-updates main" \
+		"deb http://deb.debian.org/debian-security trixie-security main" \
+		"deb $mirror trixie-backports main" >&2
+	rm -rf "$root"
+	mv "$root.new" "$root"
+	touch "$root/.complete"
+}
+
+# newest_kernel SERIES: the release of the newest linux-image-SERIES.*-amd64
+# (not a meta, not -rt/-cloud/-dbg/-unsigned) the root's apt knows.
+newest_kernel() {
+	in_root apt-cache search --names-only "^linux-image-$1[.0-9]*\+deb13-amd64\$" |
+		awk '{sub(/^linux-image-/, "", $1); print $1}' | sort -V | tail -1
+}
+
+install_kernel() {
+	local series=$1 kver imgver srcver
+	in_root apt-get update -qq
+	kver=$(newest_kernel "$series")
+	[ -n "$kver" ] || die "trixie and trixie-backports have no linux-image-$series.*+deb13-amd64"
+	imgver=$(in_root apt-cache show "linux-image-$kver" |
+		sed -n 's/^Version: //p' | sort -V | tail -1)
+	srcver=$(in_root apt-cache show "linux-source-$series" | sed -n 's/^Version: //p' | xargs)
+	case " $srcver " in
+	*" $imgver "*) ;;
+	*) die "linux-source-$series has versions '$srcver', none equal to linux-image-$kver $imgver" ;;
+	esac
+	# Backports are NotAutomatic: their kernels' dependencies come from there too.
+	local suite=()
+	[[ $imgver != *~bpo* ]] || suite=(-t trixie-backports)
+	# INITRD=No: the VM boots its own initramfs; the image's hook needs none.
+	in_root apt-get install -y -qq --no-install-recommends "${suite[@]}" "linux-image-$kver=$imgver" \
+		"linux-headers-$kver=$imgver" "linux-source-$series=$imgver" >&2
+	[ -r "$root/boot/vmlinuz-$kver" ] || cp "$root/usr/lib/modules/$kver/vmlinuz" "$root/boot/vmlinuz-$kver"
+	log "trixie kernel $kver $imgver, linux-source-$series $imgver"
+	echo "$kver"
+}
+
+[ $# -ge 1 ] || die "usage: trixie-root.sh path | kernel SERIES | kernels | has KVER | run CMD..."
+cmd=$1
+shift
+case $cmd in
+path) ensure_root && echo "$root" ;;
+kernel) [ $# = 1 ] || die "trixie-root.sh kernel SERIES (6.12 or 7.3)"; ensure_root && install_kernel "$1" ;;
+kernels)
+	[ -f "$root/.complete" ] || exit 0
+	for d in "$root"/usr/src/linux-headers-*-amd64; do
+		[ -d "$d" ] && echo "${d##*/linux-headers-}"
+	done | sort -V ;;
+has) [ $# = 1 ] && [ -f "$root/.complete" ] && [ -d "$root/usr/src/linux-headers-$1" ] ;;
+run) [ $# -ge 1 ] || die "trixie-root.sh run CMD [ARG...]"; ensure_root && in_root "$@" ;;
+*) die "unknown command '$cmd' (path, kernel, kernels, has, run)" ;;
+esac
