@@ -145,6 +145,7 @@ int cxlv_ctl_init(CXLV_BUS_CONST struct bus_type *bus);
 void cxlv_ctl_exit(CXLV_BUS_CONST struct bus_type *bus);
 
 /* cxlv_mem.c: reserved-range validation, layout and mapping */
+int cxlv_fwmap_is_ram(u64 start, u64 last);
 int cxlv_mem_validate(const struct cxlv_params *p, struct cxlv_layout *l);
 bool cxlv_mem_overlaps(const struct cxlv_params *a,
 		       const struct cxlv_params *b);

@@ -58,29 +58,6 @@ static inline struct device *cxlv_port_uport(struct cxl_port *port)
 #define CXLV_DVSEC_VENDOR_ID	PCI_DVSEC_VENDOR_ID_CXL
 #endif
 
-/*
- * The firmware's own memory map (e820 as firmware gave it, before memmap=
- * edits): e820__mapped_raw_any() reads it and is exported to modules on 6.1
- * and 6.12; later kernels export it to KVM only. Without it no range can be
- * proven RAM, and create fails closed.
- *
- * Return: 1 when the first and the last byte of [start, end) are RAM in
- * that map, 0 when not, -EOPNOTSUPP when this kernel does not tell.
- */
-#ifdef CXLV_HAVE_E820_RAW_ANY
-#include <asm/e820/api.h>
-static inline int cxlv_firmware_map_is_ram(u64 start, u64 end)
-{
-	return e820__mapped_raw_any(start, start + 1, E820_TYPE_RAM) &&
-	       e820__mapped_raw_any(end - 1, end, E820_TYPE_RAM);
-}
-#else
-static inline int cxlv_firmware_map_is_ram(u64 start, u64 end)
-{
-	return -EOPNOTSUPP;
-}
-#endif
-
 /* 6.13 made the namespace of MODULE_IMPORT_NS() a string literal. */
 #ifdef CXLV_HAVE_IMPORT_NS_STRING
 #define CXLV_IMPORT_NS_CXL()	MODULE_IMPORT_NS("CXL")

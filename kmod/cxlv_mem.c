@@ -54,25 +54,6 @@ static int cxlv_walk_reserved(struct resource *res, void *arg)
 	return 0;
 }
 
-/*
- * Is every page of [start, last] RAM in the firmware's map? Each page's
- * first and last byte must be; firmware entries are sorted and disjoint.
- */
-static int cxlv_firmware_ram(u64 start, u64 last)
-{
-	u64 addr;
-	int rc;
-
-	for (addr = start; addr < last; addr += PAGE_SIZE) {
-		rc = cxlv_firmware_map_is_ram(addr, addr + PAGE_SIZE);
-		if (rc <= 0)
-			return rc;
-		if (IS_ALIGNED(addr, SZ_1G))
-			cond_resched();
-	}
-	return 1;
-}
-
 /**
  * cxlv_mem_validate() - check a requested range and lay it out
  * @p: the request
@@ -133,9 +114,10 @@ int cxlv_mem_validate(const struct cxlv_params *p, struct cxlv_layout *l)
 		return -EADDRNOTAVAIL;
 	}
 
-	rc = cxlv_firmware_ram(p->memstart, last);
+	rc = cxlv_fwmap_is_ram(p->memstart, last);
 	if (rc < 0) {
-		cxlv_set_error("create: this kernel does not let modules read the firmware memory map, so no range can be proven RAM");
+		cxlv_set_error("create: cannot read the firmware memory map (/sys/firmware/memmap, CONFIG_FIRMWARE_MEMMAP): %d; no range can be proven RAM",
+			       rc);
 		return -EOPNOTSUPP;
 	}
 	if (!rc) {

@@ -54,7 +54,7 @@ cp "$tmp/$srcpkg/drivers/cxl/"*.h "$GEN/"
 # rather than guessed from the version (stable updates backport changes).
 tar -xJf "$tarball" -C "$tmp" "$srcpkg/include/linux/device/bus.h" "$srcpkg/include/linux/module.h" \
 	"$srcpkg/include/linux/device.h" "$srcpkg/include/linux/hrtimer.h" \
-	"$srcpkg/include/uapi/linux/pci_regs.h" "$srcpkg/arch/x86/kernel/e820.c"
+	"$srcpkg/include/uapi/linux/pci_regs.h"
 # known WHAT FILE PATTERN...: FILE matches one of the forms cxlv_compat.h
 # handles; otherwise the build stops here, naming the kernel and the piece,
 # rather than produce a module that guesses.
@@ -90,7 +90,6 @@ feature() {	# feature MACRO PATTERN FILE
 	feature CXLV_HAVE_CONST_BUS 'bus_register\(const struct bus_type' include/linux/device/bus.h
 	feature CXLV_HAVE_PORT_UPORT_DEV 'struct device \*uport_dev;' drivers/cxl/cxl.h
 	feature CXLV_HAVE_DECODER_HOSTONLYMEM 'CXL_DECODER_HOSTONLYMEM' drivers/cxl/cxl.h
-	feature CXLV_HAVE_E820_RAW_ANY '^EXPORT_SYMBOL_GPL\(e820__mapped_raw_any\)' arch/x86/kernel/e820.c
 	feature CXLV_HAVE_CONST_FIND_CHILD 'device_find_child\(struct device \*[a-z]+, const void \*data' include/linux/device.h
 	feature CXLV_HAVE_HRTIMER_SETUP 'void hrtimer_setup\(struct hrtimer \*timer' include/linux/hrtimer.h
 	feature CXLV_HAVE_DECODER_TARGET_MAP 'int cxl_decoder_add\(struct cxl_decoder \*cxld\);' drivers/cxl/cxl.h
