@@ -13,9 +13,7 @@ suites=("$@")
 debs=(bin/deb/cxlvctl_*.deb bin/deb/cxlv-dkms_*.deb)
 [ -r "${debs[0]}" ] && [ -r "${debs[1]}" ] || { echo "deb: run 'make deb' first" >&2; exit 1; }
 version=$(dpkg-deb -f "${debs[0]}" Version)
-# The mirror this host's apt uses, so the chroots come from the same place.
-mirror=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
-[ -n "$mirror" ] || mirror=$(awk '$1 == "deb" {print $2; exit}' /etc/apt/sources.list)
+mirror=$(bash scripts/debian-mirror.sh)
 mkdir -p test/vm/out
 passed=0 failed=0
 
