@@ -68,7 +68,10 @@ func TestRAMTables(t *testing.T) {
 	if rc != 0 || len(lines) != 2 || !strings.HasSuffix(strings.TrimSpace(lines[0]), "MEMORY") || !reflect.DeepEqual(strings.Fields(lines[1]), want) {
 		t.Errorf("list: exit %d:\n%s\nwant the row %v", rc, out, want)
 	}
-	rc, out, _ = runOn(t, "cxlv-ram-movable", "region", "list")
+	rc, out, errOut := runOn(t, "cxlv-ram-movable", "region", "list")
+	if rc != 0 {
+		t.Errorf("region list: exit %d: %s", rc, errOut)
+	}
 	matchLines(t, out, []string{
 		`REGION +UUID +SIZE +DECODER +TARGETS +STATE +ND_REGION +NAMESPACES +MEMORY *`,
 		`region0 +- +768M +decoder0.0 +decoder2.0 +commit +- +dax0.0:system-ram +node 1: 6/6 blocks online \(768M Movable\) *`,
