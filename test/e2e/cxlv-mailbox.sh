@@ -173,6 +173,12 @@ w "$skewed/target0" ""
 w "$rd/delete_region" "$skewed"
 w "$rd/delete_region" "$placeholder"
 
+# The slowest poll the module allows from here to the end of the commit
+# tests: the poller alone would see a reset only after the next commit.
+params=/sys/module/cxl_virt/parameters
+poll_busy=$(cat $params/poll_busy_us)
+w_param() { echo "$2" >"$params/$1" || fail "write $2 to $1"; }
+w_param poll_busy_us 1000
 new_region
 good=$region
 w "$good/target0" "$ep"
@@ -227,6 +233,7 @@ for i in 1 2 3 4 5; do
 	decoder_agrees "$good"
 done
 say "non-identity commit right after a reset refused 5 times; the good commit after it validated"
+w_param poll_busy_us "$poll_busy"
 w "$rd/delete_region" "$skewed"
 w "$good/commit" 0
 w "$good/target0" ""
