@@ -1,5 +1,8 @@
 #!/bin/bash
-# vm: --mem 3G --memmap 1G$0x100000000
+# vm: --mem 3G --memmap 1G$0x100000000 --append iomem=relaxed
+# iomem=relaxed: the module keeps its metadata busy in iomem, which /dev/mem
+# refuses to map by default (cxlv-own checks that); this scenario plays a
+# root user who reads and writes it anyway.
 # Unknown mailbox opcodes sent from the host side are refused by the
 # cxl_virt emulator with Unsupported (CXL 3.0 8.2.8.4.5.1, Table 8-34: 0003h;
 # 0015h is "Unsupported Mailbox or CCI", for commands valid elsewhere) and

@@ -1,5 +1,8 @@
 #!/bin/bash
-# vm: --cxl --mem 3G --memmap 1G$0x100000000
+# vm: --cxl --mem 3G --memmap 1G$0x100000000 --append iomem=relaxed
+# iomem=relaxed: the module keeps its metadata busy in iomem, which /dev/mem
+# refuses to map by default (cxlv-own checks that); this scenario plays a
+# root user who reads and writes it anyway.
 # The cxl_virt emulator through the user paths of a real 6.1 CXL stack:
 # health and partition info over the mailbox (cxl list -H -I); a 128 KiB
 # label round trip (ndctl write-labels, cxl/ndctl read-labels, zero-labels)

@@ -68,6 +68,9 @@ step "iomem: $dev and its windows" grep -E 'cxlv0|cxl_virt|CXL Window' /proc/iom
 for a in $((base + 512 * 1024)) $((base + 2 * M)); do
 	step "claim at $(printf %#x "$a") refused" sh -c "! insmod $CLAIM_KO start=$a"
 done
+# and /dev/mem will not map them (busy iomem, STRICT_DEVMEM)
+step "/dev/mem refuses the label storage area" \
+	sh -c "! /cxlv/test/tools/bin/cxl-mbox-probe phys-read $((base + 512 * 1024)) 64 >/dev/null"
 
 # physical addresses are for root only
 for a in memstart memsize window_start window_size; do
