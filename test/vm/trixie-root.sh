@@ -21,7 +21,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=test/vm/common.sh
 . "$here/common.sh"
 root=$cache_dir/trixie-root
-mirror=http://deb.debian.org/debian
+# The host's own Debian archive (and its security archive) serve trixie too.
+mirror=$(bash "$here/../../scripts/debian-mirror.sh")
+security=$(bash "$here/../../scripts/debian-mirror.sh" --security)
 # Build tools for kbuild and dkms, and the user space the guest gets from
 # trixie (build-initramfs.sh --userspace trixie).
 packages=(gcc-14 make libc6-dev bc flex bison libelf-dev libssl-dev dwarves kmod xz-utils
@@ -58,7 +60,7 @@ ensure_root() {
 	include=$(IFS=,; echo "${packages[*]}")
 	mmdebstrap --quiet --variant=apt --mode=root --include="$include" trixie "$root.new" \
 		"deb $mirror trixie main" "deb $mirror trixie-updates main" \
-		"deb http://deb.debian.org/debian-security trixie-security main" \
+		"deb $security trixie-security main" \
 		"deb $mirror trixie-backports main" >&2
 	rm -rf "$root"
 	mv "$root.new" "$root"
