@@ -72,18 +72,11 @@ func TestNormalizeCoversEveryCommand(t *testing.T) {
 	for _, tc := range normalizeCases {
 		covered[commandPath(tc.want)] = true
 	}
-	var walk func(prefix string, cmds []*cli.Command)
-	walk = func(prefix string, cmds []*cli.Command) {
-		for _, c := range cmds {
-			p := strings.TrimSpace(prefix + " " + c.Name)
-			if len(c.Subcommands) > 0 {
-				walk(p, c.Subcommands)
-			} else if !covered[p] {
-				t.Errorf("no normalizeCases line for %q", p)
-			}
+	eachCommand(newApp(io.Discard, io.Discard).Commands, true, func(path string, c *cli.Command) {
+		if len(c.Subcommands) == 0 && !covered[path] {
+			t.Errorf("no normalizeCases line for %q", path)
 		}
-	}
-	walk("", newApp(io.Discard, io.Discard).Commands)
+	})
 }
 
 // commandPath is the command words of a normalized line.

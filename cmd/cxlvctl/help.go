@@ -161,23 +161,35 @@ func flagColumns(flags []cli.Flag) string {
 	return b.String()
 }
 
-// configureHelp gives the app and every command below it its EXAMPLES.
-func configureHelp(app *cli.App) {
-	app.CustomAppHelpTemplate = withExamples(withFlagColumns(cli.AppHelpTemplate), "")
+// eachCommand calls fn for every command below commands, parents first,
+// with its path ("region create"); hidden ones (and what is below them)
+// only when withHidden.
+func eachCommand(commands []*cli.Command, withHidden bool, fn func(path string, c *cli.Command)) {
 	var walk func(commands []*cli.Command, parent string)
 	walk = func(commands []*cli.Command, parent string) {
 		for _, c := range commands {
-			path := strings.TrimSpace(parent + " " + c.Name)
-			template := cli.CommandHelpTemplate
-			if len(c.Subcommands) > 0 {
-				template = cli.SubcommandHelpTemplate
+			if c.Hidden && !withHidden {
+				continue
 			}
-			c.CustomHelpTemplate = withExamples(withFlagColumns(template), path)
-			c.Description = reflow(c.Description)
+			path := strings.TrimSpace(parent + " " + c.Name)
+			fn(path, c)
 			walk(c.Subcommands, path)
 		}
 	}
-	walk(app.Commands, "")
+	walk(commands, "")
+}
+
+// configureHelp gives the app and every command below it its EXAMPLES.
+func configureHelp(app *cli.App) {
+	app.CustomAppHelpTemplate = withExamples(withFlagColumns(cli.AppHelpTemplate), "")
+	eachCommand(app.Commands, true, func(path string, c *cli.Command) {
+		template := cli.CommandHelpTemplate
+		if len(c.Subcommands) > 0 {
+			template = cli.SubcommandHelpTemplate
+		}
+		c.CustomHelpTemplate = withExamples(withFlagColumns(template), path)
+		c.Description = reflow(c.Description)
+	})
 }
 
 // reflow joins the lines of each paragraph of a description (paragraphs

@@ -11,18 +11,7 @@ import (
 // visibleCommands lists every visible command by path, the app itself as "".
 func visibleCommands(app *cli.App) map[string]*cli.Command {
 	out := map[string]*cli.Command{"": nil}
-	var walk func(commands []*cli.Command, parent string)
-	walk = func(commands []*cli.Command, parent string) {
-		for _, c := range commands {
-			if c.Hidden {
-				continue
-			}
-			path := strings.TrimSpace(parent + " " + c.Name)
-			out[path] = c
-			walk(c.Subcommands, path)
-		}
-	}
-	walk(app.Commands, "")
+	eachCommand(app.Commands, false, func(path string, c *cli.Command) { out[path] = c })
 	return out
 }
 

@@ -41,21 +41,13 @@ type manPage struct{ name, text string }
 // named as git names its pages: cxlvctl-region-create(1).
 func manPages(app *cli.App) []manPage {
 	var pages []manPage
-	var walk func(commands []*cli.Command, parent []string)
-	walk = func(commands []*cli.Command, parent []string) {
-		for _, c := range commands {
-			if c.Hidden {
-				continue
-			}
-			path := append(append([]string{}, parent...), c.Name)
-			pages = append(pages, manPage{
-				name: "cxlvctl-" + strings.Join(path, "-") + ".1",
-				text: commandPage(app, c, path),
-			})
-			walk(c.Subcommands, path)
-		}
-	}
-	walk(app.Commands, nil)
+	eachCommand(app.Commands, false, func(path string, c *cli.Command) {
+		words := strings.Fields(path)
+		pages = append(pages, manPage{
+			name: "cxlvctl-" + strings.Join(words, "-") + ".1",
+			text: commandPage(app, c, words),
+		})
+	})
 	return append([]manPage{{name: "cxlvctl.1", text: appPage(app)}}, pages...)
 }
 
