@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -55,7 +54,7 @@ func (a *attrs) fail(name string, err error) {
 
 // raw returns the trimmed content of name and whether it could be read.
 func (a *attrs) raw(name string) (string, bool) {
-	b, err := os.ReadFile(filepath.Join(a.dir, name))
+	b, err := readAttr(filepath.Join(a.dir, name))
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
 			a.fail(name, err)

@@ -1,6 +1,11 @@
 package sysfs
 
 import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 )
@@ -44,4 +49,27 @@ func FuzzAttr(f *testing.F) {
 			}
 		}
 	})
+}
+
+// readAttr reads past one page (a captured tree's file can be larger than
+// a sysfs attribute) and reports a missing file as fs.ErrNotExist.
+func TestReadAttrSizesAndErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, size := range []int{0, 1, 4095, 4096, 4097, 3*4096 + 17} {
+		want := bytes.Repeat([]byte{'x'}, size)
+		path := filepath.Join(dir, strconv.Itoa(size))
+		if err := os.WriteFile(path, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := readAttr(path)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("readAttr(%d bytes) = %d bytes, %v", size, len(got), err)
+		}
+	}
+	if _, err := readAttr(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v, want fs.ErrNotExist", err)
+	}
+	if _, err := readAttr(dir); err == nil {
+		t.Errorf("a directory read as an attribute")
+	}
 }

@@ -2,7 +2,6 @@ package sysfs
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -69,7 +68,7 @@ func errNoHotplug() error {
 
 // MemoryBlockSize is the size of one memory block (block_size_bytes).
 func (f FS) MemoryBlockSize() (uint64, error) {
-	b, err := os.ReadFile(f.memoryDir("block_size_bytes"))
+	b, err := readAttr(f.memoryDir("block_size_bytes"))
 	if isNotExist(err) {
 		return 0, errNoHotplug()
 	}
@@ -86,7 +85,7 @@ func (f FS) MemoryBlockSize() (uint64, error) {
 // AutoOnlineBlocks is the policy for hot-added memory: offline, online,
 // online_kernel or online_movable.
 func (f FS) AutoOnlineBlocks() (string, error) {
-	b, err := os.ReadFile(f.memoryDir("auto_online_blocks"))
+	b, err := readAttr(f.memoryDir("auto_online_blocks"))
 	if isNotExist(err) {
 		return "", errNoHotplug()
 	}
