@@ -201,11 +201,11 @@ func exists(path string) bool {
 }
 
 // readAttr returns the content of the attribute file at path. It costs three
-// system calls where os.ReadFile costs seven (fcntl, epoll registration and
-// fstat besides open, read and close): a listing reads hundreds of
-// attributes, and under emulation (QEMU TCG) each call is what the user
-// waits for. Errors are *fs.PathError, so errors.Is(err, fs.ErrNotExist)
-// works as with os.ReadFile.
+// system calls where os.ReadFile costs seven (fcntl, epoll registration,
+// fstat and a read that returns 0 besides open, read and close): a listing
+// reads hundreds of attributes, and under emulation (QEMU TCG) each call is
+// what the user waits for. Errors are *fs.PathError, so
+// errors.Is(err, fs.ErrNotExist) works as with os.ReadFile.
 func readAttr(path string) ([]byte, error) {
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	for err == unix.EINTR {
@@ -215,10 +215,12 @@ func readAttr(path string) ([]byte, error) {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer unix.Close(fd)
-	// A sysfs attribute is at most one page; a larger file (a captured
-	// tree's, or a binary attribute) takes more reads.
+	// sysfs hands an attribute (at most one page) over in one read, and a
+	// regular file of a captured tree gives what was asked for, so a short
+	// read is the end; a full one may have more behind it.
 	buf := make([]byte, 0, 4096)
 	for {
+		want := cap(buf) - len(buf)
 		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
 		if err == unix.EINTR {
 			continue
@@ -226,13 +228,11 @@ func readAttr(path string) ([]byte, error) {
 		if err != nil {
 			return nil, &fs.PathError{Op: "read", Path: path, Err: err}
 		}
-		if n == 0 {
+		buf = buf[:len(buf)+n]
+		if n < want {
 			return buf, nil
 		}
-		buf = buf[:len(buf)+n]
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
+		buf = append(buf, 0)[:len(buf)]
 	}
 }
 
