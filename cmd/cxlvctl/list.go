@@ -119,7 +119,7 @@ func printLinks(e *env, opt listOptions) error {
 func printTable(out io.Writer, links []sysfs.DeviceLink, opt listOptions) error {
 	header := []string{"DEVICE", "MEMDEV", "TYPE", "CAPACITY", "DECODER", "REGION", "ND_REGION", "NAMESPACE", "MODE", "DEVNODE"}
 	if opt.verbose {
-		header = append(header, "MEMSTART", "SERIAL", "HOST", "STATE")
+		header = append(header, "MEMSTART", "SERIAL", "HOST", "STATE", "FIRMWARE")
 	}
 	// RAM regions add what their memory became, as a last column.
 	withMemory := false
@@ -376,7 +376,7 @@ func devNode(ns sysfs.Namespace) string {
 }
 
 func verboseColumns(l sysfs.DeviceLink) []string {
-	memstart, serial, host, state := "-", "-", "-", "-"
+	memstart, serial, host, state, firmware := "-", "-", "-", "-", "-"
 	if v := l.Virt; v != nil {
 		if v.Memstart != nil {
 			memstart = "0x" + strconv.FormatUint(*v.Memstart, 16)
@@ -388,13 +388,16 @@ func verboseColumns(l sysfs.DeviceLink) []string {
 			serial = "0x" + strconv.FormatUint(*m.Serial, 16)
 		}
 		host = m.Host
+		if m.FirmwareVersion != nil {
+			firmware = dash(*m.FirmwareVersion)
+		}
 		if m.Driver == "" {
 			state = "disabled"
 		} else if state == "-" {
 			state = "enabled"
 		}
 	}
-	return []string{memstart, serial, host, state}
+	return []string{memstart, serial, host, state, firmware}
 }
 
 func dash(s string) string {
