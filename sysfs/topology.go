@@ -15,7 +15,8 @@ type Topology struct {
 	Bridges   []NvdimmBridge
 	NDRegions []NDRegion
 	Dax       []DaxDevice
-	// RAM is the memory of each RAM region, by region name.
+	// RAM is the memory of each RAM region, and of each pmem region whose
+	// devdax namespace kmem holds, by region name.
 	RAM map[string]*RAMState
 }
 
@@ -51,11 +52,12 @@ func (f FS) Topology() (*Topology, error) {
 	}
 	t.RAM = map[string]*RAMState{}
 	for _, r := range t.Regions {
-		if r.RAM() {
-			st, err := f.RAMState(r, t.Dax)
-			if err != nil {
-				return nil, err
-			}
+		st, err := f.RAMState(r, t.Dax)
+		if err != nil {
+			return nil, err
+		}
+		// A pmem region's memory is RAM once kmem holds its devdax.
+		if r.RAM() || st.Kmem() {
 			t.RAM[r.Name] = &st
 		}
 	}

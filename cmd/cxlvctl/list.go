@@ -285,11 +285,14 @@ func linkRows(l sysfs.DeviceLink) [][]string {
 			row[2] = r.Region.Mode
 		}
 		if r.RAM != nil {
-			dax, mode := "-", "-"
+			nd, dax, mode := "-", "-", "-"
+			if r.NDRegion != nil { // a pmem region's devdax, held by kmem
+				nd = r.NDRegion.Name
+			}
 			if d := r.RAM.Dax; d != nil {
 				dax, mode = d.Name, d.Mode()
 			}
-			rows = append(rows, append(row, "-", dax, mode, "-"))
+			rows = append(rows, append(row, nd, dax, mode, "-"))
 			continue
 		}
 		if r.NDRegion == nil {
