@@ -216,7 +216,7 @@ func newNamespaceCreateJSON(ns region.NamespaceResult) namespaceCreateJSON {
 func printRAMResult(e *env, res *region.Result) {
 	r := res.RAMResult
 	if r.Via == region.ViaKmem {
-		fmt.Fprintf(e.out, "%s: %s pmem region on %s (%s -> %s), nd %s, devdax %s, %s to kmem (no create_ram_region on %s: no RAM regions in this kernel)\n",
+		fmt.Fprintf(e.out, "%s: %s pmem region on %s (%s -> %s), nd %s, devdax %s, %s to kmem (%s offers no create_ram_region)\n",
 			res.Region, debugfs.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, res.NDRegion,
 			res.Namespaces[0].Name, r.Dax, res.RootDecoder)
 	} else {
