@@ -57,11 +57,13 @@ timed() {
 	echo "TIME $name: $((t1 - t0)) ms"
 }
 
-# blocks_of DAX: the memory blocks of a dax device's range, one per line.
+# blocks_of DAX: the memory blocks wholly inside a dax device's range (what
+# kmem adds: a devdax namespace's range starts past its metadata, not on a
+# block boundary), one per line.
 blocks_of() {
 	local d=/sys/bus/dax/devices/$1 start size bs id
 	start=$(cat "$d/resource") size=$(cat "$d/size") bs=$((0x$(cat $MEMDIR/block_size_bytes)))
-	for ((id = start / bs; id < (start + size) / bs; id++)); do
+	for ((id = (start + bs - 1) / bs; id < (start + size) / bs; id++)); do
 		echo "memory$id"
 	done
 }
