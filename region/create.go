@@ -71,6 +71,9 @@ type plan struct {
 	size     uint64
 	uuid     string // pmem only
 	online   OnlinePolicy
+	// kmem: the memory of a pmem region becomes RAM through a devdax
+	// namespace and kmem (kmem.go), on kernels without RAM regions.
+	kmem bool
 }
 
 // Create makes a pmem region on one memdev and, as asked, a namespace on it,
@@ -105,6 +108,13 @@ func (m *Manager) Create(ctx context.Context, s Spec) (res *Result, err error) {
 		return nil, err
 	}
 	res.NDRegion, res.RegionTime = nd.Name, time.Since(start)
+	if p.kmem {
+		if err := m.createKmem(ctx, t, p, nd, res); err != nil {
+			return nil, err
+		}
+		res.TotalTime = time.Since(start)
+		return res, nil
+	}
 	for _, ns := range nd.Namespaces {
 		if !ns.Idle() {
 			res.Namespaces = append(res.Namespaces, namespaceResult(ns, true))
@@ -179,6 +189,11 @@ func (m *Manager) plan(s Spec) (plan, error) {
 	if s.Type == TypeRAM {
 		return m.planRAM(s, md)
 	}
+	return m.planPmem(s, md)
+}
+
+// planPmem picks the decoders, the size and the uuid of a pmem region.
+func (m *Manager) planPmem(s Spec, md sysfs.Memdev) (plan, error) {
 	if md.PmemSize == 0 {
 		return plan{}, fmt.Errorf("%s has no persistent capacity: create the device with --pmem (pmem=1), or make a RAM region (--type ram, Linux 6.3+)", md.Name)
 	}
@@ -186,6 +201,7 @@ func (m *Manager) plan(s Spec) (plan, error) {
 		return plan{}, fmt.Errorf("%s has no label storage area: libnvdimm cannot host namespaces on it", md.Name)
 	}
 	p := plan{mode: TypePmem, uuid: s.UUID}
+	var err error
 	if p.uuid == "" {
 		p.uuid = m.uuid()
 	} else if p.uuid, err = ParseUUID(s.UUID); err != nil {

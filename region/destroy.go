@@ -28,6 +28,9 @@ func (m *Manager) destroyRegion(r sysfs.Region, keepNamespaces bool) error {
 	if err := m.checkUnmounted([]sysfs.Region{r}); err != nil {
 		return err
 	}
+	if err := m.releaseKmem(r); err != nil {
+		return err
+	}
 	if nd, err := m.FS.NDRegion(r.Name); err == nil && !keepNamespaces {
 		for _, ns := range nd.Namespaces {
 			if ns.Idle() {
@@ -44,15 +47,10 @@ func (m *Manager) destroyRegion(r sysfs.Region, keepNamespaces bool) error {
 	if r.RAM() && r.Driver != "" {
 		// kmem cannot remove online memory: offline it all first, and
 		// online it again if that or the unbind fails.
-		start := time.Now()
-		what := "offline the memory of " + r.Name
-		m.report(Event{Step: what})
-		n, err := m.offlineRAM(t, r.Name)
-		if err != nil {
-			return withRollback(err, t.rollback())
+		if err := m.offlineForDestroy(t, r.Name); err != nil {
+			return err
 		}
-		m.report(Event{Step: fmt.Sprintf("%s (%d blocks)", what, n), Done: true, Elapsed: time.Since(start)})
-		err = t.write(m.driverFile("cxl", r.Driver, "unbind"), r.Name)
+		err := t.write(m.driverFile("cxl", r.Driver, "unbind"), r.Name)
 		if err != nil {
 			return withRollback(err, t.rollback())
 		}
@@ -92,6 +90,20 @@ func (m *Manager) destroyRegion(r sysfs.Region, keepNamespaces bool) error {
 		}
 	}
 	return t.run([]step{{path: m.cxlDev(r.Decoder, "delete_region"), value: r.Name}})
+}
+
+// offlineForDestroy offlines the memory of region r in t, reporting it;
+// when a block cannot be offlined, t is rolled back.
+func (m *Manager) offlineForDestroy(t *tx, r string) error {
+	start := time.Now()
+	what := "offline the memory of " + r
+	m.report(Event{Step: what})
+	n, err := m.offlineRAM(t, r)
+	if err != nil {
+		return withRollback(err, t.rollback())
+	}
+	m.report(Event{Step: fmt.Sprintf("%s (%d blocks)", what, n), Done: true, Elapsed: time.Since(start)})
+	return nil
 }
 
 // freeDPA releases the DPA of an endpoint port's decoders that no region

@@ -202,6 +202,9 @@ func (m *Manager) DestroyNamespace(name string) error {
 	if err != nil {
 		return err
 	}
+	if err := m.refuseKmemHeld(ns); err != nil {
+		return fmt.Errorf("namespace destroy %s: %w", name, err)
+	}
 	if err := m.destroyNamespace(ns); err != nil {
 		return fmt.Errorf("namespace destroy %s: %w", name, err)
 	}

@@ -76,8 +76,20 @@ func onlineAs(b sysfs.MemoryBlock) string {
 	return "online_kernel"
 }
 
+// Ways for memory to become RAM (RAMResult.Via).
+const (
+	// ViaRAMRegion: a CXL RAM region, dax_cxl and kmem (6.3+).
+	ViaRAMRegion = "cxl-ram-region"
+	// ViaKmem: a pmem region, a devdax namespace and kmem, where the
+	// kernel has no RAM regions (as daxctl reconfigure-device
+	// --mode=system-ram does it).
+	ViaKmem = "pmem-devdax-kmem"
+)
+
 // RAMResult is what a RAM region's memory became.
 type RAMResult struct {
+	// Via says how: ViaRAMRegion or ViaKmem.
+	Via string `json:"memory_path"`
 	// Dax is the dax device kmem holds (daxR.0).
 	Dax string `json:"dax"`
 	// TargetNode is the NUMA node dax_cxl gave the memory (target_node).
@@ -85,8 +97,8 @@ type RAMResult struct {
 	// Nodes are the nodes of the memory blocks.
 	Nodes  []int        `json:"memory_nodes,omitempty"`
 	Online OnlinePolicy `json:"online"`
-	// MemoryBytes and Blocks are the memory kmem added; OnlineBytes the
-	// part online, in Zones.
+	// MemoryBytes and Blocks are the memory kmem added (the whole memory
+	// blocks inside the dax device); OnlineBytes the part online, in Zones.
 	MemoryBytes uint64   `json:"memory_bytes"`
 	Blocks      int      `json:"memory_blocks"`
 	BlockSize   uint64   `json:"memblock_size,omitempty"`
@@ -134,14 +146,20 @@ func (m *Manager) planRAM(s Spec, md sysfs.Memdev) (plan, error) {
 	if err != nil {
 		return plan{}, err
 	}
-	var found bool
+	var found, offered bool
 	for _, d := range roots {
+		offered = offered || d.CanCreateRAMRegion
 		if d.CanCreateRAMRegion && d.CapRAM {
 			p.root, found = d, true
 			break
 		}
 	}
-	if !found {
+	switch {
+	case !found && !offered && md.PmemSize > 0:
+		return m.planKmem(s, md)
+	case !found && !offered && md.RAMSize > 0:
+		return plan{}, fmt.Errorf("%w: here only persistent capacity becomes RAM (a pmem region, devdax and kmem): create the device with --pmem", ramRootMissing(md.Name, roots))
+	case !found:
 		return plan{}, ramRootMissing(md.Name, roots)
 	}
 	if md.RAMSize == 0 {
@@ -174,14 +192,19 @@ func ramRootMissing(memdev string, roots []sysfs.Decoder) error {
 	return &sysfs.FeatureError{Name: "a ram-capable root decoder above " + memdev, MinKernel: "6.3", Attr: "cap_ram"}
 }
 
+// driverNeed is a driver a path needs, and the module that provides it.
+type driverNeed struct{ bus, driver, module string }
+
+// ramDrivers turn a RAM region into memory.
+var ramDrivers = []driverNeed{{"cxl", "cxl_dax_region", "dax_cxl"}, {"dax", "kmem", "kmem"}}
+
 // checkRAMDrivers refuses before any write when the drivers that turn the
 // region into memory are missing: the region would be made and never
 // become memory.
-func (m *Manager) checkRAMDrivers() error {
-	for _, d := range []struct{ bus, driver, module string }{
-		{"cxl", "cxl_dax_region", "dax_cxl"},
-		{"dax", "kmem", "kmem"},
-	} {
+func (m *Manager) checkRAMDrivers() error { return m.checkDrivers(ramDrivers) }
+
+func (m *Manager) checkDrivers(needs []driverNeed) error {
+	for _, d := range needs {
 		if !dirExists(m.FS.Path("bus", d.bus, "drivers", d.driver)) {
 			return &sysfs.FeatureError{Name: "RAM regions as memory", Module: d.module, Attr: d.bus + " driver " + d.driver}
 		}
@@ -193,6 +216,40 @@ func (m *Manager) checkRAMDrivers() error {
 // binds it, waits for kmem to add its memory, puts every block in the
 // asked state and restores the policy.
 func (m *Manager) createRAM(ctx context.Context, t *tx, p plan) (*RAMResult, error) {
+	r := p.region
+	unbind := ops(m.driverFile("cxl", "cxl_region", "unbind"), r)[0]
+	return m.becomeMemory(ctx, t, p, "dax"+strings.TrimPrefix(r, "region")+".0", func() error {
+		return t.run(m.regionSteps(p))
+	}, func() error {
+		if err := t.write(m.driverFile("cxl", "cxl_region", "bind"), r); err != nil {
+			return err
+		}
+		t.pushGuard("offline the memory of "+r+"; "+unbind.String(), func() error {
+			return m.offlineThen(r, func(w *tx) error { return w.write(unbind.Path, unbind.Value) })
+		})
+		return nil
+	})
+}
+
+// offlineThen offlines the memory of region r and then runs release (the
+// write that makes kmem drop it); the memory comes back online when either
+// fails. It is the undo of the write that added the memory.
+func (m *Manager) offlineThen(r string, release func(*tx) error) error {
+	off := &tx{w: m.W}
+	if _, err := m.offlineRAM(off, r); err != nil {
+		return withRollback(err, off.rollback())
+	}
+	if err := release(off); err != nil {
+		return withRollback(err, off.rollback())
+	}
+	return nil
+}
+
+// becomeMemory runs prepare and then add, the write after which kmem adds
+// the memory of p.region as dax device dax, with the asked online policy
+// in force; it waits for the memory, puts every block in the asked state
+// and restores the policy.
+func (m *Manager) becomeMemory(ctx context.Context, t *tx, p plan, dax string, prepare, add func() error) (*RAMResult, error) {
 	autoPath := m.FS.MemoryPath("auto_online_blocks")
 	old, err := m.FS.AutoOnlineBlocks()
 	if err != nil {
@@ -204,25 +261,20 @@ func (m *Manager) createRAM(ctx context.Context, t *tx, p plan) (*RAMResult, err
 			return nil, err
 		}
 	}
-	if err := t.run(m.regionSteps(p)); err != nil {
+	if err := prepare(); err != nil {
 		return nil, err
 	}
 	r := p.region
 	bindStart := time.Now()
-	if err := t.write(m.driverFile("cxl", "cxl_region", "bind"), r); err != nil {
+	if err := add(); err != nil {
 		return nil, err
 	}
-	unbind := ops(m.driverFile("cxl", "cxl_region", "unbind"), r)[0]
-	t.pushGuard("offline the memory of "+r+"; "+unbind.String(), func() error {
-		off := &tx{w: m.W}
-		if _, err := m.offlineRAM(off, r); err != nil {
-			return withRollback(err, off.rollback())
-		}
-		return m.W.Write(unbind.Path, unbind.Value)
-	})
-	res := &RAMResult{Online: p.online}
+	res := &RAMResult{Online: p.online, Via: ViaRAMRegion}
+	if p.kmem {
+		res.Via = ViaKmem
+	}
 	if m.Simulate {
-		res.Dax = "dax" + strings.TrimPrefix(r, "region") + ".0"
+		res.Dax = dax
 		return res, restore()
 	}
 	st, err := m.waitRAM(ctx, r)
@@ -246,7 +298,7 @@ func (m *Manager) createRAM(ctx context.Context, t *tx, p plan) (*RAMResult, err
 	}
 	res.Dax, res.TargetNode = st.Dax.Name, st.Dax.TargetNode
 	sum := st.Summary
-	res.Nodes, res.MemoryBytes, res.Blocks, res.BlockSize = sum.Nodes, st.Size, sum.Blocks, sum.BlockSize
+	res.Nodes, res.MemoryBytes, res.Blocks, res.BlockSize = sum.Nodes, uint64(sum.Blocks)*sum.BlockSize, sum.Blocks, sum.BlockSize
 	res.OnlineBytes, res.Zones = sum.OnlineBytes(), sum.Zones
 	return res, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -54,16 +55,20 @@ func op(fs sysfs.FS, path, value string) writer.Op {
 
 // regionWrites is the create sequence of a 512 MiB region on QEMU's mem0
 // (endpoint decoder2.0, mode "none", so its mode write has no undo).
-func regionWrites(fs sysfs.FS) []want {
+func regionWrites(fs sysfs.FS) []want { return pmemRegionWrites(fs, 512<<20) }
+
+// pmemRegionWrites is the create sequence of a pmem region of size on
+// mem0 (endpoint decoder2.0, mode "none").
+func pmemRegionWrites(fs sysfs.FS, size uint64) []want {
 	cxl := func(p, v string) writer.Op { return op(fs, "bus/cxl/devices/"+p, v) }
 	return []want{
 		{"bus/cxl/devices/decoder0.0/create_pmem_region", "region0", []writer.Op{cxl("decoder0.0/delete_region", "region0")}},
 		{"bus/cxl/devices/region0/interleave_granularity", "256", nil},
 		{"bus/cxl/devices/region0/interleave_ways", "1", nil},
 		{"bus/cxl/devices/region0/uuid", uuidN(1), nil},
-		{"bus/cxl/devices/region0/size", "0x20000000", nil},
+		{"bus/cxl/devices/region0/size", hex(size), nil},
 		{"bus/cxl/devices/decoder2.0/mode", "pmem", nil},
-		{"bus/cxl/devices/decoder2.0/dpa_size", "0x20000000", []writer.Op{cxl("decoder2.0/dpa_size", "0")}},
+		{"bus/cxl/devices/decoder2.0/dpa_size", hex(size), []writer.Op{cxl("decoder2.0/dpa_size", "0")}},
 		{"bus/cxl/devices/region0/target0", "decoder2.0", []writer.Op{cxl("region0/target0", "")}},
 		{"bus/cxl/devices/region0/commit", "1", []writer.Op{cxl("region0/commit", "0")}},
 		{"bus/cxl/drivers/cxl_region/bind", "region0", []writer.Op{op(fs, "bus/cxl/drivers/cxl_region/unbind", "region0")}},
@@ -73,10 +78,15 @@ func regionWrites(fs sysfs.FS) []want {
 // namespaceWrites is the sequence of a namespace on the seeds of nd
 // region0; claim is pfn0.0 (fsdax) or dax0.0 (devdax).
 func namespaceWrites(fs sysfs.FS, holderClass, claim, driver string) []want {
+	return namespaceWritesOf(fs, holderClass, claim, driver, 512<<20)
+}
+
+// namespaceWritesOf is namespaceWrites for a namespace of size.
+func namespaceWritesOf(fs sysfs.FS, holderClass, claim, driver string, size uint64) []want {
 	nd := func(p, v string) writer.Op { return op(fs, "bus/nd/devices/"+p, v) }
 	return []want{
 		{"bus/nd/devices/namespace0.0/uuid", uuidN(2), []writer.Op{nd("namespace0.0/size", "0")}},
-		{"bus/nd/devices/namespace0.0/size", "536870912", nil},
+		{"bus/nd/devices/namespace0.0/size", strconv.FormatUint(size, 10), nil},
 		{"bus/nd/devices/namespace0.0/holder_class", holderClass, []writer.Op{nd("namespace0.0/holder_class", "")}},
 		{"bus/nd/devices/" + claim + "/uuid", uuidN(3), []writer.Op{nd(claim+"/namespace", "")}},
 		{"bus/nd/devices/" + claim + "/mode", "pmem", nil},

@@ -93,6 +93,9 @@ var errAbsent = errors.New("no value")
 func (a *attrs) optU64(name string) *uint64 { return optional(a, name, ParseU64) }
 func (a *attrs) optInt(name string) *int    { return optional(a, name, strconv.Atoi) }
 func (a *attrs) optBool(name string) *bool  { return optional(a, name, ParseBool) }
+func (a *attrs) optStr(name string) *string {
+	return optional(a, name, func(s string) (string, error) { return s, nil })
+}
 
 func (a *attrs) u64(name string) uint64 {
 	if v := a.optU64(name); v != nil {

@@ -17,16 +17,19 @@ type Memdev struct {
 	ID   int
 	Path string
 	// Host is the device memN hangs below (a PCI function, 0000:0d:00.0).
-	Host             string
-	PmemSize         uint64
-	RAMSize          uint64
-	Serial           *uint64 // nil when the kernel does not expose it
-	NumaNode         *int
-	FirmwareVersion  string
-	PayloadMax       uint64
-	LabelStorageSize uint64
-	Driver           string // "cxl_mem" once bound
-	DevNode          string // /dev/cxl/memN
+	Host     string
+	PmemSize uint64
+	RAMSize  uint64
+	// PmemQosClass and RAMQosClass are the partitions' QoS classes
+	// (pmem/qos_class, ram/qos_class: 6.8+, only when the platform gave one).
+	PmemQosClass, RAMQosClass *int
+	Serial                    *uint64 // nil when the kernel does not expose it
+	NumaNode                  *int
+	FirmwareVersion           *string
+	PayloadMax                uint64
+	LabelStorageSize          uint64
+	Driver                    string // "cxl_mem" once bound
+	DevNode                   string // /dev/cxl/memN
 	// Nvdimm is the memdev's cxl_nvdimm child (pmemN), "" without one.
 	Nvdimm string
 }
@@ -96,6 +99,8 @@ type Decoder struct {
 	Locked                bool
 	// Root decoders.
 	CapPmem, CapRAM, CapType2, CapType3 bool
+	// QosClass is the window's QoS class (qos_class, 6.5+; -1 for none).
+	QosClass *int
 	// CanCreatePmemRegion is true when create_pmem_region exists.
 	CanCreatePmemRegion bool
 	CanCreateRAMRegion  bool
@@ -131,6 +136,9 @@ type Region struct {
 	Driver     string
 	PmemRegion string // pmem_regionN once the cxl_region driver bound it
 	DaxRegion  string // dax_regionN of a bound RAM region (6.3+)
+	// QosClassMismatch: a target's memdev partition has another QoS class
+	// than the root decoder (set by Topology, as libcxl compares them).
+	QosClassMismatch bool
 }
 
 // RAM reports whether the region is a volatile (ram) region.
@@ -184,9 +192,11 @@ func readMemdev(p string) (Memdev, error) {
 		Host:             filepath.Base(filepath.Dir(p)),
 		PmemSize:         a.u64("pmem/size"),
 		RAMSize:          a.u64("ram/size"),
+		PmemQosClass:     a.optInt("pmem/qos_class"),
+		RAMQosClass:      a.optInt("ram/qos_class"),
 		Serial:           a.optU64("serial"),
 		NumaNode:         a.optInt("numa_node"),
-		FirmwareVersion:  a.str("firmware_version"),
+		FirmwareVersion:  a.optStr("firmware_version"),
 		PayloadMax:       a.u64("payload_max"),
 		LabelStorageSize: a.u64("label_storage_size"),
 		Driver:           a.driver(),
@@ -338,6 +348,7 @@ func readDecoder(p string, port Port) (Decoder, error) {
 		d.Kind = RootDecoder
 		d.CapPmem, d.CapRAM = a.flag("cap_pmem"), a.flag("cap_ram")
 		d.CapType2, d.CapType3 = a.flag("cap_type2"), a.flag("cap_type3")
+		d.QosClass = a.optInt("qos_class")
 		d.CanCreatePmemRegion = a.has("create_pmem_region")
 		d.CanCreateRAMRegion = a.has("create_ram_region")
 		for _, r := range childDirs(p, "region") {

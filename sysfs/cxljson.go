@@ -12,13 +12,16 @@ import (
 
 // MemdevJSON is a memdev as `cxl list -M` prints it, but for the serial.
 type MemdevJSON struct {
-	Memdev   string  `json:"memdev"`
-	PmemSize uint64  `json:"pmem_size,omitempty"`
-	RAMSize  uint64  `json:"ram_size,omitempty"`
-	Serial   *Serial `json:"serial,omitempty"`
-	NumaNode *int    `json:"numa_node,omitempty"`
-	Host     string  `json:"host"`
-	State    string  `json:"state,omitempty"`
+	Memdev          string  `json:"memdev"`
+	PmemSize        uint64  `json:"pmem_size,omitempty"`
+	PmemQosClass    *int    `json:"pmem_qos_class,omitempty"`
+	RAMSize         uint64  `json:"ram_size,omitempty"`
+	RAMQosClass     *int    `json:"ram_qos_class,omitempty"`
+	Serial          *Serial `json:"serial,omitempty"`
+	NumaNode        *int    `json:"numa_node,omitempty"`
+	Host            string  `json:"host"`
+	FirmwareVersion *string `json:"firmware_version,omitempty"`
+	State           string  `json:"state,omitempty"`
 }
 
 // Serial is a memdev serial number in JSON: a string of its decimal
@@ -35,11 +38,19 @@ func (s Serial) MarshalJSON() ([]byte, error) {
 // JSON returns the `cxl list` form of m.
 func (m Memdev) JSON() MemdevJSON {
 	j := MemdevJSON{
-		Memdev:   m.Name,
-		PmemSize: m.PmemSize,
-		RAMSize:  m.RAMSize,
-		Serial:   (*Serial)(m.Serial),
-		Host:     m.Host,
+		Memdev:          m.Name,
+		PmemSize:        m.PmemSize,
+		RAMSize:         m.RAMSize,
+		Serial:          (*Serial)(m.Serial),
+		Host:            m.Host,
+		FirmwareVersion: m.FirmwareVersion,
+	}
+	// cxl list shows a partition's QoS class only beside its size.
+	if m.PmemSize > 0 {
+		j.PmemQosClass = qosClassJSON(m.PmemQosClass)
+	}
+	if m.RAMSize > 0 {
+		j.RAMQosClass = qosClassJSON(m.RAMQosClass)
 	}
 	if m.NumaNode != nil && *m.NumaNode >= 0 {
 		j.NumaNode = m.NumaNode
@@ -48,6 +59,27 @@ func (m Memdev) JSON() MemdevJSON {
 		j.State = "disabled"
 	}
 	return j
+}
+
+// qosClassNone is the value of a qos_class attribute with no class
+// (CXL_QOS_CLASS_INVALID), which cxl list leaves out like a missing one.
+const qosClassNone = -1
+
+// qosClass is the value of an optional qos_class attribute, qosClassNone
+// when it is missing.
+func qosClass(c *int) int {
+	if c == nil {
+		return qosClassNone
+	}
+	return *c
+}
+
+// qosClassJSON is a qos_class as cxl list prints it: nil when there is none.
+func qosClassJSON(c *int) *int {
+	if qosClass(c) == qosClassNone {
+		return nil
+	}
+	return c
 }
 
 // DecoderJSON is a decoder as `cxl list -D` prints it.
@@ -67,6 +99,7 @@ type DecoderJSON struct {
 	VolatileCapable       bool    `json:"volatile_capable,omitempty"`
 	AccelmemCapable       bool    `json:"accelmem_capable,omitempty"`
 	NrTargets             *int    `json:"nr_targets,omitempty"`
+	QosClass              *int    `json:"qos_class,omitempty"`
 }
 
 // JSON returns the `cxl list` form of d. regions are the CXL regions, used
@@ -100,6 +133,7 @@ func (d Decoder) JSON(regions []Region) DecoderJSON {
 		j.PmemCapable = d.CapPmem
 		j.VolatileCapable = d.CapRAM
 		j.AccelmemCapable = d.CapType2
+		j.QosClass = qosClassJSON(d.QosClass)
 	}
 	return j
 }
@@ -153,6 +187,7 @@ type RegionJSON struct {
 	InterleaveGranularity uint64  `json:"interleave_granularity"`
 	DecodeState           string  `json:"decode_state"`
 	State                 string  `json:"state,omitempty"`
+	QosClassMismatch      bool    `json:"qos_class_mismatch,omitempty"`
 }
 
 // JSON returns the `cxl list` form of r.
@@ -165,6 +200,7 @@ func (r Region) JSON() RegionJSON {
 		InterleaveWays:        r.InterleaveWays,
 		InterleaveGranularity: r.InterleaveGranularity,
 		DecodeState:           "reset",
+		QosClassMismatch:      r.QosClassMismatch,
 	}
 	if r.Committed {
 		j.DecodeState = "commit"

@@ -362,3 +362,38 @@ func TestTopologyCxlvRegion(t *testing.T) {
 		t.Errorf("namespace = %+v", ns)
 	}
 }
+
+// QoS classes and the firmware version as cxl list shows them: QEMU's
+// window has class 0 and its memdev none, so its RAM region mismatches;
+// cxl_virt's root reads -1 (no class) like its memdev.
+func TestQosClassAndFirmware(t *testing.T) {
+	for _, tc := range []struct {
+		fixture, firmware string
+		rootClass         *int
+		mismatch          bool
+	}{
+		{"qemu-ram-movable", "BWFW VERSION 00", new(int), true},
+		{"cxlv-ram-movable", "cxl_virt", nil, false},
+		{"cxlv-bare", "cxl_virt", nil, false}, // 6.1: no qos_class at all
+	} {
+		top, err := fixture(t, tc.fixture).Topology()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := top.Memdevs[0].JSON()
+		if m.FirmwareVersion == nil || *m.FirmwareVersion != tc.firmware || m.PmemQosClass != nil || m.RAMQosClass != nil {
+			t.Errorf("%s: memdev %+v; want firmware %q and no QoS class", tc.fixture, m, tc.firmware)
+		}
+		if d := top.Decoders[0].JSON(top.Regions); !reflect.DeepEqual(d.QosClass, tc.rootClass) {
+			t.Errorf("%s: %s qos_class %v; want %v", tc.fixture, d.Decoder, d.QosClass, tc.rootClass)
+		}
+		for _, r := range top.Regions {
+			if r.JSON().QosClassMismatch != tc.mismatch {
+				t.Errorf("%s: %s qos_class_mismatch %v; want %v", tc.fixture, r.Name, r.QosClassMismatch, tc.mismatch)
+			}
+		}
+		if tc.mismatch && len(top.Regions) == 0 {
+			t.Errorf("%s: no region", tc.fixture)
+		}
+	}
+}

@@ -85,7 +85,10 @@ type DaxDevice struct {
 	// Parent is the device it belongs to: the nd dax device (daxR.N) of a
 	// devdax namespace, or the dax_regionN of a CXL RAM region.
 	Parent string
-	// Region is the CXL region of a dax_regionN parent, "" otherwise.
+	// Region is the CXL region the device's memory belongs to: of a
+	// dax_regionN parent (a RAM region), or of the nd region of a devdax
+	// namespace below a CXL nvdimm bridge (a pmem region: libnvdimm's
+	// region has the CXL region's name). "" otherwise.
 	Region string
 	Size   uint64
 	Align  uint64
@@ -246,7 +249,10 @@ func readDaxDevice(p string) (DaxDevice, error) {
 		Driver:     a.driver(),
 		DevNode:    a.devNode(),
 	}
-	if strings.HasPrefix(d.Parent, "dax_region") {
+	switch {
+	case strings.HasPrefix(d.Parent, "dax_region"):
+		d.Region = filepath.Base(filepath.Dir(filepath.Dir(p)))
+	case strings.HasPrefix(d.Parent, "dax") && strings.Contains(p, "/nvdimm-bridge"):
 		d.Region = filepath.Base(filepath.Dir(filepath.Dir(p)))
 	}
 	return d, a.err

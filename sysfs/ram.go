@@ -4,7 +4,9 @@ package sysfs
 // driver adds dax_regionN below the region, dax_cxl gives it one dax
 // device with the KMEM flag, and kmem hot-adds that device's range as
 // memory blocks, which the kernel's auto_online_blocks policy (or
-// cxlvctl) onlines.
+// cxlvctl) onlines. Without RAM regions (6.1), a pmem region's devdax
+// namespace gives kmem its dax device instead (daxctl reconfigure-device
+// --mode=system-ram); kmem adds the memory blocks wholly inside it.
 
 // RAMState is what the memory of a RAM region has become.
 type RAMState struct {
@@ -19,12 +21,19 @@ type RAMState struct {
 	Summary BlockSummary
 }
 
-// Added reports whether kmem holds the dax device and every block of its
-// range exists.
+// Added reports whether kmem holds the dax device and every block inside
+// its range exists.
 func (s RAMState) Added() bool {
-	return s.Dax != nil && s.Dax.Driver == "kmem" && s.Summary.BlockSize > 0 &&
-		uint64(s.Summary.Blocks) == s.Size/s.Summary.BlockSize
+	bs := s.Summary.BlockSize
+	if s.Dax == nil || s.Dax.Driver != "kmem" || bs == 0 || s.Start == nil {
+		return false
+	}
+	first, end := (*s.Start+bs-1)/bs, (*s.Start+s.Size)/bs
+	return end > first && uint64(s.Summary.Blocks) == end-first
 }
+
+// Kmem reports whether kmem holds the dax device: its memory is system RAM.
+func (s RAMState) Kmem() bool { return s.Dax != nil && s.Dax.Driver == "kmem" }
 
 // RAMState reads the dax device and memory blocks of region r; daxDevs
 // are the dax bus's devices (read once by the caller, or nil to read them).
@@ -49,8 +58,8 @@ func (f FS) RAMState(r Region, daxDevs []DaxDevice) (RAMState, error) {
 			s.Start = s.Dax.Resource
 		}
 	}
-	if s.Dax == nil || s.Start == nil {
-		return s, nil
+	if s.Dax == nil || s.Start == nil || !r.RAM() && !s.Kmem() {
+		return s, nil // no memory blocks (yet)
 	}
 	blocks, bs, err := f.MemoryBlocksIn(*s.Start, s.Size)
 	if err != nil {

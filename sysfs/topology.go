@@ -15,7 +15,8 @@ type Topology struct {
 	Bridges   []NvdimmBridge
 	NDRegions []NDRegion
 	Dax       []DaxDevice
-	// RAM is the memory of each RAM region, by region name.
+	// RAM is the memory of each RAM region, and of each pmem region whose
+	// devdax namespace kmem holds, by region name.
 	RAM map[string]*RAMState
 }
 
@@ -36,6 +37,7 @@ func (f FS) Topology() (*Topology, error) {
 	if t.Regions, err = regionsOf(t.Decoders); err != nil {
 		return nil, err
 	}
+	t.markQosClassMismatches()
 	if t.Bridges, err = f.NvdimmBridges(); err != nil {
 		return nil, err
 	}
@@ -50,16 +52,67 @@ func (f FS) Topology() (*Topology, error) {
 	}
 	t.RAM = map[string]*RAMState{}
 	for _, r := range t.Regions {
-		if r.RAM() {
-			st, err := f.RAMState(r, t.Dax)
-			if err != nil {
-				return nil, err
-			}
+		st, err := f.RAMState(r, t.Dax)
+		if err != nil {
+			return nil, err
+		}
+		// A pmem region's memory is RAM once kmem holds its devdax.
+		if r.RAM() || st.Kmem() {
 			t.RAM[r.Name] = &st
 		}
 	}
 	t.fillVirtLinks()
 	return &t, nil
+}
+
+// markQosClassMismatches sets Region.QosClassMismatch as libcxl decides it:
+// the memdev behind one of the region's targets has, for the region's mode,
+// another QoS class than the root decoder (a missing class counting as none).
+func (t *Topology) markQosClassMismatches() {
+	for i := range t.Regions {
+		r := &t.Regions[i]
+		root := t.decoder(r.Decoder)
+		if root == nil || (r.Mode != "ram" && r.Mode != "pmem") {
+			continue
+		}
+		for _, target := range r.Targets {
+			m := t.memdevOfDecoder(target)
+			if m == nil {
+				continue
+			}
+			class := m.PmemQosClass
+			if r.RAM() {
+				class = m.RAMQosClass
+			}
+			if qosClass(class) != qosClass(root.QosClass) {
+				r.QosClassMismatch = true
+			}
+		}
+	}
+}
+
+func (t *Topology) decoder(name string) *Decoder {
+	for i := range t.Decoders {
+		if t.Decoders[i].Name == name {
+			return &t.Decoders[i]
+		}
+	}
+	return nil
+}
+
+// memdevOfDecoder is the memdev whose endpoint owns the decoder, nil for
+// another decoder.
+func (t *Topology) memdevOfDecoder(name string) *Memdev {
+	d := t.decoder(name)
+	if d == nil {
+		return nil
+	}
+	for i := range t.Memdevs {
+		if ep := endpointOf(t.Ports, t.Memdevs[i].Name); ep != nil && ep.Name == d.Port {
+			return &t.Memdevs[i]
+		}
+	}
+	return nil
 }
 
 // droppedIfUnloaded drops the error of a bus whose module is not loaded.

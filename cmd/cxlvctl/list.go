@@ -119,7 +119,7 @@ func printLinks(e *env, opt listOptions) error {
 func printTable(out io.Writer, links []sysfs.DeviceLink, opt listOptions) error {
 	header := []string{"DEVICE", "MEMDEV", "TYPE", "CAPACITY", "DECODER", "REGION", "ND_REGION", "NAMESPACE", "MODE", "DEVNODE"}
 	if opt.verbose {
-		header = append(header, "MEMSTART", "SERIAL", "HOST", "STATE")
+		header = append(header, "MEMSTART", "SERIAL", "HOST", "STATE", "FIRMWARE")
 	}
 	// RAM regions add what their memory became, as a last column.
 	withMemory := false
@@ -285,11 +285,14 @@ func linkRows(l sysfs.DeviceLink) [][]string {
 			row[2] = r.Region.Mode
 		}
 		if r.RAM != nil {
-			dax, mode := "-", "-"
+			nd, dax, mode := "-", "-", "-"
+			if r.NDRegion != nil { // a pmem region's devdax, held by kmem
+				nd = r.NDRegion.Name
+			}
 			if d := r.RAM.Dax; d != nil {
 				dax, mode = d.Name, d.Mode()
 			}
-			rows = append(rows, append(row, "-", dax, mode, "-"))
+			rows = append(rows, append(row, nd, dax, mode, "-"))
 			continue
 		}
 		if r.NDRegion == nil {
@@ -376,7 +379,7 @@ func devNode(ns sysfs.Namespace) string {
 }
 
 func verboseColumns(l sysfs.DeviceLink) []string {
-	memstart, serial, host, state := "-", "-", "-", "-"
+	memstart, serial, host, state, firmware := "-", "-", "-", "-", "-"
 	if v := l.Virt; v != nil {
 		if v.Memstart != nil {
 			memstart = "0x" + strconv.FormatUint(*v.Memstart, 16)
@@ -388,13 +391,16 @@ func verboseColumns(l sysfs.DeviceLink) []string {
 			serial = "0x" + strconv.FormatUint(*m.Serial, 16)
 		}
 		host = m.Host
+		if m.FirmwareVersion != nil {
+			firmware = dash(*m.FirmwareVersion)
+		}
 		if m.Driver == "" {
 			state = "disabled"
 		} else if state == "-" {
 			state = "enabled"
 		}
 	}
-	return []string{memstart, serial, host, state}
+	return []string{memstart, serial, host, state, firmware}
 }
 
 func dash(s string) string {

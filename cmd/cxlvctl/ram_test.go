@@ -148,3 +148,35 @@ func TestRAMDryRuns(t *testing.T) {
 		"echo cxlv_dev_id=0 > .*/remove",
 	))
 }
+
+// TestRegionCreateRAMDryRunOn61: where no root decoder offers
+// create_ram_region (6.1), --dry-run prints the whole kmem path: the pmem
+// region, the devdax namespace and dax0.0's move to kmem, under the online
+// policy asked for.
+func TestRegionCreateRAMDryRunOn61(t *testing.T) {
+	out, root := dryRun(t, "cxlv-kmem-bare", "region", "create", "-m", "mem0", "--type", "ram")
+	w := func(value, path string) string { return "^echo " + regexp.QuoteMeta(value) + " > " + root + "/" + regexp.QuoteMeta(path) + "$" }
+	matchLines(t, out, []string{
+		w("region0", "bus/cxl/devices/decoder0.0/create_pmem_region"),
+		w("256", "bus/cxl/devices/region0/interleave_granularity"),
+		w("1", "bus/cxl/devices/region0/interleave_ways"),
+		"^echo " + uuidRE + " > " + root + "/bus/cxl/devices/region0/uuid$",
+		w("0x30000000", "bus/cxl/devices/region0/size"),
+		w("pmem", "bus/cxl/devices/decoder2.0/mode"),
+		w("0x30000000", "bus/cxl/devices/decoder2.0/dpa_size"),
+		w("decoder2.0", "bus/cxl/devices/region0/target0"),
+		w("1", "bus/cxl/devices/region0/commit"),
+		w("region0", "bus/cxl/drivers/cxl_region/bind"),
+		"^echo " + uuidRE + " > " + root + "/bus/nd/devices/namespace0.0/uuid$",
+		w("805306368", "bus/nd/devices/namespace0.0/size"),
+		w("dax", "bus/nd/devices/namespace0.0/holder_class"),
+		"^echo " + uuidRE + " > " + root + "/bus/nd/devices/dax0.0/uuid$",
+		w("pmem", "bus/nd/devices/dax0.0/mode"),
+		w("namespace0.0", "bus/nd/devices/dax0.0/namespace"),
+		w("dax0.0", "bus/nd/drivers/dax_pmem/bind"),
+		w("online_movable", "devices/system/memory/auto_online_blocks"),
+		w("dax0.0", "bus/dax/drivers/device_dax/unbind"),
+		w("dax0.0", "bus/dax/drivers/kmem/new_id"),
+		w("offline", "devices/system/memory/auto_online_blocks"),
+	})
+}

@@ -20,7 +20,7 @@ func init() { teardownDevice = teardown }
 func regionCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "region",
-		Usage: "create, destroy and list CXL regions (pmem, and ram on Linux 6.3+)",
+		Usage: "create, destroy and list CXL regions (pmem, and ram)",
 		Subcommands: []*cli.Command{
 			{
 				Name:  "create",
@@ -32,7 +32,11 @@ func regionCommand() *cli.Command {
 					"--type ram (Linux 6.3+, dax_cxl and kmem loaded) makes a volatile region that kmem adds\n" +
 					"as memory blocks, onlined per --online: movable (ZONE_MOVABLE, can be given back),\n" +
 					"normal (ZONE_NORMAL, usable by the kernel, may not offline again) or none; the\n" +
-					"kernel's auto_online_blocks policy is set for the bind and restored afterwards.",
+					"kernel's auto_online_blocks policy is set for the bind and restored afterwards.\n" +
+					"Where no root decoder offers create_ram_region (Linux 6.1), --type ram makes a pmem\n" +
+					"region, a devdax namespace and gives its dax device to kmem (daxctl\n" +
+					"reconfigure-device --mode=system-ram; dax_pmem and kmem loaded); region destroy\n" +
+					"gives the memory back first. The output says which path it took (memory_path).",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "device", Aliases: []string{"d"}, Usage: "cxl_virt device (cxlvN)"},
 					&cli.StringFlag{Name: "memdev", Aliases: []string{"m"}, Usage: "CXL memdev (memN), e.g. QEMU's emulated device"},
@@ -211,8 +215,14 @@ func newNamespaceCreateJSON(ns region.NamespaceResult) namespaceCreateJSON {
 // printRAMResult prints what a RAM region's memory became.
 func printRAMResult(e *env, res *region.Result) {
 	r := res.RAMResult
-	fmt.Fprintf(e.out, "%s: %s ram region on %s (%s -> %s), %s\n", res.Region,
-		debugfs.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, r.Dax)
+	if r.Via == region.ViaKmem {
+		fmt.Fprintf(e.out, "%s: %s pmem region on %s (%s -> %s), nd %s, devdax %s, %s to kmem (%s offers no create_ram_region)\n",
+			res.Region, debugfs.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, res.NDRegion,
+			res.Namespaces[0].Name, r.Dax, res.RootDecoder)
+	} else {
+		fmt.Fprintf(e.out, "%s: %s ram region on %s (%s -> %s), %s\n", res.Region,
+			debugfs.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, r.Dax)
+	}
 	node := "-"
 	if r.TargetNode != nil {
 		node = strconv.Itoa(*r.TargetNode)
