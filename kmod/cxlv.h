@@ -171,7 +171,13 @@ struct pci_dev *cxlv_pci_get_ep(struct cxlv_dev *cxlv);
 /* cxlv_port.c: CXL topology objects */
 int cxlv_port_setup(struct cxlv_dev *cxlv);
 bool cxlv_port_has_region(struct cxlv_dev *cxlv, const char **region);
+bool cxlv_is_our_region(struct device *dev);
 int cxlv_port_region_notifier_init(void);
 void cxlv_port_region_notifier_exit(void);
+
+/* cxlv_coherent.c: region commits on a CPU that cannot invalidate caches */
+void cxlv_coherent_init(void);
+void cxlv_coherent_exit(void);
+extern struct bus_attribute bus_attr_cache_invalidation;
 
 #endif /* __CXLV_H__ */

@@ -61,8 +61,21 @@ static inline struct device *cxlv_port_uport(struct cxl_port *port)
 /* 6.13 made the namespace of MODULE_IMPORT_NS() a string literal. */
 #ifdef CXLV_HAVE_IMPORT_NS_STRING
 #define CXLV_IMPORT_NS_CXL()	MODULE_IMPORT_NS("CXL")
+#define CXLV_IMPORT_NS_DEVMEM()	MODULE_IMPORT_NS("DEVMEM")
 #else
 #define CXLV_IMPORT_NS_CXL()	MODULE_IMPORT_NS(CXL)
+#define CXLV_IMPORT_NS_DEVMEM()	MODULE_IMPORT_NS(DEVMEM)
+#endif
+
+/*
+ * 6.2 made region commit and reset invalidate the CPU caches
+ * (CXLV_HAVE_REGION_CACHE_INVALIDATE, see cxlv_coherent.c); 7.x passes
+ * cpu_cache_invalidate_memregion() the range instead of an IORES_DESC.
+ */
+#ifdef CXLV_HAVE_MEMREGION_RANGE
+#define CXLV_MEMREGION_INVALIDATE_PARAMS	phys_addr_t start, size_t len
+#else
+#define CXLV_MEMREGION_INVALIDATE_PARAMS	int res_desc
 #endif
 
 /*

@@ -102,12 +102,14 @@ static int __init cxlv_init(void)
 	rc = cxlv_port_region_notifier_init();
 	if (rc)
 		goto err_driver;
+	cxlv_coherent_init();
 	rc = cxlv_ctl_init(&cxlv_bus);
 	if (rc)
 		goto err_notifier;
 	return 0;
 
 err_notifier:
+	cxlv_coherent_exit();
 	cxlv_port_region_notifier_exit();
 err_driver:
 	driver_unregister(&cxlv_driver);
@@ -120,6 +122,7 @@ static void __exit cxlv_exit(void)
 {
 	cxlv_ctl_exit(&cxlv_bus);
 	cxlv_remove_all();
+	cxlv_coherent_exit();
 	cxlv_port_region_notifier_exit();
 	driver_unregister(&cxlv_driver);
 	bus_unregister(&cxlv_bus);

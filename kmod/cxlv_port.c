@@ -182,7 +182,7 @@ bool cxlv_port_has_region(struct cxlv_dev *cxlv, const char **region)
 }
 
 /* Is @dev a region below a root decoder of a cxl_virt device? */
-static bool cxlv_is_our_region(struct device *dev)
+bool cxlv_is_our_region(struct device *dev)
 {
 	struct device *decoder = dev->parent;
 	struct cxl_port *root;

@@ -186,6 +186,10 @@ func (m *Manager) plan(s Spec) (plan, error) {
 	if err != nil {
 		return plan{}, err
 	}
+	// Refused before anything is written: the kernel's refusal is a WARN.
+	if err := m.FS.VirtCommitsRefused(md.Name); err != nil {
+		return plan{}, err
+	}
 	if s.Type == TypeRAM {
 		return m.planRAM(s, md)
 	}

@@ -33,6 +33,47 @@ func errNoVirt() error { return &FeatureError{Name: "cxl_virt devices", Module: 
 // VirtLoaded reports whether the cxl_virt module is loaded.
 func (f FS) VirtLoaded() bool { return exists(f.Path("bus", "cxl_virt")) }
 
+// What the cxl_virt module does about the CPU cache invalidation that Linux
+// 6.2+ does before it commits or resets a region
+// (/sys/bus/cxl_virt/cache_invalidation, kmod/cxlv_coherent.c).
+const (
+	CacheInvalidationNone        = "none"        // the kernel never invalidates (6.1)
+	CacheInvalidationCPU         = "cpu"         // the CPU invalidates, as the kernel asks
+	CacheInvalidationSkipped     = "skipped"     // hypervisor: cxl_virt's regions need none
+	CacheInvalidationOff         = "off"         // hypervisor, coherent_regions=0: refused
+	CacheInvalidationUnavailable = "unavailable" // hypervisor, no way on this kernel: refused
+)
+
+// VirtCacheInvalidation is the module's cache_invalidation state, "" when
+// the module is not loaded or does not say.
+func (f FS) VirtCacheInvalidation() string {
+	a := attrs{dir: f.Path("bus", "cxl_virt")}
+	if !a.has("cache_invalidation") {
+		return ""
+	}
+	return a.str("cache_invalidation")
+}
+
+// VirtCommitsRefused returns a *CacheInvalidationError when the kernel will
+// refuse to commit a region on memdev, a cxl_virt device's memdev, because
+// the CPU cannot invalidate its caches and the module does not lift that.
+func (f FS) VirtCommitsRefused(memdev string) error {
+	state := f.VirtCacheInvalidation()
+	if state != CacheInvalidationOff && state != CacheInvalidationUnavailable {
+		return nil
+	}
+	devices, err := f.VirtDevices()
+	if err != nil {
+		return err
+	}
+	for _, d := range devices {
+		if d.Memdev == memdev {
+			return &CacheInvalidationError{State: state}
+		}
+	}
+	return nil
+}
+
 // VirtDevices lists the cxl_virt devices.
 func (f FS) VirtDevices() ([]VirtDevice, error) {
 	return busObjects(f, "cxl_virt", "cxlv", errNoVirt(), readVirtDevice)

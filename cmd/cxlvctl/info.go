@@ -43,9 +43,22 @@ type infoJSON struct {
 	TotalUsableBytes   int64      `json:"total_usable_bytes"`
 	Nodes              []nodeJSON `json:"nodes"`
 	// CXLLoaded tells whether the CXL bus exists (cxl_core).
-	CXLLoaded  bool          `json:"cxl_loaded"`
-	VirtLoaded bool          `json:"cxl_virt_loaded"`
-	Features   []featureJSON `json:"features,omitempty"`
+	CXLLoaded  bool `json:"cxl_loaded"`
+	VirtLoaded bool `json:"cxl_virt_loaded"`
+	// CacheInvalidation is what cxl_virt does about the CPU cache
+	// invalidation of region commits (sysfs.CacheInvalidation*).
+	CacheInvalidation string        `json:"cxl_virt_cache_invalidation,omitempty"`
+	Features          []featureJSON `json:"features,omitempty"`
+}
+
+// cacheInvalidationText says what each cache_invalidation state means for
+// region create.
+var cacheInvalidationText = map[string]string{
+	sysfs.CacheInvalidationNone:        "none (this kernel's CXL core does not invalidate CPU caches on commit)",
+	sysfs.CacheInvalidationCPU:         "by the CPU (no hypervisor: the kernel invalidates the caches on commit)",
+	sysfs.CacheInvalidationSkipped:     "skipped (the CPU reports a hypervisor; cxl_virt's regions need none and commit)",
+	sysfs.CacheInvalidationOff:         "off (the CPU reports a hypervisor and cxl_virt has coherent_regions=0: its regions are refused)",
+	sysfs.CacheInvalidationUnavailable: "unavailable (the CPU reports a hypervisor and this kernel gives cxl_virt no way round it: regions are refused; see dmesg)",
 }
 
 type featureJSON struct {
@@ -63,7 +76,7 @@ func runInfo(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	out := infoJSON{Nodes: []nodeJSON{}, VirtLoaded: e.sys.VirtLoaded()}
+	out := infoJSON{Nodes: []nodeJSON{}, VirtLoaded: e.sys.VirtLoaded(), CacheInvalidation: e.sys.VirtCacheInvalidation()}
 	if mem != nil {
 		out.TotalPhysicalBytes, out.TotalUsableBytes = mem.TotalPhysicalBytes, mem.TotalUsableBytes
 	}
@@ -102,6 +115,13 @@ func runInfo(c *cli.Context) error {
 	fmt.Fprintf(e.out, "memory: %s physical, %s usable\ncxl: %s, cxl_virt: %s\n",
 		debugfs.HumanSize(uint64(out.TotalPhysicalBytes)), debugfs.HumanSize(uint64(out.TotalUsableBytes)),
 		loaded(out.CXLLoaded), loaded(out.VirtLoaded))
+	if out.CacheInvalidation != "" {
+		text := cacheInvalidationText[out.CacheInvalidation]
+		if text == "" {
+			text = out.CacheInvalidation
+		}
+		fmt.Fprintf(e.out, "cxl_virt region cache invalidation: %s\n", text)
+	}
 	for _, f := range out.Features {
 		state := "yes"
 		if !f.Present {

@@ -54,7 +54,8 @@ cp "$tmp/$srcpkg/drivers/cxl/"*.h "$GEN/"
 # rather than guessed from the version (stable updates backport changes).
 tar -xJf "$tarball" -C "$tmp" "$srcpkg/include/linux/device/bus.h" "$srcpkg/include/linux/module.h" \
 	"$srcpkg/include/linux/device.h" "$srcpkg/include/linux/hrtimer.h" \
-	"$srcpkg/include/uapi/linux/pci_regs.h"
+	"$srcpkg/include/uapi/linux/pci_regs.h" "$srcpkg/drivers/cxl/core/region.c" \
+	"$srcpkg/include/linux/memregion.h"
 # known WHAT FILE PATTERN...: FILE matches one of the forms cxlv_compat.h
 # handles; otherwise the build stops here, naming the kernel and the piece,
 # rather than produce a module that guesses.
@@ -75,6 +76,16 @@ known 'cxl_root_decoder_alloc()' drivers/cxl/cxl.h \
 	'cxl_root_decoder_alloc\(struct cxl_port \*port,$'
 known 'devm_cxl_add_dport()' drivers/cxl/cxl.h \
 	'^struct cxl_dport \*devm_cxl_add_dport\(struct cxl_port \*port,$'
+# Region commit and reset invalidate the CPU caches from 6.2: cxlv_coherent.c
+# makes cxl_virt's regions skip that in the two functions that do it.
+if grep -q 'cpu_cache_has_invalidate_memregion()' "$tmp/$srcpkg/drivers/cxl/core/region.c"; then
+	known 'commit_store()' drivers/cxl/core/region.c \
+		'^static ssize_t commit_store\(struct device \*dev, struct device_attribute \*attr,$'
+	known 'cxl_region_decode_reset()' drivers/cxl/core/region.c \
+		'^static (void|int) cxl_region_decode_reset\(struct cxl_region \*cxlr, int count\)$'
+	known 'cpu_cache_invalidate_memregion()' include/linux/memregion.h \
+		'^int cpu_cache_invalidate_memregion\((int res_desc|phys_addr_t start, size_t len)\);'
+fi
 # The DVSEC registers are in cxlpci.h up to 6.x, in pci_regs.h from 7.x.
 grep -Eq 'define PCI_DVSEC_CXL_REG_LOCATOR[[:space:]]' "$tmp/$srcpkg/include/uapi/linux/pci_regs.h" ||
 	known 'the CXL DVSEC registers' drivers/cxl/cxlpci.h 'define CXL_DVSEC_REG_LOCATOR[[:space:]]'
@@ -95,6 +106,8 @@ feature() {	# feature MACRO PATTERN FILE
 	feature CXLV_HAVE_DECODER_TARGET_MAP 'int cxl_decoder_add\(struct cxl_decoder \*cxld\);' drivers/cxl/cxl.h
 	feature CXLV_HAVE_LAZY_DPORTS 'struct cxl_dport \*\(\*add_dport\)\(struct cxl_port \*port' drivers/cxl/cxl.h
 	feature CXLV_HAVE_PCI_DVSEC_CXL 'define PCI_DVSEC_CXL_REG_LOCATOR[[:space:]]' include/uapi/linux/pci_regs.h
+	feature CXLV_HAVE_REGION_CACHE_INVALIDATE 'cpu_cache_has_invalidate_memregion\(\)' drivers/cxl/core/region.c
+	feature CXLV_HAVE_MEMREGION_RANGE 'int cpu_cache_invalidate_memregion\(phys_addr_t start, size_t len\);' include/linux/memregion.h
 	feature CXLV_HAVE_IMPORT_NS_STRING 'define MODULE_IMPORT_NS\(ns\)[[:space:]]+MODULE_INFO\(import_ns, ns\)' include/linux/module.h
 } >"$GEN/cxlv_features.h"
 echo "$want" >"$stamp"

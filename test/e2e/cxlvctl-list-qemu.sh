@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm: --cxl --mem 2G
+# vm: --hide-hypervisor --cxl --mem 2G
 # cxlvctl on QEMU's emulated CXL type-3 device (no cxl_virt): `list` links
 # memdev -> root decoder -> region -> nd region -> namespace -> /dev node for
 # a devdax and then an fsdax namespace, and its JSON equals `cxl list -M -D -R`

@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm: --cxl --mem 2G
+# vm: --hide-hypervisor --cxl --mem 2G
 # cxlvctl region/namespace on QEMU's emulated CXL type-3 device (512 MiB,
 # sn=0x5157): region + fsdax + xfs mounted in one command, files read back
 # after a remount; region + devdax with a pattern through /dev/daxX.Y;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm: --cxl --mem 2G
+# vm: --hide-hypervisor --cxl --mem 2G
 # QEMU's emulated CXL type-3 device: enumerate, create a pmem region, a devdax
 # namespace, and check data written through /dev/daxX.Y reads back.
 . "$CXLV/test/vm/guest/lib.sh"

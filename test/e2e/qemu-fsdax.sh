@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm: --cxl --mem 2G
+# vm: --hide-hypervisor --cxl --mem 2G
 # QEMU's emulated CXL type-3 device: pmem region, fsdax namespace (/dev/pmemN),
 # raw block data check, then xfs and ext4 mounted with -o dax: files written,
 # synced, unmounted, remounted and read back.

@@ -5,7 +5,7 @@
 #
 # test/vm/run-vm.sh [--kver KVER] [--mem 2G] [--smp 2] [--memmap SPEC]... [--cxl]
 #                   [--cxl-volatile] [--qemu10] [--numa] [--numa-split LOW]
-#                   [--append ARGS] [--timeout SEC] [--out DIR] -- GUEST_SCRIPT [ARGS...]
+#                   [--hide-hypervisor] [--append ARGS] [--timeout SEC] [--out DIR] -- GUEST_SCRIPT [ARGS...]
 #
 # --qemu10 runs the QEMU 10 that test/vm/qemu10.sh unpacked; --cxl-volatile
 # gives QEMU's type-3 device a 512M volatile partition too (QEMU >= 8, so it
@@ -14,6 +14,9 @@
 # its own.
 # --cxl-single-rp is --cxl without the second, empty root port: it reproduces
 # the 6.1 trap where every write to QEMU's device is lost (negative test only).
+# --hide-hypervisor: on 6.2+ the CPU does not report a hypervisor, for
+# scenarios whose regions are on QEMU's device: those kernels refuse to commit
+# them otherwise (cxl_virt's own regions commit with the bit, cxlv_coherent.c).
 # The repository is shared read-only at /cxlv, DIR (default: a new directory
 # under test/vm/out/) read-write at /out. DIR receives console.log, dmesg.txt,
 # guest.log and rc. Exit code: the guest script's, 124 if the guest hung, 125
@@ -33,7 +36,7 @@ usage() {
 }
 
 kver='' mem=2G smp=2 cxl=0 single_rp=0 append='' timeout=600 out='' numa_split=''
-qemu10=0 cxl_volatile=0 numa=0
+qemu10=0 cxl_volatile=0 numa=0 hide_hypervisor=0
 memmaps=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -47,6 +50,7 @@ while [ $# -gt 0 ]; do
 	--cxl-volatile) cxl=1 cxl_volatile=1 && shift ;;
 	--numa) numa=1 && shift ;;
 	--cxl-single-rp) cxl=1 single_rp=1 && shift ;;
+	--hide-hypervisor) hide_hypervisor=1 && shift ;;
 	--append) append=$2 && shift 2 ;;
 	--timeout) timeout=$2 && shift 2 ;;
 	--out) out=$2 && shift 2 ;;
@@ -144,8 +148,6 @@ elif [ -n "$numa_split" ]; then
 		-numa node,nodeid=1,memdev=node1)
 fi
 
-# From 6.2 on the kernel refuses to commit a CXL region when the CPU says it
-# runs under a hypervisor (it cannot flush caches for it): hide the bit.
 qemu=(qemu-system-x86_64)
 if [ "$qemu10" = 1 ]; then
 	q10=$here/cache/qemu10
@@ -154,8 +156,11 @@ if [ "$qemu10" = 1 ]; then
 	export QEMU_MODULE_DIR=$q10/usr/lib/x86_64-linux-gnu/qemu
 fi
 
+# From 6.2 on the kernel refuses to commit a CXL region when the CPU says it
+# runs under a hypervisor (it cannot invalidate caches for it). The module
+# lifts that for its own regions; QEMU's device needs the bit hidden.
 cpu=max
-kernel_at_least 6.2 "$kver" && cpu=max,hypervisor=off
+[ "$hide_hypervisor" = 1 ] && kernel_at_least 6.2 "$kver" && cpu=max,hypervisor=off
 # QEMU 7.2's type-3 device offers MSI-X but no event interrupt policy: 6.3+'s
 # cxl_pci then fails its probe unless the OS leaves CXL error handling to the
 # firmware (no _OSC CXL control).
@@ -175,7 +180,7 @@ qemu+=(-machine "$machine" -accel tcg,thread=multi -cpu "$cpu"
 	"${qemu_cxl[@]}" "${qemu_numa[@]}")
 
 acquire_vm_slot
-log "boot $kver ($CXLV_USERSPACE user space) mem=$mem smp=$smp${memmaps[*]:+ ${memmaps[*]}}$([ "$cxl" = 1 ] && echo ' +cxl'): $script $* (out: $out)"
+log "boot $kver ($CXLV_USERSPACE user space) mem=$mem smp=$smp cpu=$cpu${memmaps[*]:+ ${memmaps[*]}}$([ "$cxl" = 1 ] && echo ' +cxl'): $script $* (out: $out)"
 start=$SECONDS
 for attempt in 1 2; do
 	set +e

@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm: --cxl --mem 2G
+# vm: --hide-hypervisor --cxl --mem 2G
 # QEMU's emulated device with a pmem region and a devdax namespace (/dev/dax0.0).
 step "load CXL stack" load_cxl_stack
 step "create pmem region" cxl create-region -m -d decoder0.0 -t pmem mem0
