@@ -241,10 +241,12 @@ unlock:
  *   cxlv_devices_lock > PCI rescan lock > PCI endpoint            (remove)
  *   PCI endpoint > memdev > cxlvN > CXL port                      (cxl_pci)
  *
- * Nothing may wait for the endpoint while holding cxlvN's lock: probe only
- * adds it, and its driver is unbound here, before the driver core takes
- * cxlvN's lock to unbind it. No worker can hold a new endpoint's lock when
- * probe adds it, nor cxlvN's while create or remove holds cxlv_devices_lock.
+ * Nothing may wait for an endpoint while holding its cxlvN's lock: probe
+ * only adds the endpoint (no worker holds the lock of one just scanned), and
+ * its driver is unbound here, before the driver core takes cxlvN's lock to
+ * unbind cxlvN. Probe takes the rescan lock under cxlvN's and remove waits
+ * for the endpoint under the rescan lock; cxlv_devices_lock keeps the two
+ * from running at once.
  */
 static void cxlv_unregister(struct cxlv_dev *cxlv)
 {
