@@ -165,7 +165,8 @@ void cxlv_cfg_write(struct cxlv_cfg_func *f, int where, int size, u32 val);
 /* cxlv_pci.c: the software PCI domain */
 #define CXLV_DPORT_ID	0
 int cxlv_pci_setup(struct cxlv_dev *cxlv);
-int cxlv_pci_add_devices(struct cxlv_dev *cxlv);
+void cxlv_pci_add_devices(struct cxlv_dev *cxlv);
+void cxlv_pci_stop_devices(struct cxlv_dev *cxlv);
 struct pci_dev *cxlv_pci_get_ep(struct cxlv_dev *cxlv);
 
 /* cxlv_port.c: CXL topology objects */

@@ -132,6 +132,11 @@ static inline int cxlv_decoder_add_1way(struct cxl_decoder *cxld, int dport_id)
  * kernels the module does the same steps, in the same order, with no
  * component registers for the dport, before any endpoint can probe.
  *
+ * Context: cxlvN's probe, under its device lock and the PCI rescan lock.
+ * Takes the port's lock after cxlvN's, the order of those kernels'
+ * find_or_add_dport() (the port's host, then the port), which also means
+ * that their endpoint probes wait for cxlvN's lock (cxlv_unregister()).
+ *
  * Return: 0 or a negative errno.
  */
 static inline int cxlv_port_add_root_port(struct cxl_port *port,

@@ -6,10 +6,11 @@
  * validates the request completely before registering anything; the
  * driver's probe then builds, in order: the range claim and metadata
  * mapping, the PCI domain (scanned, not added), the CXL objects, the
- * emulator, and only then lets PCI drivers bind. All of it is devm, so a
- * failed probe or a remove unwinds in reverse: PCI drivers, CXL objects,
- * PCI domain, emulator, mapping and claim. A mutex serialises create and
- * remove.
+ * emulator, and only then lets PCI drivers bind. All of it but the last
+ * step is devm, so a failed probe or a remove unwinds in reverse: CXL
+ * objects, PCI domain, emulator, mapping and claim; on remove the endpoint
+ * leaves the PCI bus first, before cxlvN unbinds (cxlv_unregister() says
+ * why). A mutex serialises create and remove.
  *
  * Remove is refused while a region exists or while the CXL window holds
  * anything the module did not put there (cxlv_mem_fence()).
@@ -94,7 +95,7 @@ int cxlv_probe(struct device *dev)
 	if (!rc)
 		rc = cxlv_emu_setup(cxlv);
 	if (!rc)
-		rc = cxlv_pci_add_devices(cxlv);
+		cxlv_pci_add_devices(cxlv);
 	pci_unlock_rescan_remove();
 	if (rc)
 		goto out;
@@ -228,6 +229,31 @@ unlock:
 	return rc;
 }
 
+/*
+ * Lock order. cxl_pci binds the endpoint in a worker that holds the
+ * endpoint's device lock, then the memdev's (cxl_mem probes synchronously
+ * under it). From there the 7.x CXL core also takes cxlvN's device lock:
+ * cxlvN is the host of the host-bridge port, which find_or_add_dport() locks
+ * before the port, and the uport of the root, which devm_cxl_add_nvdimm()
+ * locks. 6.1 and 6.12 stop at the ports' own locks. So, on every kernel:
+ *
+ *   cxlv_devices_lock > cxlvN > PCI rescan lock > CXL port       (probe)
+ *   cxlv_devices_lock > PCI rescan lock > PCI endpoint            (remove)
+ *   PCI endpoint > memdev > cxlvN > CXL port                      (cxl_pci)
+ *
+ * Nothing may wait for an endpoint while holding its cxlvN's lock: probe
+ * only adds the endpoint (no worker holds the lock of one just scanned), and
+ * its driver is unbound here, before the driver core takes cxlvN's lock to
+ * unbind cxlvN. Probe takes the rescan lock under cxlvN's and remove waits
+ * for the endpoint under the rescan lock; cxlv_devices_lock keeps the two
+ * from running at once.
+ */
+static void cxlv_unregister(struct cxlv_dev *cxlv)
+{
+	cxlv_pci_stop_devices(cxlv);
+	device_unregister(&cxlv->dev);
+}
+
 /**
  * cxlv_remove() - remove an idle device
  * @id: N of cxlvN
@@ -255,7 +281,7 @@ int cxlv_remove(u32 id)
 		rc = -EBUSY;
 	} else {
 		idr_remove(&cxlv_devices, id);
-		device_unregister(&cxlv->dev);
+		cxlv_unregister(cxlv);
 	}
 	mutex_unlock(&cxlv_devices_lock);
 	return rc;
@@ -277,7 +303,7 @@ void cxlv_remove_all(void)
 		if (cxlv_live(cxlv) && cxlv_mem_fence(cxlv))
 			dev_err(&cxlv->dev, "unload: CXL window holds another owner's memory; leaving it in place\n");
 		idr_remove(&cxlv_devices, id);
-		device_unregister(&cxlv->dev);
+		cxlv_unregister(cxlv);
 	}
 	mutex_unlock(&cxlv_devices_lock);
 	idr_destroy(&cxlv_devices);

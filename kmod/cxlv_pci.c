@@ -19,8 +19,10 @@
  * section of cxlv_probe() that holds the PCI rescan lock: no rescan sees the
  * domain before its CXL objects and emulator are ready. On the way down the
  * endpoint reads as absent (all-ones, no device) and is removed from the bus
- * in one locked step, so a rescan during teardown finds nothing to bind; the
- * root port, which the CXL ports name as their dport, goes with the domain.
+ * in one locked step, so a rescan during teardown finds nothing to bind. That
+ * happens before cxlvN unbinds, outside its device lock (cxlv_unregister()).
+ * The root port, which the CXL ports name as their dport, goes with the
+ * domain.
  */
 #include <linux/pci.h>
 
@@ -188,10 +190,18 @@ int cxlv_pci_setup(struct cxlv_dev *cxlv)
 	return cxlv_pci_check_claims(cxlv);
 }
 
-/* The endpoint goes absent and leaves the bus in one step. */
-static void cxlv_pci_stop_devices(void *data)
+/**
+ * cxlv_pci_stop_devices() - take the endpoint off the bus
+ * @cxlv: device about to unregister
+ *
+ * The endpoint goes absent and leaves the bus in one step, waiting for
+ * cxl_pci's probe if one is running and unbinding it: the memdev and its
+ * cxl_nvdimm must not outlive the nvdimm bridge, whose 6.12 probe path no
+ * longer checks that the bridge is still there. The caller must not hold
+ * cxlvN's device lock (see cxlv_unregister()).
+ */
+void cxlv_pci_stop_devices(struct cxlv_dev *cxlv)
 {
-	struct cxlv_dev *cxlv = data;
 	struct pci_dev *ep;
 
 	pci_lock_rescan_remove();
@@ -208,23 +218,13 @@ static void cxlv_pci_stop_devices(void *data)
  * cxlv_pci_add_devices() - let cxl_pci (and pcieport) bind
  * @cxlv: device whose CXL ports and emulator are ready
  *
- * The caller still holds pci_lock_rescan_remove(). The endpoint's driver is
- * unbound again before any CXL object goes: the memdev and its cxl_nvdimm
- * must not outlive the nvdimm bridge, whose 6.12 probe path no longer checks
- * that the bridge is still there.
- *
- * Return: 0 or a negative errno.
+ * The caller still holds pci_lock_rescan_remove() and cxlvN's device lock:
+ * pcieport binds the root port here, cxl_pci binds the endpoint later in a
+ * worker (PROBE_PREFER_ASYNCHRONOUS) that needs cxlvN's lock on 7.x.
  */
-int cxlv_pci_add_devices(struct cxlv_dev *cxlv)
+void cxlv_pci_add_devices(struct cxlv_dev *cxlv)
 {
-	int rc;
-
-	/* before the add: the action must not run under our lock */
-	rc = devm_add_action(&cxlv->dev, cxlv_pci_stop_devices, cxlv);
-	if (rc)
-		return rc;
 	pci_bus_add_devices(cxlv->bus);
-	return 0;
 }
 
 /**
