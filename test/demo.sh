@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
-# make demo: boots the test VM on the stock Debian kernel with a memmap=
+# make demo: boots the test VM on Debian 12's stock 6.1 kernel with a memmap=
 # reservation and shows cxl_virt and cxlvctl working end to end (the guest
-# half is test/vm/guest/demo.sh), then boots Debian's 6.12 kernel and shows a
-# RAM region becoming NUMA memory (test/vm/guest/demo-ram.sh). Needs
-# bin/cxlvctl and kmod/build/<KVER>/cxl_virt.ko: the Makefile's demo target
-# builds them first.
+# half is test/vm/guest/demo.sh), then boots trixie-backports' 7.3 (with
+# trixie's user space, from the trixie root) and shows a RAM region becoming
+# NUMA memory (test/vm/guest/demo-ram.sh). Needs bin/cxlvctl and
+# kmod/build/<KVER>/cxl_virt.ko: the Makefile's demo target builds them first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=test/vm/common.sh
+. test/vm/common.sh
 
 vm_opts=(--mem 3G --memmap '1G$0x100000000' --timeout 600)
 
-read -r kver61 kver612 < <(bash scripts/guest-kernels.sh | xargs)
+# kernel X.Y: the release of series X.Y that scripts/guest-kernels.sh lists.
+kernel() {
+	bash scripts/guest-kernels.sh | awk -v s="$1." 'index($0, s) == 1' | head -1 | grep . ||
+		die "no $1 guest kernel installed: run 'make deps'"
+}
+kver61=$(kernel 6.1) kver73=$(kernel 7.3)
 echo "cxlv demo 1/2: booting $kver61 in QEMU (TCG, about a minute)..."
 bash test/vm/run-vm.sh --kver "$kver61" "${vm_opts[@]}" --out test/vm/out/demo -- test/vm/guest/demo.sh
-echo "cxlv demo 2/2: booting $kver612 with node 1 = the reserved range (about a minute)..."
-exec bash test/vm/run-vm.sh --kver "$kver612" "${vm_opts[@]}" --numa-split 2G \
+echo "cxlv demo 2/2: booting $kver73 with node 1 = the reserved range (about a minute)..."
+exec bash test/vm/run-vm.sh --kver "$kver73" "${vm_opts[@]}" --numa-split 2G \
 	--out test/vm/out/demo-ram -- test/vm/guest/demo-ram.sh
