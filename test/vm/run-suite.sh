@@ -31,7 +31,7 @@ mkdir -p "$here/out"
 results=$(mktemp -d "$here/out/suite-$kver.XXXXXX")
 ln -sfn "$(basename "$results")" "$here/out/suite-latest-$kver"
 userspace="$CXLV_USERSPACE user space ($(dpkg-query --admindir="$([ "$CXLV_USERSPACE" = trixie ] && echo "$cache_dir/trixie-root")/var/lib/dpkg" -W -f='ndctl ${Version}' ndctl))"
-echo "kernel $kver, $userspace, ${E2E_SET:-whole} set, logs: $results"
+echo "kernel $kver, $userspace, ${E2E_SET:-whole} set${E2E_FILTER:+ (E2E_FILTER $E2E_FILTER)}, logs: $results"
 
 # run_scenario NAME CMD...: runs CMD with its output in NAME.log, prints the
 # verdict in one write (jobs may finish together) and records it in
