@@ -1,7 +1,7 @@
 #!/bin/bash
 # vm: --mem 3G --numa-split 2G --memmap 1G$0x100000000
-# kernels: 6.12 7.3
-# cxlvctl RAM regions on a cxl_virt pmem=0 device (Linux 6.12, 7.3; node 1 is the
+# kernels: 6.12
+# cxlvctl RAM regions on a cxl_virt pmem=0 device (Linux 6.12; node 1 is the
 # memmap'd high RAM, so the region's memory becomes CPU-less node 1):
 # region create --type ram onlines the memory movable (MemTotal grows by the
 # region, auto_online_blocks is restored), list --json agrees with daxctl

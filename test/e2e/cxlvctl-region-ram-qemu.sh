@@ -1,8 +1,8 @@
 #!/bin/bash
 # vm: --qemu10 --cxl --cxl-volatile --numa --mem 2G
-# kernels: 6.12 7.3
+# kernels: 6.12
 # cxlvctl RAM regions on QEMU 10's type-3 device with a volatile memdev
-# (512 MiB ram + 512 MiB pmem; Linux 6.12, 7.3; the CFMWS window becomes CPU-less
+# (512 MiB ram + 512 MiB pmem; Linux 6.12; the CFMWS window becomes CPU-less
 # node 1): region create --type ram onlines the memory movable (MemTotal
 # grows by the region, auto_online_blocks restored), list --json agrees with
 # daxctl list and numactl -H, a 16 MiB pattern under numactl --membind reads
