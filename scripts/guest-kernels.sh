@@ -1,16 +1,57 @@
 #!/usr/bin/env bash
-# Prints the release of each guest kernel the project targets, one per line:
-# the one Debian 12's linux-image-amd64 points to (6.1) and the one
-# linux-image-6.12-amd64 points to. With --packages, prints the meta packages
-# instead. Nothing is printed for a meta package that is not installed.
+# The one list of the guest kernels the project targets, and what `make test`
+# does on each. The module is built and installed with DKMS for all of them.
+#
+#   Debian 12's 6.1 (linux-image-amd64, this machine)          whole suite
+#   Debian 12's 6.12 (linux-image-6.12-amd64, +deb12, this     smoke set
+#     machine; bookworm-security's build of trixie's line)
+#   Debian 13's 6.12 (+deb13, the trixie root)                 whole suite
+#   trixie-backports' 7.3 (+deb13, the trixie root)            whole suite
+#
+# The smoke set is the scenarios with a '# sets: smoke' line; on the trixie
+# kernels it also runs with Debian 12's user space (test/vm/run-e2e.sh).
+#
+# guest-kernels.sh                 every release, one a line
+# guest-kernels.sh --suite         the releases the whole suite runs on
+# guest-kernels.sh --host          the releases installed on this machine
+# guest-kernels.sh --role KVER     suite or smoke (nothing for another kernel)
+# guest-kernels.sh --packages      this machine's meta packages (test/vm/deps.sh)
+# guest-kernels.sh --trixie-series the series the trixie root installs
+#                                  (test/vm/trixie-root.sh kernel SERIES)
+# Nothing is printed for a kernel that is not installed yet (make deps).
 set -euo pipefail
 
-metas=(linux-image-amd64 linux-image-6.12-amd64)
-if [ "${1:-}" = --packages ]; then
-	printf '%s\n' "${metas[@]}"
-	exit 0
-fi
-for meta in "${metas[@]}"; do
-	dpkg-query -W -f='${Depends}' "$meta" 2>/dev/null |
-		grep -o 'linux-image-[^ ,]*' | head -1 | sed 's/^linux-image-//' || true
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# WHERE WHAT ROLE: WHERE is host (WHAT: the meta package) or trixie (WHAT:
+# the series in the trixie root).
+targets=(
+	"host linux-image-amd64 suite"
+	"host linux-image-6.12-amd64 smoke"
+	"trixie 6.12 suite"
+	"trixie 7.3 suite"
+)
+
+# release WHERE WHAT: the installed release of one target.
+release() {
+	case $1 in
+	host)
+		dpkg-query -W -f='${Depends}' "$2" 2>/dev/null |
+			grep -o 'linux-image-[^ ,]*' | head -1 | sed 's/^linux-image-//' || true ;;
+	trixie) bash "$here/../test/vm/trixie-root.sh" kernels | awk -v s="$2." 'index($0, s) == 1' | tail -1 ;;
+	esac
+}
+
+mode=${1:-}
+for target in "${targets[@]}"; do
+	read -r where what role <<<"$target"
+	case $mode in
+	--packages) [ "$where" = host ] && echo "$what" ;;
+	--trixie-series) [ "$where" = trixie ] && echo "$what" ;;
+	'') release "$where" "$what" ;;
+	--suite) [ "$role" = suite ] && release "$where" "$what" ;;
+	--host) [ "$where" = host ] && release "$where" "$what" ;;
+	--role) [ "$(release "$where" "$what")" = "${2:?--role KVER}" ] && echo "$role" ;;
+	*) echo "guest-kernels.sh: unknown option '$mode' (--suite, --host, --role KVER, --packages, --trixie-series)" >&2; exit 2 ;;
+	esac
 done
+exit 0

@@ -1,18 +1,28 @@
 #!/usr/bin/env bash
-# make demo: boots the test VM on the stock Debian kernel with a memmap=
-# reservation and shows cxl_virt and cxlvctl working end to end (the guest
-# half is test/vm/guest/demo.sh), then boots Debian's 6.12 kernel and shows a
-# RAM region becoming NUMA memory (test/vm/guest/demo-ram.sh). Needs
-# bin/cxlvctl and kmod/build/<KVER>/cxl_virt.ko: the Makefile's demo target
-# builds them first.
+# make demo: boots the test VM with a memmap= reservation on Debian 12's
+# stock 6.1 kernel, then on trixie-backports' 7.3 (with trixie's user space,
+# from the trixie root), and shows cxl_virt and cxlvctl working end to end
+# (the guest half is test/vm/guest/demo.sh); then boots Debian 13's 6.12 and
+# shows a RAM region becoming NUMA memory (test/vm/guest/demo-ram.sh: on 7.3
+# cxlvctl's onlining of the blocks still fails). Needs bin/cxlvctl and
+# kmod/build/<KVER>/cxl_virt.ko: the Makefile's demo target builds them first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=test/vm/common.sh
+. test/vm/common.sh
 
 vm_opts=(--mem 3G --memmap '1G$0x100000000' --timeout 600)
 
-read -r kver61 kver612 < <(bash scripts/guest-kernels.sh | xargs)
-echo "cxlv demo 1/2: booting $kver61 in QEMU (TCG, about a minute)..."
-bash test/vm/run-vm.sh --kver "$kver61" "${vm_opts[@]}" --out test/vm/out/demo -- test/vm/guest/demo.sh
-echo "cxlv demo 2/2: booting $kver612 with node 1 = the reserved range (about a minute)..."
+# kernel X.Y: the suite's release of series X.Y (scripts/guest-kernels.sh).
+kernel() {
+	bash scripts/guest-kernels.sh --suite | awk -v s="$1." 'index($0, s) == 1' | grep . ||
+		die "no $1 guest kernel installed: run 'make deps'"
+}
+kver61=$(kernel 6.1) kver73=$(kernel 7.3) kver612=$(kernel 6.12)
+for kver in "$kver61" "$kver73"; do
+	echo "cxlv demo: booting $kver in QEMU (TCG, about a minute)..."
+	bash test/vm/run-vm.sh --kver "$kver" "${vm_opts[@]}" --out "test/vm/out/demo-$kver" -- test/vm/guest/demo.sh
+done
+echo "cxlv demo: booting $kver612 with node 1 = the reserved range (about a minute)..."
 exec bash test/vm/run-vm.sh --kver "$kver612" "${vm_opts[@]}" --numa-split 2G \
 	--out test/vm/out/demo-ram -- test/vm/guest/demo-ram.sh

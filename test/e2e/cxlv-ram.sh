@@ -1,7 +1,8 @@
 #!/bin/bash
 # vm: --mem 3G --numa-split 2G --memmap 1G$0x100000000
 # kernels: 6.12 7.3
-# A volatile (pmem=0) cxl_virt device gives a RAM region on 6.12: dax_cxl
+# sets: smoke
+# A volatile (pmem=0) cxl_virt device gives a RAM region on 6.12 and 7.3: dax_cxl
 # makes the dax device, kmem hot-adds it, MemTotal grows by the capacity and
 # the memory is the guest's CPU-less node 1 (the memmap'd range is that
 # node's whole RAM). A program bound to the node writes and reads back a

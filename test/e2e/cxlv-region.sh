@@ -1,5 +1,6 @@
 #!/bin/bash
 # vm: --mem 3G --memmap 1G$0x100000000
+# sets: smoke
 # What users do with a cxl_virt device: a pmem region (the emulated HDM
 # decoder commits), a devdax namespace written and read back through mmap
 # and driven by fio's dev-dax engine,

@@ -84,6 +84,15 @@ runs_on_kernel() {
 	return 1
 }
 
+# in_set FILE SET: FILE's '# sets: ...' line names SET.
+in_set() {
+	local set
+	for set in $(sed -n 's/^# sets:[[:space:]]*//p' "$1" | head -1); do
+		[ "$set" = "$2" ] && return 0
+	done
+	return 1
+}
+
 # is_scenario FILE: true when FILE declares its VM options.
 is_scenario() {
 	grep -q '^# vm:' "$1"

@@ -35,7 +35,7 @@ if [ ${#metas[@]} -gt 0 ]; then
 	apt-get install -y -qq --no-install-recommends "${metas[@]}" >/dev/null
 fi
 extra=()
-for kver in $(bash "$guest_kernels"); do
+for kver in $(bash "$guest_kernels" --host); do
 	imgver=$(dpkg-query -W -f='${Version}' "linux-image-$kver")
 	series=${kver%%-*}
 	series=${series%.*}
@@ -49,7 +49,13 @@ if [ ${#extra[@]} -gt 0 ]; then
 	apt-get install -y -qq --no-install-recommends --allow-downgrades "${extra[@]}" >/dev/null
 fi
 
-for kver in $(bash "$guest_kernels"); do
+# Debian 13's kernels, in the trixie build root (made on the first run; its
+# kernel step prints what it installed).
+for series in $(bash "$guest_kernels" --trixie-series); do
+	bash "$here/trixie-root.sh" kernel "$series" >/dev/null
+done
+
+for kver in $(bash "$guest_kernels" --host); do
 	series=${kver%%-*}
 	series=${series%.*}
 	printf 'guest kernel   %s (%s), linux-source-%s %s\n' "$kver" \

@@ -4,7 +4,9 @@
 # one VM boot each, sequentially (E2E_JOBS=2: two at a time).
 # E2E_FILTER=REGEX selects by name; E2E_KVER=RELEASE picks the guest kernel
 # (default: the 6.1 one), and scenarios with a '# kernels: X.Y ...' line run
-# only on those kernel series. Prints PASS/FAIL per scenario (with the log
+# only on those kernel series. E2E_SET=smoke runs only the scenarios with a
+# '# sets: smoke' line; E2E_SELFTEST=0 leaves out the self-test (make e2e runs
+# it once, test/vm/run-e2e.sh). Prints PASS/FAIL per scenario (with the log
 # tail on failure) and ends with 'N passed, N failed'; exits non-zero on any
 # failure.
 # One brace group: bash parses it whole before running, so editing this file
@@ -28,7 +30,8 @@ bash "$repo_root/test/tools/build.sh"
 mkdir -p "$here/out"
 results=$(mktemp -d "$here/out/suite-$kver.XXXXXX")
 ln -sfn "$(basename "$results")" "$here/out/suite-latest-$kver"
-echo "kernel $kver, $CXLV_USERSPACE user space ($(dpkg-query --admindir="$([ "$CXLV_USERSPACE" = trixie ] && echo "$cache_dir/trixie-root")/var/lib/dpkg" -W -f='ndctl ${Version}' ndctl)), logs: $results"
+userspace="$CXLV_USERSPACE user space ($(dpkg-query --admindir="$([ "$CXLV_USERSPACE" = trixie ] && echo "$cache_dir/trixie-root")/var/lib/dpkg" -W -f='ndctl ${Version}' ndctl))"
+echo "kernel $kver, $userspace, ${E2E_SET:-whole} set${E2E_FILTER:+ (E2E_FILTER $E2E_FILTER)}, logs: $results"
 
 # run_scenario NAME CMD...: runs CMD with its output in NAME.log, prints the
 # verdict in one write (jobs may finish together) and records it in
@@ -64,10 +67,12 @@ start() {
 }
 
 suite_start=$SECONDS
-start vm-selftest env KVER="$kver" bash "$here/selftest.sh" "$results/vm-selftest"
+[ -n "${E2E_SET:-}" ] || [ "${E2E_SELFTEST:-1}" = 0 ] ||
+	start vm-selftest env KVER="$kver" bash "$here/selftest.sh" "$results/vm-selftest"
 for test in "$repo_root"/test/e2e/*.sh; do
 	is_scenario "$test" || continue
 	runs_on_kernel "$test" "$kver" || continue
+	[ -z "${E2E_SET:-}" ] || in_set "$test" "$E2E_SET" || continue
 	name=$(basename "$test" .sh)
 	read -ra opts <<<"$(vm_options "$test")"
 	start "$name" bash "$here/run-vm.sh" --kver "$kver" "${opts[@]}" --out "$results/$name" -- "test/e2e/$name.sh"
@@ -75,6 +80,6 @@ done
 wait
 passed=$(cat "$results"/*.verdict 2>/dev/null | grep -c pass || true)
 failed=$(cat "$results"/*.verdict 2>/dev/null | grep -c fail || true)
-echo "$passed passed, $failed failed on $kver in $((SECONDS - suite_start))s"
+echo "$passed passed, $failed failed on $kver, $userspace, in $((SECONDS - suite_start))s"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]
 }

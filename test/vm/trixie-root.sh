@@ -10,7 +10,8 @@
 # test/vm/trixie-root.sh kernel SERIES     install the newest trixie kernel of SERIES
 #                                          (6.12: trixie, 7.3: trixie-backports) with
 #                                          its headers and the linux-source of exactly
-#                                          the image's version; print its release
+#                                          the image's version, unless one is there;
+#                                          print its release
 # test/vm/trixie-root.sh kernels           print the releases installed in the root
 # test/vm/trixie-root.sh has KVER          true when KVER's headers are in the root
 # test/vm/trixie-root.sh run CMD [ARG...]  run CMD in the root, with the repository
@@ -74,8 +75,38 @@ newest_kernel() {
 		awk '{sub(/^linux-image-/, "", $1); print $1}' | sort -V | tail -1
 }
 
+# installed_kernel SERIES: the release of SERIES already in the root with its
+# headers and the linux-source of exactly its version (nothing if none).
+installed_kernel() {
+	local kver imgver
+	kver=$(list_kernels | awk -v s="$1." 'index($0, s) == 1' | tail -1)
+	[ -n "$kver" ] || return 0
+	imgver=$(root_version "linux-image-$kver")
+	[ -n "$imgver" ] && [ "$(root_version "linux-source-$1")" = "$imgver" ] && echo "$kver"
+	return 0
+}
+
+root_version() {
+	dpkg-query --admindir="$root/var/lib/dpkg" -W -f='${db:Status-Abbrev} ${Version}' "$1" 2>/dev/null |
+		sed -n 's/^ii  *//p'
+}
+
+list_kernels() {
+	[ -f "$root/.complete" ] || return 0
+	for d in "$root"/usr/src/linux-headers-*-amd64; do
+		[ -d "$d" ] && echo "${d##*/linux-headers-}"
+	done | sort -V
+}
+
+# install_kernel SERIES: once per series; `make deps` runs it every time.
 install_kernel() {
 	local series=$1 kver imgver srcver
+	kver=$(installed_kernel "$series")
+	if [ -n "$kver" ]; then
+		log "trixie kernel $kver $(root_version "linux-image-$kver"), linux-source-$series (in the root)"
+		echo "$kver"
+		return
+	fi
 	in_root apt-get update -qq
 	kver=$(newest_kernel "$series")
 	[ -n "$kver" ] || die "trixie and trixie-backports have no linux-image-$series.*+deb13-amd64"
@@ -103,11 +134,7 @@ shift
 case $cmd in
 path) ensure_root && echo "$root" ;;
 kernel) [ $# = 1 ] || die "trixie-root.sh kernel SERIES (6.12 or 7.3)"; ensure_root && install_kernel "$1" ;;
-kernels)
-	[ -f "$root/.complete" ] || exit 0
-	for d in "$root"/usr/src/linux-headers-*-amd64; do
-		[ -d "$d" ] && echo "${d##*/linux-headers-}"
-	done | sort -V ;;
+kernels) list_kernels ;;
 has) [ $# = 1 ] && [ -f "$root/.complete" ] && [ -d "$root/usr/src/linux-headers-$1" ] ;;
 run) [ $# -ge 1 ] || die "trixie-root.sh run CMD [ARG...]"; ensure_root && in_root "$@" ;;
 *) die "unknown command '$cmd' (path, kernel, kernels, has, run)" ;;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Guest half of test/demo.sh's second boot, on Debian's 6.12 kernel: the same
+# Guest half of test/demo.sh's last boot, on Debian 13's 6.12 kernel: the same
 # module and CLI, and what 6.1 cannot do: a volatile cxl_virt device becomes
 # a RAM region that kmem onlines as system memory, here the guest's
 # memory-only NUMA node 1 (the memmap= range is that node's whole RAM).
