@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cxlv/cxlv/sysfs"
@@ -357,13 +358,27 @@ func (m *Manager) settleBlocks(t *tx, blocks []sysfs.MemoryBlock, p OnlinePolicy
 				return err
 			}
 		}
-		if p != OnlineNone {
-			if err := t.write(state, p.autoOnline(), ops(state, sysfs.BlockOffline)...); err != nil {
-				return err
-			}
+		if p == OnlineNone {
+			continue
+		}
+		if err := t.write(state, p.autoOnline(), ops(state, sysfs.BlockOffline)...); err != nil && !m.onlinedMeanwhile(b, p, err) {
+			return err
 		}
 	}
 	return nil
+}
+
+// onlinedMeanwhile reports whether offline block b, whose onlining failed
+// with err, now holds policy p all the same: kmem binds (its driver link)
+// before its probe has onlined every block with the auto_online_blocks
+// policy, and onlining a block that probe got to first fails with EINVAL
+// (drivers/base/memory.c state_store: already online).
+func (m *Manager) onlinedMeanwhile(b sysfs.MemoryBlock, p OnlinePolicy, err error) bool {
+	if b.Online() || !errors.Is(err, syscall.EINVAL) {
+		return false
+	}
+	now, rerr := m.FS.MemoryBlock(b.ID)
+	return rerr == nil && p.holds(now)
 }
 
 // OfflineError is memory the kernel would not offline: a page it cannot

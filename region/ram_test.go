@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -353,5 +354,38 @@ func TestSettleBlocks(t *testing.T) {
 			}
 		}
 		diffOps(t, rec.Ops()[n:], back)
+	}
+}
+
+// TestSettleBlocksOnlinedMeanwhile: a block read offline that kmem's probe
+// onlines before cxlvctl does (the blocks of cxlv-ram-movable are online
+// movable by then) fails cxlvctl's write with EINVAL; a block that holds
+// the policy is settled, with nothing to undo, one that does not fails.
+func TestSettleBlocksOnlinedMeanwhile(t *testing.T) {
+	fs := fixture(t, "cxlv-ram-movable")
+	st, err := fs.RAMState(sysfs.Region{Name: "region0"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	early := slices.Clone(st.Blocks[:1])
+	early[0].State, early[0].Zones = sysfs.BlockOffline, "Movable Normal"
+	for _, c := range []struct {
+		p       OnlinePolicy
+		failErr error
+		ok      bool
+	}{
+		{OnlineMovable, syscall.EINVAL, true},
+		{OnlineMovable, syscall.EBUSY, false},
+		{OnlineNormal, syscall.EINVAL, false},
+	} {
+		rec := &writer.Recorder{FailAt: 1, FailErr: c.failErr}
+		tr := &tx{w: rec}
+		err := manager(fs, rec, &bytes.Buffer{}).settleBlocks(tr, early, c.p)
+		if (err == nil) != c.ok || (err != nil && !errors.Is(err, c.failErr)) {
+			t.Errorf("%s, write failing with %v: %v", c.p, c.failErr, err)
+		}
+		if len(tr.undos) != 0 {
+			t.Errorf("%s: undos after a failed write", c.p)
+		}
 	}
 }
