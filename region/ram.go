@@ -226,16 +226,18 @@ func (m *Manager) createRAM(ctx context.Context, t *tx, p plan) (*RAMResult, err
 			return err
 		}
 		t.pushGuard("offline the memory of "+r+"; "+unbind.String(), func() error {
-			return m.offlineThen(r, func(w *tx) error { return w.write(unbind.Path, unbind.Value) })
+			return m.offlineThen(r, p.online, func(w *tx) error { return w.write(unbind.Path, unbind.Value) })
 		})
 		return nil
 	})
 }
 
-// offlineThen offlines the memory of region r and then runs release (the
-// write that makes kmem drop it); the memory comes back online when either
-// fails. It is the undo of the write that added the memory.
-func (m *Manager) offlineThen(r string, release func(*tx) error) error {
+// offlineThen offlines the memory of region r, once the kmem probe is
+// done with it, and then runs release (the write that makes kmem drop it);
+// the memory comes back online when either fails. It is the undo of the
+// write that added the memory with online policy p.
+func (m *Manager) offlineThen(r string, p OnlinePolicy, release func(*tx) error) error {
+	m.waitProbeDone(r, p)
 	off := &tx{w: m.W}
 	if _, err := m.offlineRAM(off, r); err != nil {
 		return withRollback(err, off.rollback())
@@ -302,6 +304,28 @@ func (m *Manager) becomeMemory(ctx context.Context, t *tx, p plan, dax string, p
 	res.Nodes, res.MemoryBytes, res.Blocks, res.BlockSize = sum.Nodes, uint64(sum.Blocks)*sum.BlockSize, sum.Blocks, sum.BlockSize
 	res.OnlineBytes, res.Zones = sum.OnlineBytes(), sum.Zones
 	return res, nil
+}
+
+// waitProbeDone waits, even after an interrupt, until kmem's probe has
+// added the memory of region r and onlined it with policy p: blocks it has
+// yet to add or online would be missed by the offlining and then stay
+// online, leaked, when kmem is unbound (seen on 7.3 after a SIGINT during
+// the wait). A region gone needs no wait; a probe that never finishes ends
+// it at the timeout, and the undo goes on with what there is.
+func (m *Manager) waitProbeDone(r string, p OnlinePolicy) {
+	_ = m.waitFor(context.Background(), "kmem's probe of "+r+" before undoing it", func() (string, error) {
+		st, err := m.ramState(r)
+		switch {
+		case err != nil:
+			return "", err
+		case !st.Added():
+			return "memory of " + r + " not all added", nil
+		}
+		if b := firstNotHolding(st.Blocks, p); b != nil {
+			return b.Name + " not onlined " + string(p) + " yet", nil
+		}
+		return "", nil
+	})
 }
 
 func firstNotHolding(blocks []sysfs.MemoryBlock, p OnlinePolicy) *sysfs.MemoryBlock {

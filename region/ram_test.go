@@ -389,3 +389,34 @@ func TestSettleBlocksOnlinedMeanwhile(t *testing.T) {
 		}
 	}
 }
+
+// TestUndoWaitsForKmemProbe: the undo of a RAM region's bind offlines only
+// once kmem's probe holds the policy (cxlv-ram-movable: region0's blocks
+// online movable), and gives up waiting at the timeout otherwise, still
+// offlining and releasing.
+func TestUndoWaitsForKmemProbe(t *testing.T) {
+	fs := fixture(t, "cxlv-ram-movable")
+	for _, c := range []struct {
+		p    OnlinePolicy
+		done bool
+	}{
+		{OnlineMovable, true},
+		{OnlineNormal, false},
+	} {
+		rec := &writer.Recorder{}
+		m := manager(fs, rec, &bytes.Buffer{})
+		m.Timeout = 20 * pollInterval
+		var done []bool
+		m.Progress = func(e Event) { done = append(done, e.Done) }
+		released := false
+		if err := m.offlineThen("region0", c.p, func(*tx) error { released = true; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(done) == 0 || done[len(done)-1] != c.done {
+			t.Errorf("%s: wait events %v; want done %v", c.p, done, c.done)
+		}
+		if n := len(rec.Ops()); n != 6 || !released {
+			t.Errorf("%s: %d offline writes, released %v; want 6, true", c.p, n, released)
+		}
+	}
+}
