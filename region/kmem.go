@@ -58,7 +58,7 @@ func (m *Manager) createKmem(ctx context.Context, t *tx, p plan, nd sysfs.NDRegi
 			return err
 		}
 		t.pushGuard("offline the memory of "+dax+"; "+kmem("remove_id")+"; "+kmem("unbind"), func() error {
-			return m.offlineThen(p.region, func(w *tx) error { return m.kmemRelease(w, dax) })
+			return m.offlineThen(p.region, p.online, func(w *tx) error { return m.kmemRelease(w, dax) })
 		})
 		return nil
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cxlv/cxlv/sysfs"
@@ -225,16 +226,18 @@ func (m *Manager) createRAM(ctx context.Context, t *tx, p plan) (*RAMResult, err
 			return err
 		}
 		t.pushGuard("offline the memory of "+r+"; "+unbind.String(), func() error {
-			return m.offlineThen(r, func(w *tx) error { return w.write(unbind.Path, unbind.Value) })
+			return m.offlineThen(r, p.online, func(w *tx) error { return w.write(unbind.Path, unbind.Value) })
 		})
 		return nil
 	})
 }
 
-// offlineThen offlines the memory of region r and then runs release (the
-// write that makes kmem drop it); the memory comes back online when either
-// fails. It is the undo of the write that added the memory.
-func (m *Manager) offlineThen(r string, release func(*tx) error) error {
+// offlineThen offlines the memory of region r, once the kmem probe is
+// done with it, and then runs release (the write that makes kmem drop it);
+// the memory comes back online when either fails. It is the undo of the
+// write that added the memory with online policy p.
+func (m *Manager) offlineThen(r string, p OnlinePolicy, release func(*tx) error) error {
+	m.waitProbeDone(r, p)
 	off := &tx{w: m.W}
 	if _, err := m.offlineRAM(off, r); err != nil {
 		return withRollback(err, off.rollback())
@@ -303,6 +306,28 @@ func (m *Manager) becomeMemory(ctx context.Context, t *tx, p plan, dax string, p
 	return res, nil
 }
 
+// waitProbeDone waits, even after an interrupt, until kmem's probe has
+// added the memory of region r and onlined it with policy p: blocks it has
+// yet to add or online would be missed by the offlining and then stay
+// online, leaked, when kmem is unbound (seen on 7.3 after a SIGINT during
+// the wait). A region gone needs no wait; a probe that never finishes ends
+// it at the timeout, and the undo goes on with what there is.
+func (m *Manager) waitProbeDone(r string, p OnlinePolicy) {
+	_ = m.waitFor(context.Background(), "kmem's probe of "+r+" before undoing it", func() (string, error) {
+		st, err := m.ramState(r)
+		switch {
+		case err != nil:
+			return "", err
+		case !st.Added():
+			return "memory of " + r + " not all added", nil
+		}
+		if b := firstNotHolding(st.Blocks, p); b != nil {
+			return b.Name + " not onlined " + string(p) + " yet", nil
+		}
+		return "", nil
+	})
+}
+
 func firstNotHolding(blocks []sysfs.MemoryBlock, p OnlinePolicy) *sysfs.MemoryBlock {
 	for i := range blocks {
 		if !p.holds(blocks[i]) {
@@ -357,13 +382,27 @@ func (m *Manager) settleBlocks(t *tx, blocks []sysfs.MemoryBlock, p OnlinePolicy
 				return err
 			}
 		}
-		if p != OnlineNone {
-			if err := t.write(state, p.autoOnline(), ops(state, sysfs.BlockOffline)...); err != nil {
-				return err
-			}
+		if p == OnlineNone {
+			continue
+		}
+		if err := t.write(state, p.autoOnline(), ops(state, sysfs.BlockOffline)...); err != nil && !m.onlinedMeanwhile(b, p, err) {
+			return err
 		}
 	}
 	return nil
+}
+
+// onlinedMeanwhile reports whether offline block b, whose onlining failed
+// with err, now holds policy p all the same: kmem binds (its driver link)
+// before its probe has onlined every block with the auto_online_blocks
+// policy, and onlining a block that probe got to first fails with EINVAL
+// (drivers/base/memory.c state_store: already online).
+func (m *Manager) onlinedMeanwhile(b sysfs.MemoryBlock, p OnlinePolicy, err error) bool {
+	if b.Online() || !errors.Is(err, syscall.EINVAL) {
+		return false
+	}
+	now, rerr := m.FS.MemoryBlock(b.ID)
+	return rerr == nil && p.holds(now)
 }
 
 // OfflineError is memory the kernel would not offline: a page it cannot

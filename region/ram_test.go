@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -353,5 +354,69 @@ func TestSettleBlocks(t *testing.T) {
 			}
 		}
 		diffOps(t, rec.Ops()[n:], back)
+	}
+}
+
+// TestSettleBlocksOnlinedMeanwhile: a block read offline that kmem's probe
+// onlines before cxlvctl does (the blocks of cxlv-ram-movable are online
+// movable by then) fails cxlvctl's write with EINVAL; a block that holds
+// the policy is settled, with nothing to undo, one that does not fails.
+func TestSettleBlocksOnlinedMeanwhile(t *testing.T) {
+	fs := fixture(t, "cxlv-ram-movable")
+	st, err := fs.RAMState(sysfs.Region{Name: "region0"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	early := slices.Clone(st.Blocks[:1])
+	early[0].State, early[0].Zones = sysfs.BlockOffline, "Movable Normal"
+	for _, c := range []struct {
+		p       OnlinePolicy
+		failErr error
+		ok      bool
+	}{
+		{OnlineMovable, syscall.EINVAL, true},
+		{OnlineMovable, syscall.EBUSY, false},
+		{OnlineNormal, syscall.EINVAL, false},
+	} {
+		rec := &writer.Recorder{FailAt: 1, FailErr: c.failErr}
+		tr := &tx{w: rec}
+		err := manager(fs, rec, &bytes.Buffer{}).settleBlocks(tr, early, c.p)
+		if (err == nil) != c.ok || (err != nil && !errors.Is(err, c.failErr)) {
+			t.Errorf("%s, write failing with %v: %v", c.p, c.failErr, err)
+		}
+		if len(tr.undos) != 0 {
+			t.Errorf("%s: undos after a failed write", c.p)
+		}
+	}
+}
+
+// TestUndoWaitsForKmemProbe: the undo of a RAM region's bind offlines only
+// once kmem's probe holds the policy (cxlv-ram-movable: region0's blocks
+// online movable), and gives up waiting at the timeout otherwise, still
+// offlining and releasing.
+func TestUndoWaitsForKmemProbe(t *testing.T) {
+	fs := fixture(t, "cxlv-ram-movable")
+	for _, c := range []struct {
+		p    OnlinePolicy
+		done bool
+	}{
+		{OnlineMovable, true},
+		{OnlineNormal, false},
+	} {
+		rec := &writer.Recorder{}
+		m := manager(fs, rec, &bytes.Buffer{})
+		m.Timeout = 20 * pollInterval
+		var done []bool
+		m.Progress = func(e Event) { done = append(done, e.Done) }
+		released := false
+		if err := m.offlineThen("region0", c.p, func(*tx) error { released = true; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(done) == 0 || done[len(done)-1] != c.done {
+			t.Errorf("%s: wait events %v; want done %v", c.p, done, c.done)
+		}
+		if n := len(rec.Ops()); n != 6 || !released {
+			t.Errorf("%s: %d offline writes, released %v; want 6, true", c.p, n, released)
+		}
 	}
 }

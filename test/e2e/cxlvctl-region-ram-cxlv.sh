@@ -1,6 +1,6 @@
 #!/bin/bash
 # vm: --mem 3G --numa-split 2G --memmap 1G$0x100000000
-# kernels: 6.1 6.12
+# kernels: 6.1 6.12 7.3
 # cxlvctl RAM regions on a cxl_virt pmem=0 device (Linux 6.12; node 1 is the
 # memmap'd high RAM, so the region's memory becomes CPU-less node 1), or on
 # a kernel without RAM regions (6.1: no create_ram_region) on a pmem=1
