@@ -12,7 +12,7 @@
  * remove.
  *
  * Remove is refused while a region exists or while the CXL window holds
- * anything the module did not put there (cxlv_mem_fence()).
+ * anything the module did not put there (cxlv_window_check()).
  *
  * Attributes are read-only; the physical addresses among them are for root
  * only (0400), like the CXL core's decoder start and /proc/iomem.
@@ -88,13 +88,13 @@ int cxlv_probe(struct device *dev)
 	pci_lock_rescan_remove();
 	rc = cxlv_pci_setup(cxlv);
 	if (!rc)
-		rc = cxlv_mem_guard_meta(cxlv);
-	if (!rc)
 		rc = cxlv_port_setup(cxlv);
 	if (!rc)
 		rc = cxlv_emu_setup(cxlv);
 	if (!rc)
 		rc = cxlv_pci_add_devices(cxlv);
+	if (!rc)
+		rc = cxlv_mem_guard(cxlv);
 	pci_unlock_rescan_remove();
 	if (rc)
 		goto out;
@@ -250,7 +250,7 @@ int cxlv_remove(u32 id)
 		cxlv_set_error("remove: %s has %s; destroy it first (cxl destroy-region)",
 			       dev_name(&cxlv->dev), region);
 		rc = -EBUSY;
-	} else if (cxlv_mem_fence(cxlv)) {
+	} else if (cxlv_window_check(cxlv)) {
 		dev_err_ratelimited(&cxlv->dev, "remove refused: CXL window not empty\n");
 		rc = -EBUSY;
 	} else {
@@ -262,9 +262,8 @@ int cxlv_remove(u32 id)
 }
 
 /*
- * Module unload: regions and what they leave behind pin the module, so every
- * device here is idle. Anything else in a window (another driver's claim)
- * survives: teardown hands it up instead of unlinking it.
+ * Module unload: a CXL window that is not fenced pins the module, so every
+ * device here is idle and its window empty.
  */
 void cxlv_remove_all(void)
 {
@@ -274,8 +273,6 @@ void cxlv_remove_all(void)
 	mutex_lock(&cxlv_devices_lock);
 	cxlv_unloading = true;
 	idr_for_each_entry(&cxlv_devices, cxlv, id) {
-		if (cxlv_live(cxlv) && cxlv_mem_fence(cxlv))
-			dev_err(&cxlv->dev, "unload: CXL window holds another owner's memory; leaving it in place\n");
 		idr_remove(&cxlv_devices, id);
 		device_unregister(&cxlv->dev);
 	}

@@ -38,6 +38,20 @@
 /* HDM decoders per component; the CXL device DVSEC's HDM_Count agrees. */
 #define CXLV_HDM_DECODERS	1
 
+/*
+ * A register capability in BAR0 that the CXL core claims with
+ * devm_request_mem_region() while its driver is bound: cxl_pci the device
+ * capabilities, the endpoint port the HDM decoders. cxl_virt keeps the rest
+ * of BAR0 busy. Offsets are from the start of BAR0, in increasing order.
+ */
+struct cxlv_bar_range {
+	u32 offset;
+	u32 size;
+};
+
+/* The capabilities cxlv_emu_start() lays out; @count receives how many. */
+const struct cxlv_bar_range *cxlv_emu_bar_caps(unsigned int *count);
+
 struct device;
 
 /**

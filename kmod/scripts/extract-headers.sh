@@ -54,7 +54,7 @@ cp "$tmp/$srcpkg/drivers/cxl/"*.h "$GEN/"
 # rather than guessed from the version (stable updates backport changes).
 tar -xJf "$tarball" -C "$tmp" "$srcpkg/include/linux/device/bus.h" "$srcpkg/include/linux/module.h" \
 	"$srcpkg/include/linux/device.h" "$srcpkg/include/linux/hrtimer.h" \
-	"$srcpkg/include/uapi/linux/pci_regs.h"
+	"$srcpkg/include/uapi/linux/pci_regs.h" "$srcpkg/drivers/cxl/core/hdm.c"
 # known WHAT FILE PATTERN...: FILE matches one of the forms cxlv_compat.h
 # handles; otherwise the build stops here, naming the kernel and the piece,
 # rather than produce a module that guesses.
@@ -78,6 +78,11 @@ known 'devm_cxl_add_dport()' drivers/cxl/cxl.h \
 # The DVSEC registers are in cxlpci.h up to 6.x, in pci_regs.h from 7.x.
 grep -Eq 'define PCI_DVSEC_CXL_REG_LOCATOR[[:space:]]' "$tmp/$srcpkg/include/uapi/linux/pci_regs.h" ||
 	known 'the CXL DVSEC registers' drivers/cxl/cxlpci.h 'define CXL_DVSEC_REG_LOCATOR[[:space:]]'
+# An HDM port claims its whole component register block (6.1) or only the
+# HDM decoder capability in it (6.12 on): cxl_virt guards the rest.
+known 'the HDM decoder register claim' drivers/cxl/core/hdm.c \
+	'devm_cxl_iomap_block\(dev, port->component_reg_phys,$' \
+	'cxl_map_component_regs\(reg_map, &cxlhdm->regs,$'
 feature() {	# feature MACRO PATTERN FILE
 	if grep -Eq "$2" "$tmp/$srcpkg/$3"; then
 		printf '#define %s 1\n' "$1"
@@ -95,6 +100,7 @@ feature() {	# feature MACRO PATTERN FILE
 	feature CXLV_HAVE_DECODER_TARGET_MAP 'int cxl_decoder_add\(struct cxl_decoder \*cxld\);' drivers/cxl/cxl.h
 	feature CXLV_HAVE_LAZY_DPORTS 'struct cxl_dport \*\(\*add_dport\)\(struct cxl_port \*port' drivers/cxl/cxl.h
 	feature CXLV_HAVE_PCI_DVSEC_CXL 'define PCI_DVSEC_CXL_REG_LOCATOR[[:space:]]' include/uapi/linux/pci_regs.h
+	feature CXLV_HAVE_HDM_CAP_CLAIM 'cxl_map_component_regs\(reg_map, &cxlhdm->regs,$' drivers/cxl/core/hdm.c
 	feature CXLV_HAVE_IMPORT_NS_STRING 'define MODULE_IMPORT_NS\(ns\)[[:space:]]+MODULE_INFO\(import_ns, ns\)' include/linux/module.h
 } >"$GEN/cxlv_features.h"
 echo "$want" >"$stamp"
