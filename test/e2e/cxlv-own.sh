@@ -1,13 +1,16 @@
 #!/bin/bash
 # vm: --mem 3G --memmap 1G$0x100000000 --memmap 512M$0xc000000000
 # cxl_virt owns every byte it hands out (issue 14). A test module claims
-# 1 MiB with request_mem_region() as another driver would: inside a free
-# range, create is refused and nothing is adopted; inside a live device's
-# window, remove is refused and the claim stays in /proc/iomem; the busy
-# parts of a device (metadata, unused) refuse such a claim. A memmap= range
-# where firmware has no RAM is refused. Addresses are root-only, the control
-# files need CAP_SYS_RAWIO, and once the kernel is locked down create is
-# refused on both paths.
+# memory with request_mem_region() as another driver would: inside a free
+# range, create is refused and nothing is adopted; on a live device every
+# part of the PCI window but the registers cxl_pci maps (BAR0's other bytes,
+# the host-bridge registers, the label storage area), the unused parts and
+# the idle CXL window refuse such a claim. A claim made in the window while a
+# region was there outlives the region: then remove and rmmod are refused,
+# with the reason in dmesg, the device and its labels stay; once the claim
+# is gone rmmod works. A memmap= range where firmware has no RAM is refused.
+# Addresses are root-only, the control files need CAP_SYS_RAWIO, and once
+# the kernel is locked down create is refused on both paths.
 . /cxlv/test/vm/guest/cxlv.sh
 
 CLAIM_KO=/cxlv/test/claim/build/$KVER/cxlv_test_claim.ko
@@ -17,8 +20,15 @@ G=$((1 << 30)) M=$((1 << 20))
 base=0x100000000
 spec="memstart=$base,memsize=$G,cxltype=3,pmem=1"
 
-# claim ADDR: loads the test module over [ADDR, ADDR + 1 MiB).
-claim() { insmod "$CLAIM_KO" start="$1"; }
+# claim ADDR [SIZE]: loads the test module over [ADDR, ADDR + SIZE (1 MiB)).
+claim() { insmod "$CLAIM_KO" start="$1" ${2:+size=$2}; }
+# refused ADDR SIZE WHAT: the claim fails and /proc/iomem stays as it was.
+refused() {
+	local io0
+	io0=$(cat /proc/iomem)
+	step "claim $3 at $(printf %#x "$1")+$(printf %#x "$2") refused" sh -c "! insmod $CLAIM_KO start=$1 size=$2"
+	[ "$(cat /proc/iomem)" = "$io0" ] || fail "refused claim at $1 changed /proc/iomem"
+}
 unclaim() { rmmod cxlv_test_claim; }
 claim_line() { grep -c ': cxlv_test_claim$' /proc/iomem; }
 
@@ -66,11 +76,31 @@ step "iomem: $dev and its windows" grep -E 'cxlv0|cxl_virt|CXL Window' /proc/iom
 # busy parts: the label storage area (memstart + 512 KiB) and the unused
 # piece between the metadata and the window
 for a in $((base + 512 * 1024)) $((base + 2 * M)); do
-	step "claim at $(printf %#x "$a") refused" sh -c "! insmod $CLAIM_KO start=$a"
+	refused "$a" $M "in the metadata"
 done
 # and /dev/mem will not map them (busy iomem, STRICT_DEVMEM)
 step "/dev/mem refuses the label storage area" \
 	sh -c "! /cxlv/test/tools/bin/cxl-mbox-probe phys-read $((base + 512 * 1024)) 64 >/dev/null"
+
+# the PCI window: BAR0 (from the endpoint's resource file) but for what
+# cxl_pci and the endpoint port map, and every 64 KiB beyond it, the
+# host-bridge registers among them
+memdev=$(attr "$dev" memdev)
+ep=$(basename "$(dirname "$(readlink -f "/sys/bus/cxl/devices/$memdev")")")
+read -r bar0 bar0_end _ <"/sys/bus/pci/devices/$ep/resource"
+bar0=$((bar0)) bar0_end=$((bar0_end))
+say "BAR0 of $ep: $(printf '%#x-%#x' $bar0 $bar0_end)"
+expect_eq "BAR0 at memstart" "$bar0" "$((base))"
+for off in 0 0x10 0x108 0x300 0x800 0x3000 0x8000 0xff00; do
+	refused $((bar0 + off)) 0x10 "in BAR0's device registers"
+done
+for off in 0x10000 0x10800 0x12000 0x1f000; do
+	refused $((bar0 + off)) 0x100 "in BAR0's component registers"
+done
+refused $((bar0 + 0x1000)) 0x20 "over cxl_pci's mailbox"
+for ((a = bar0_end + 1; a < bar0 + M; a += 64 * 1024)); do
+	refused "$a" 0x1000 "beyond BAR0"
+done
 
 # physical addresses are for root only
 for a in memstart memsize window_start window_size; do
@@ -79,22 +109,37 @@ for a in memstart memsize window_start window_size; do
 done
 step "nobody can read capacity" su -s /bin/sh -c "cat /sys/bus/cxl_virt/devices/$dev/capacity" nobody
 
-# a claim inside the window: remove refused, the claim stays
-step "foreign claim in the CXL window at $ws" claim "$ws"
+# the idle window is fenced: no claim inside
+step "the idle window is fenced" grep -q ' : cxl_virt idle$' /proc/iomem
+refused "$ws" $M "in the idle CXL window"
+
+# a claim made while a region opened the window outlives the region
+region=$(make_region "$dev")
+say "region $region"
+step "foreign claim in $region at $ws" claim "$ws"
+drop_region "$region"
+expect_eq "claim lines" "$(claim_line)" 1
+step "dmesg says where" wait_for 10 sh -c "dmesg | grep -q 'CXL Window $dev holds memory of another owner at $(printf %#x "$ws")'"
+step "that range in /proc/iomem is the claimant's" \
+	grep -E "^ +$(printf %x "$ws")-$(printf %x $((ws + M - 1))) : cxlv_test_claim$" /proc/iomem
+step "labels of $memdev" sh -c "cxl read-labels $memdev -o /tmp/lsa0 >/dev/null"
 io0=$(cat /proc/iomem)
 for f in "$CXLV_DBG/remove" "$CXLV_SYS/remove"; do
 	expect_eq "remove with a foreign claim" "$(ctl "$f" "cxlv_dev_id=${dev#cxlv}")" EBUSY
 	say "EBUSY: $(cat $CXLV_SYS/last_error)"
 	has "another owner" "$CXLV_SYS/last_error" || fail "last_error does not say why"
 done
-[ "$(cat /proc/iomem)" = "$io0" ] || fail "refused remove changed /proc/iomem"
-step "dmesg says why" sh -c "dmesg | grep 'remove refused'"
-expect_eq "claim lines" "$(claim_line)" 1
+out=$(rmmod cxl_virt 2>&1) && fail "rmmod succeeded with a foreign claim in $dev's window"
+say "rmmod: $out"
+[ "$(cat /proc/iomem)" = "$io0" ] || fail "refused remove or rmmod changed /proc/iomem"
 expect_eq "devices" "$(device_count)" 1
+expect_eq "$dev state" "$(attr "$dev" state)" ready
+step "labels read back" sh -c "cxl read-labels $memdev -o /tmp/lsa1 >/dev/null && cmp /tmp/lsa0 /tmp/lsa1"
 step "unload the foreign module" unclaim
-remove "$dev"
-expect_eq "devices after remove" "$(device_count)" 0
+step "dmesg: the window is free again" wait_for 10 sh -c "dmesg | grep -q 'CXL Window $dev is free again'"
+step "rmmod with the claim gone" rmmod cxl_virt
 has -E 'cxlv|cxl_virt' /proc/iomem && fail "iomem still holds cxl_virt resources"
+step "reload cxl_virt" insmod "$CXLV_KO"
 
 # --- lockdown: create refused on every path, with a reason ---
 grep -q ' /sys/kernel/security ' /proc/mounts || mount -t securityfs securityfs /sys/kernel/security
