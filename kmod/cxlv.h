@@ -99,6 +99,11 @@ struct cxl_root_decoder;
  * @pinned: holds a module reference because the window is not fenced
  * @reported: the log said why the fence cannot go up
  * @refence: tries the fence again while the window is unfenced and idle
+ * @bar_lock: guards @bar_cover, @bar_bound, @bar_live and @bar_ep
+ * @bar_cover: busy covers of BAR0's pieces (cxlv_bar.c)
+ * @bar_bound: which owners of BAR0's capabilities have their driver bound
+ * @bar_live: probe has covered BAR0; the notifiers keep it so
+ * @bar_ep: the endpoint whose BAR0 is covered; only compared
  * @busn_res: bus numbers of the PCI domain
  * @meta: single mapping of BAR0 and the LSA
  * @emu: the register emulator, once started
@@ -126,6 +131,11 @@ struct cxlv_dev {
 	bool pinned;
 	bool reported;
 	struct delayed_work refence;
+	struct mutex bar_lock;
+	struct resource *bar_cover[2 * CXLV_BAR_CAPS + 1];
+	bool bar_bound[CXLV_BAR_OWNERS];
+	bool bar_live;
+	struct pci_dev *bar_ep;
 	struct resource busn_res;
 	void __iomem *meta;
 	struct cxlv_emu *emu;
@@ -181,6 +191,13 @@ void cxlv_window_region_added(struct cxlv_dev *cxlv);
 void cxlv_window_region_removed(struct cxlv_dev *cxlv, struct resource *hpa);
 int cxlv_window_check(struct cxlv_dev *cxlv);
 
+/* cxlv_bar.c: BAR0 busy but for what a bound driver maps */
+int cxlv_bar_init(struct cxlv_dev *cxlv);
+int cxlv_bar_start(struct cxlv_dev *cxlv);
+void cxlv_bar_pci_event(struct cxlv_dev *cxlv, struct pci_dev *ep,
+			unsigned long action);
+void cxlv_bar_port_event(struct cxlv_dev *cxlv, unsigned long action);
+
 /* cxlv_cfg.c: config space of the root port and the endpoint */
 void cxlv_cfg_init_rp(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv);
 void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv);
@@ -192,6 +209,9 @@ void cxlv_cfg_write(struct cxlv_cfg_func *f, int where, int size, u32 val);
 int cxlv_pci_setup(struct cxlv_dev *cxlv);
 int cxlv_pci_add_devices(struct cxlv_dev *cxlv);
 struct pci_dev *cxlv_pci_get_ep(struct cxlv_dev *cxlv);
+struct cxlv_dev *cxlv_pci_owner(struct device *dev);
+int cxlv_pci_notifier_init(void);
+void cxlv_pci_notifier_exit(void);
 
 /* cxlv_port.c: CXL topology objects */
 int cxlv_port_setup(struct cxlv_dev *cxlv);

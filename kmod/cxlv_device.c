@@ -78,6 +78,8 @@ int cxlv_probe(struct device *dev)
 	int rc;
 
 	rc = cxlv_mem_setup(cxlv);
+	if (!rc)
+		rc = cxlv_bar_init(cxlv);
 	if (rc)
 		goto out;
 	/* registered before the PCI domain so it stops after it is gone */
@@ -95,6 +97,8 @@ int cxlv_probe(struct device *dev)
 		rc = cxlv_pci_add_devices(cxlv);
 	if (!rc)
 		rc = cxlv_mem_guard(cxlv);
+	if (!rc)
+		rc = cxlv_bar_start(cxlv);
 	pci_unlock_rescan_remove();
 	if (rc)
 		goto out;

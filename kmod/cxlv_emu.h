@@ -42,15 +42,26 @@
  * A register capability in BAR0 that the CXL core claims with
  * devm_request_mem_region() while its driver is bound: cxl_pci the device
  * capabilities, the endpoint port the HDM decoders. cxl_virt keeps the rest
- * of BAR0 busy. Offsets are from the start of BAR0, in increasing order.
+ * of BAR0 busy, and each capability too while its driver is not bound.
+ * Offsets are from the start of BAR0, in increasing order.
  */
+enum cxlv_bar_owner {
+	CXLV_BAR_OWNER_PCI,	/* cxl_pci, bound to the endpoint */
+	CXLV_BAR_OWNER_PORT,	/* cxl_port, bound to the endpoint port */
+	CXLV_BAR_OWNERS,
+};
+
 struct cxlv_bar_range {
 	u32 offset;
 	u32 size;
+	enum cxlv_bar_owner owner;
 };
 
-/* The capabilities cxlv_emu_start() lays out; @count receives how many. */
-const struct cxlv_bar_range *cxlv_emu_bar_caps(unsigned int *count);
+/* How many capabilities cxlv_emu_bar_caps() lists. */
+#define CXLV_BAR_CAPS		4
+
+/* The capabilities cxlv_emu_start() lays out, CXLV_BAR_CAPS of them. */
+const struct cxlv_bar_range *cxlv_emu_bar_caps(void);
 
 struct device;
 

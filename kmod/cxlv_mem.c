@@ -21,10 +21,10 @@
  * the fence is down, nd_pmem, device-dax and kmem request_mem_region()
  * inside those, and the PCI core claims the bridge window and BAR0 in the
  * PCI window. Once the PCI devices exist, every byte of the PCI window that
- * no stock driver claims is made busy too (cxlv_mem_guard()): BAR0 but for
- * the register capabilities cxl_pci and the endpoint port map, the
- * host-bridge component block (no kernel claims it: it has no capability
- * to map) and the label storage area.
+ * no stock driver claims is made busy too: BAR0 but for the register
+ * capabilities a bound cxl_pci and endpoint port map (cxlv_bar.c), and
+ * beyond it (cxlv_mem_guard()) the host-bridge component block (no kernel
+ * claims it: it has no capability to map) and the label storage area.
  *
  * Teardown never unlinks what the module did not insert: resources are
  * removed with remove_resource(), which hands any foreign child to the
@@ -318,52 +318,25 @@ int cxlv_mem_setup(struct cxlv_dev *cxlv)
 	return 0;
 }
 
-/* Makes [@from, @to) of the PCI window busy, unless it is empty. */
-static int cxlv_mem_guard_span(struct cxlv_dev *cxlv, u64 from, u64 to,
-			       const char *name)
-{
-	u64 start = cxlv->layout.bar0 + from;
-
-	if (to <= from)
-		return 0;
-	if (!devm_request_mem_region(&cxlv->dev, start, to - from, name)) {
-		cxlv_set_error("%s: cannot guard %s at %#llx+%#llx: claimed by someone else",
-			       dev_name(&cxlv->dev), name, start, to - from);
-		return -EBUSY;
-	}
-	return 0;
-}
-
 /**
- * cxlv_mem_guard() - mark all of the PCI window busy but the capabilities
+ * cxlv_mem_guard() - mark the PCI window beyond BAR0 busy
  * @cxlv: device whose PCI devices are added
  *
- * Inside BAR0 the fillers sit below the BAR's resource, so they must go
- * before the endpoint does: devm releases them first because they come
- * after cxlv_pci_add_devices(). Beyond BAR0 only the emulator may touch
- * the memory: the host-bridge component block and the label storage area.
+ * Only the emulator may touch that memory: the host-bridge component block
+ * and the label storage area. BAR0 has its own covers (cxlv_bar.c).
  *
  * Return: 0 or -EBUSY with the reason recorded.
  */
 int cxlv_mem_guard(struct cxlv_dev *cxlv)
 {
-	const struct cxlv_bar_range *cap;
-	unsigned int i, n;
-	u64 next = 0;
-	int rc;
+	u64 start = cxlv->layout.bar0 + CXLV_BAR_SIZE;
+	u64 size = CXLV_PCI_WINDOW_SIZE - CXLV_BAR_SIZE;
 
-	cap = cxlv_emu_bar_caps(&n);
-	for (i = 0; i < n; i++) {
-		rc = cxlv_mem_guard_span(cxlv, next, cap[i].offset,
-					 "cxl_virt registers");
-		if (rc)
-			return rc;
-		next = cap[i].offset + cap[i].size;
+	if (!devm_request_mem_region(&cxlv->dev, start, size,
+				     "cxl_virt metadata")) {
+		cxlv_set_error("%s: cannot guard the metadata at %#llx+%#llx: claimed by someone else",
+			       dev_name(&cxlv->dev), start, size);
+		return -EBUSY;
 	}
-	rc = cxlv_mem_guard_span(cxlv, next, CXLV_BAR_SIZE,
-				 "cxl_virt registers");
-	if (rc)
-		return rc;
-	return cxlv_mem_guard_span(cxlv, CXLV_BAR_SIZE, CXLV_PCI_WINDOW_SIZE,
-				   "cxl_virt metadata");
+	return 0;
 }

@@ -30,6 +30,7 @@
 
 #include "cxlv.h"
 #include "cxl.h"
+#include "cxlmem.h"
 #include "cxlv_compat.h"
 
 static int cxlv_root_decoder_add(struct cxlv_dev *cxlv)
@@ -199,12 +200,33 @@ static struct cxlv_dev *cxlv_region_owner(struct device *region)
 	return to_cxlv_dev(cxlv_port_uport(root));
 }
 
-/* Regions open the device's CXL window and pin the module (cxlv_window.c). */
+/* The device whose endpoint @dev is the port of, or NULL. */
+static struct cxlv_dev *cxlv_endpoint_port_owner(struct device *dev)
+{
+	struct device *uport;
+
+	if (!is_cxl_port(dev))
+		return NULL;
+	uport = cxlv_port_uport(to_cxl_port(dev));
+	if (!uport || !is_cxl_memdev(uport))
+		return NULL;
+	return cxlv_pci_owner(uport->parent);
+}
+
+/*
+ * Regions open the device's CXL window and pin the module (cxlv_window.c);
+ * the endpoint port's driver owns the HDM decoders in BAR0 (cxlv_bar.c).
+ */
 static int cxlv_region_event(struct notifier_block *nb, unsigned long action,
 			     void *data)
 {
 	struct device *dev = data;
+	struct cxlv_dev *owner = cxlv_endpoint_port_owner(dev);
 
+	if (owner) {
+		cxlv_bar_port_event(owner, action);
+		return NOTIFY_OK;
+	}
 	if (!cxlv_is_our_region(dev))
 		return NOTIFY_DONE;
 	if (action == BUS_NOTIFY_ADD_DEVICE)
