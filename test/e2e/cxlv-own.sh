@@ -5,7 +5,10 @@
 # range, create is refused and nothing is adopted; on a live device every
 # part of the PCI window but the registers cxl_pci maps (BAR0's other bytes,
 # the host-bridge registers, the label storage area), the unused parts and
-# the idle CXL window refuse such a claim. A claim made in the window while a
+# the idle CXL window refuse such a claim; so do the register capabilities
+# while root has cxl_pci unbound, and BAR0 after root removed the endpoint
+# and a rescan brought it back (its labels intact, no resource freed that
+# iomem no longer held). A claim made in the window while a
 # region was there outlives the region: then remove and rmmod are refused,
 # with the reason in dmesg, the device and its labels stay; once the claim
 # is gone rmmod works. A memmap= range where firmware has no RAM is refused.
@@ -102,6 +105,47 @@ for ((a = bar0_end + 1; a < bar0 + M; a += 64 * 1024)); do
 	refused "$a" 0x1000 "beyond BAR0"
 done
 
+# the capabilities are covered while their driver is not bound: root
+# unbinds cxl_pci, which takes the memdev and the endpoint port with it
+mbox=$((bar0 + 0x1000)) hdm=$((bar0 + 0x11100))
+step "labels of $memdev" sh -c "cxl read-labels $memdev -o /tmp/lsa-bound >/dev/null"
+step "unbind cxl_pci from $ep" sh -c "echo $ep >/sys/bus/pci/drivers/cxl_pci/unbind"
+expect_eq "$dev memdev without cxl_pci" "$(attr "$dev" memdev)" ""
+refused $((bar0 + 0x100)) 0x10 "over the device status, cxl_pci unbound"
+refused $((bar0 + 0x200)) 0x8 "over the memory device status, cxl_pci unbound"
+refused "$mbox" 0x20 "over the mailbox, cxl_pci unbound"
+refused "$hdm" 0x10 "over the HDM decoders, no endpoint port"
+step "rebind cxl_pci to $ep" sh -c "echo $ep >/sys/bus/pci/drivers/cxl_pci/bind"
+wait_ready "$dev"
+memdev=$(attr "$dev" memdev)
+step "labels of $memdev read back" sh -c "cxl read-labels $memdev -o /tmp/lsa-rebound >/dev/null && cmp /tmp/lsa-bound /tmp/lsa-rebound"
+refused "$mbox" 0x20 "over the mailbox cxl_pci maps again"
+refused $((bar0 + 0x8000)) 0x10 "in BAR0's device registers after the rebind"
+
+# root removes the endpoint: its covers go with it, before the PCI core
+# frees the BAR; a rescan brings it back with BAR0 claimed and covered
+step "remove $ep from PCI" sh -c "echo 1 >/sys/bus/pci/devices/$ep/remove"
+step "$ep is gone" sh -c "! test -e /sys/bus/pci/devices/$ep"
+step "no cover left in iomem" sh -c "! grep -q ' : cxl_virt registers$' /proc/iomem"
+step "PCI rescan" sh -c "echo 1 >/sys/bus/pci/rescan"
+wait_ready "$dev"
+memdev=$(attr "$dev" memdev)
+read -r a _ <"/sys/bus/pci/devices/$ep/resource"
+expect_eq "BAR0 of $ep after the rescan" "$((a))" "$bar0"
+step "labels of $memdev after the rescan" sh -c "cxl read-labels $memdev -o /tmp/lsa-rescanned >/dev/null && cmp /tmp/lsa-bound /tmp/lsa-rescanned"
+for off in 0 0x8000 0x10800 0x1f000; do
+	refused $((bar0 + off)) 0x10 "in BAR0 after the rescan"
+done
+refused "$mbox" 0x20 "over the mailbox after the rescan"
+refused "$hdm" 0x10 "over the HDM decoders after the rescan"
+# no_freed_ghosts: the module released only what is still in iomem
+no_freed_ghosts() {
+	if dmesg | grep "Trying to free nonexistent resource"; then
+		fail "a resource was freed that iomem no longer held (above)"
+	fi
+}
+no_freed_ghosts
+
 # physical addresses are for root only
 for a in memstart memsize window_start window_size; do
 	step "nobody cannot read $a" sh -c "! su -s /bin/sh -c 'cat /sys/bus/cxl_virt/devices/$dev/$a' nobody"
@@ -138,6 +182,7 @@ step "labels read back" sh -c "cxl read-labels $memdev -o /tmp/lsa1 >/dev/null &
 step "unload the foreign module" unclaim
 step "dmesg: the window is free again" wait_for 10 sh -c "dmesg | grep -q 'CXL Window $dev is free again'"
 step "rmmod with the claim gone" rmmod cxl_virt
+no_freed_ghosts
 has -E 'cxlv|cxl_virt' /proc/iomem && fail "iomem still holds cxl_virt resources"
 step "reload cxl_virt" insmod "$CXLV_KO"
 
@@ -150,5 +195,6 @@ has "locked down" "$CXLV_SYS/last_error" || fail "last_error does not name lockd
 expect_eq "debugfs create under lockdown" "$(ctl "$CXLV_DBG/create" "$spec")" EPERM
 expect_eq "devices" "$(device_count)" 0
 no_kernel_complaints
-rmmod cxl_virt
+step "rmmod at the end" rmmod cxl_virt
+no_freed_ghosts
 say PASS
