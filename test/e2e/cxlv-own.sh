@@ -111,7 +111,7 @@ mbox=$((bar0 + 0x1000)) hdm=$((bar0 + 0x11100))
 step "labels of $memdev" sh -c "cxl read-labels $memdev -o /tmp/lsa-bound >/dev/null"
 step "unbind cxl_pci from $ep" sh -c "echo $ep >/sys/bus/pci/drivers/cxl_pci/unbind"
 expect_eq "$dev memdev without cxl_pci" "$(attr "$dev" memdev)" ""
-refused $((bar0 + 0x100)) 0x10 "over the device status, cxl_pci unbound"
+refused $((bar0 + 0x100)) 0x8 "over the device status, cxl_pci unbound"
 refused $((bar0 + 0x200)) 0x8 "over the memory device status, cxl_pci unbound"
 refused "$mbox" 0x20 "over the mailbox, cxl_pci unbound"
 refused "$hdm" 0x10 "over the HDM decoders, no endpoint port"
