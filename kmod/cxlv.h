@@ -8,6 +8,7 @@
 #include <linux/pci.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 #include "cxlv_compat.h"
 #include "cxlv_emu.h"
@@ -72,6 +73,12 @@ struct cxlv_cfg_func {
 	bool present;
 };
 
+/* A piece of physical address space. */
+struct cxlv_span {
+	u64 start;
+	u64 size;
+};
+
 struct cxlv_emu;
 struct cxl_port;
 struct cxl_root_decoder;
@@ -85,7 +92,18 @@ struct cxl_root_decoder;
  * @range_res: claims the whole reserved range in iomem
  * @pci_res: the PCI host bridge's memory window
  * @unused: busy fillers of the range outside both windows
- * @fence: busy claim of the whole CXL window once removal began
+ * @window_lock: guards @fence, @fenced, @regions, @pinned and @reported
+ * @fence: busy claims that cover the CXL window while it has no region
+ * @fenced: how many of @fence are held
+ * @regions: regions below the device's root decoder
+ * @pinned: holds a module reference because the window is not fenced
+ * @reported: the log said why the fence cannot go up
+ * @refence: tries the fence again while the window is unfenced and idle
+ * @bar_lock: guards @bar_cover, @bar_bound, @bar_live and @bar_ep
+ * @bar_cover: busy covers of BAR0's pieces (cxlv_bar.c)
+ * @bar_bound: which owners of BAR0's capabilities have their driver bound
+ * @bar_live: probe has covered BAR0; the notifiers keep it so
+ * @bar_ep: the endpoint whose BAR0 is covered; only compared
  * @busn_res: bus numbers of the PCI domain
  * @meta: single mapping of BAR0 and the LSA
  * @emu: the register emulator, once started
@@ -106,7 +124,18 @@ struct cxlv_dev {
 	struct resource *range_res;
 	struct resource pci_res;
 	struct resource unused[2];
-	struct resource *fence;
+	struct mutex window_lock;
+	struct cxlv_span fence[3];
+	unsigned int fenced;
+	unsigned int regions;
+	bool pinned;
+	bool reported;
+	struct delayed_work refence;
+	struct mutex bar_lock;
+	struct resource *bar_cover[2 * CXLV_BAR_CAPS + 1];
+	bool bar_bound[CXLV_BAR_OWNERS];
+	bool bar_live;
+	struct pci_dev *bar_ep;
 	struct resource busn_res;
 	void __iomem *meta;
 	struct cxlv_emu *emu;
@@ -152,9 +181,22 @@ bool cxlv_mem_overlaps(const struct cxlv_params *a,
 int cxlv_mem_claim(struct cxlv_dev *cxlv);
 void cxlv_mem_unclaim(struct cxlv_dev *cxlv);
 int cxlv_mem_setup(struct cxlv_dev *cxlv);
-int cxlv_mem_guard_meta(struct cxlv_dev *cxlv);
-int cxlv_mem_fence(struct cxlv_dev *cxlv);
+int cxlv_mem_guard(struct cxlv_dev *cxlv);
 u64 cxlv_default_serial(u64 memstart);
+
+/* cxlv_window.c: the CXL window's fence and the module pin */
+void cxlv_window_init(struct cxlv_dev *cxlv);
+void cxlv_window_exit(struct cxlv_dev *cxlv);
+void cxlv_window_region_added(struct cxlv_dev *cxlv);
+void cxlv_window_region_removed(struct cxlv_dev *cxlv, struct resource *hpa);
+int cxlv_window_check(struct cxlv_dev *cxlv);
+
+/* cxlv_bar.c: BAR0 busy but for what a bound driver maps */
+int cxlv_bar_init(struct cxlv_dev *cxlv);
+int cxlv_bar_start(struct cxlv_dev *cxlv);
+void cxlv_bar_pci_event(struct cxlv_dev *cxlv, struct pci_dev *ep,
+			unsigned long action);
+void cxlv_bar_port_event(struct cxlv_dev *cxlv, unsigned long action);
 
 /* cxlv_cfg.c: config space of the root port and the endpoint */
 void cxlv_cfg_init_rp(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv);
@@ -168,6 +210,9 @@ int cxlv_pci_setup(struct cxlv_dev *cxlv);
 void cxlv_pci_add_devices(struct cxlv_dev *cxlv);
 void cxlv_pci_stop_devices(struct cxlv_dev *cxlv);
 struct pci_dev *cxlv_pci_get_ep(struct cxlv_dev *cxlv);
+struct cxlv_dev *cxlv_pci_owner(struct device *dev);
+int cxlv_pci_notifier_init(void);
+void cxlv_pci_notifier_exit(void);
 
 /* cxlv_port.c: CXL topology objects */
 int cxlv_port_setup(struct cxlv_dev *cxlv);

@@ -34,6 +34,17 @@
 #define CXLV_BUS_CONST
 #endif
 
+/*
+ * An HDM port's driver claims its whole component register block in 6.1
+ * (devm_cxl_setup_hdm()), only the HDM Decoder Capability in it from 6.12
+ * on (cxl_map_component_regs() with the HDM bit).
+ */
+#ifdef CXLV_HAVE_HDM_CAP_CLAIM
+#define CXLV_HDM_CLAIMS_BLOCK	0
+#else
+#define CXLV_HDM_CLAIMS_BLOCK	1
+#endif
+
 /* 6.5 renamed cxl_port.uport to uport_dev. */
 static inline struct device *cxlv_port_uport(struct cxl_port *port)
 {

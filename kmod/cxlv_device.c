@@ -6,14 +6,15 @@
  * validates the request completely before registering anything; the
  * driver's probe then builds, in order: the range claim and metadata
  * mapping, the PCI domain (scanned, not added), the CXL objects, the
- * emulator, and only then lets PCI drivers bind. All of it but the last
- * step is devm, so a failed probe or a remove unwinds in reverse: CXL
+ * emulator; only then it lets PCI drivers bind, and covers what they do not
+ * map (cxlv_mem_guard(), cxlv_bar_start()). All of it but the binding is
+ * devm, so a failed probe or a remove unwinds in reverse: covers, CXL
  * objects, PCI domain, emulator, mapping and claim; on remove the endpoint
  * leaves the PCI bus first, before cxlvN unbinds (cxlv_unregister() says
  * why). A mutex serialises create and remove.
  *
  * Remove is refused while a region exists or while the CXL window holds
- * anything the module did not put there (cxlv_mem_fence()).
+ * anything the module did not put there (cxlv_window_check()).
  *
  * Attributes are read-only; the physical addresses among them are for root
  * only (0400), like the CXL core's decoder start and /proc/iomem.
@@ -79,6 +80,8 @@ int cxlv_probe(struct device *dev)
 	int rc;
 
 	rc = cxlv_mem_setup(cxlv);
+	if (!rc)
+		rc = cxlv_bar_init(cxlv);
 	if (rc)
 		goto out;
 	/* registered before the PCI domain so it stops after it is gone */
@@ -89,13 +92,15 @@ int cxlv_probe(struct device *dev)
 	pci_lock_rescan_remove();
 	rc = cxlv_pci_setup(cxlv);
 	if (!rc)
-		rc = cxlv_mem_guard_meta(cxlv);
-	if (!rc)
 		rc = cxlv_port_setup(cxlv);
 	if (!rc)
 		rc = cxlv_emu_setup(cxlv);
 	if (!rc)
 		cxlv_pci_add_devices(cxlv);
+	if (!rc)
+		rc = cxlv_mem_guard(cxlv);
+	if (!rc)
+		rc = cxlv_bar_start(cxlv);
 	pci_unlock_rescan_remove();
 	if (rc)
 		goto out;
@@ -276,7 +281,7 @@ int cxlv_remove(u32 id)
 		cxlv_set_error("remove: %s has %s; destroy it first (cxl destroy-region)",
 			       dev_name(&cxlv->dev), region);
 		rc = -EBUSY;
-	} else if (cxlv_mem_fence(cxlv)) {
+	} else if (cxlv_window_check(cxlv)) {
 		dev_err_ratelimited(&cxlv->dev, "remove refused: CXL window not empty\n");
 		rc = -EBUSY;
 	} else {
@@ -288,9 +293,8 @@ int cxlv_remove(u32 id)
 }
 
 /*
- * Module unload: regions and what they leave behind pin the module, so every
- * device here is idle. Anything else in a window (another driver's claim)
- * survives: teardown hands it up instead of unlinking it.
+ * Module unload: a CXL window that is not fenced pins the module, so every
+ * device here is idle and its window empty.
  */
 void cxlv_remove_all(void)
 {
@@ -300,8 +304,6 @@ void cxlv_remove_all(void)
 	mutex_lock(&cxlv_devices_lock);
 	cxlv_unloading = true;
 	idr_for_each_entry(&cxlv_devices, cxlv, id) {
-		if (cxlv_live(cxlv) && cxlv_mem_fence(cxlv))
-			dev_err(&cxlv->dev, "unload: CXL window holds another owner's memory; leaving it in place\n");
 		idr_remove(&cxlv_devices, id);
 		cxlv_unregister(cxlv);
 	}

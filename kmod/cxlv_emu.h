@@ -38,6 +38,31 @@
 /* HDM decoders per component; the CXL device DVSEC's HDM_Count agrees. */
 #define CXLV_HDM_DECODERS	1
 
+/*
+ * A register capability in BAR0 that the CXL core claims with
+ * devm_request_mem_region() while its driver is bound: cxl_pci the device
+ * capabilities, the endpoint port the HDM decoders. cxl_virt keeps the rest
+ * of BAR0 busy, and each capability too while its driver is not bound.
+ * Offsets are from the start of BAR0, in increasing order.
+ */
+enum cxlv_bar_owner {
+	CXLV_BAR_OWNER_PCI,	/* cxl_pci, bound to the endpoint */
+	CXLV_BAR_OWNER_PORT,	/* cxl_port, bound to the endpoint port */
+	CXLV_BAR_OWNERS,
+};
+
+struct cxlv_bar_range {
+	u32 offset;
+	u32 size;
+	enum cxlv_bar_owner owner;
+};
+
+/* How many capabilities cxlv_emu_bar_caps() lists. */
+#define CXLV_BAR_CAPS		4
+
+/* The capabilities cxlv_emu_start() lays out, CXLV_BAR_CAPS of them. */
+const struct cxlv_bar_range *cxlv_emu_bar_caps(void);
+
 struct device;
 
 /**

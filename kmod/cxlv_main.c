@@ -10,8 +10,8 @@
  *
  * Also keeps the reason of the last failed create or remove, which the
  * root-only ``last_error`` files return. The control files that create and
- * remove go live only once the driver and the region notifier are in
- * place, and go first on unload.
+ * remove go live only once the driver and the notifiers (regions on the
+ * CXL bus, endpoints on the PCI bus) are in place, and go first on unload.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -103,12 +103,17 @@ static int __init cxlv_init(void)
 	if (rc)
 		goto err_driver;
 	cxlv_coherent_init();
+	rc = cxlv_pci_notifier_init();
+	if (rc)
+		goto err_coherent;
 	rc = cxlv_ctl_init(&cxlv_bus);
 	if (rc)
-		goto err_notifier;
+		goto err_pci_notifier;
 	return 0;
 
-err_notifier:
+err_pci_notifier:
+	cxlv_pci_notifier_exit();
+err_coherent:
 	cxlv_coherent_exit();
 	cxlv_port_region_notifier_exit();
 err_driver:
@@ -122,6 +127,7 @@ static void __exit cxlv_exit(void)
 {
 	cxlv_ctl_exit(&cxlv_bus);
 	cxlv_remove_all();
+	cxlv_pci_notifier_exit();
 	cxlv_coherent_exit();
 	cxlv_port_region_notifier_exit();
 	driver_unregister(&cxlv_driver);

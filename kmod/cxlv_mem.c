@@ -14,18 +14,22 @@
  * The claim is one request_mem_region(): under the resource lock it fails
  * on any overlap with anything at any depth and adopts nothing. While that
  * claim is still busy (nobody can request inside it) the module tiles it
- * with its own children: the PCI window, the CXL window and busy fillers
- * for the unused pieces. Only then is the busy mark dropped from the range,
- * because the kernel's CXL stack must nest below the CXL window: regions
- * insert their HPA range there, nd_pmem, device-dax and kmem
- * request_mem_region() inside it, and the PCI core and cxl_pci claim the
- * BAR inside the PCI window. Everything else (the unused pieces, and once
- * the PCI domain exists the metadata area outside the BAR) stays busy.
+ * with its own children: the PCI window, the CXL window, fenced
+ * (cxlv_window.c), and busy fillers for the unused pieces. Only then is the
+ * busy mark dropped from the range, because the kernel's stacks must nest
+ * below the windows: regions insert their HPA range in the CXL window once
+ * the fence is down, nd_pmem, device-dax and kmem request_mem_region()
+ * inside those, and the PCI core claims the bridge window and BAR0 in the
+ * PCI window. Once the PCI devices exist, every byte of the PCI window that
+ * no stock driver claims is made busy too: BAR0 but for the register
+ * capabilities a bound cxl_pci and endpoint port map (cxlv_bar.c), and
+ * beyond it (cxlv_mem_guard()) the host-bridge component block (no kernel
+ * claims it: it has no capability to map) and the label storage area.
  *
  * Teardown never unlinks what the module did not insert: resources are
  * removed with remove_resource(), which hands any foreign child to the
  * parent instead of dropping it, and removal is refused before that while
- * the CXL window holds anything (cxlv_mem_fence()).
+ * the CXL window cannot be fenced (cxlv_window_check()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -222,6 +226,7 @@ int cxlv_mem_claim(struct cxlv_dev *cxlv)
 	const char *window_name;
 	int rc;
 
+	cxlv_window_init(cxlv);
 	window_name = kasprintf(GFP_KERNEL, "CXL Window %s",
 				dev_name(&cxlv->dev));
 	cxlv->window_res = kzalloc(sizeof(*cxlv->window_res), GFP_KERNEL);
@@ -243,11 +248,13 @@ int cxlv_mem_claim(struct cxlv_dev *cxlv)
 	}
 
 	rc = cxlv_mem_tile(cxlv, window_name);
+	if (!rc)
+		rc = cxlv_window_check(cxlv);
 	if (rc) {
 		cxlv_mem_unclaim(cxlv);
 		return rc;
 	}
-	/* tiled: let the CXL stack and the PCI core nest below our windows */
+	/* tiled and fenced: let the PCI core nest below our PCI window */
 	cxlv->range_res->flags &= ~IORESOURCE_BUSY;
 	return 0;
 }
@@ -262,11 +269,8 @@ void cxlv_mem_unclaim(struct cxlv_dev *cxlv)
 {
 	int i;
 
-	if (cxlv->fence)
-		__release_region(cxlv->window_res, cxlv->fence->start,
-				 resource_size(cxlv->fence));
-	cxlv->fence = NULL;
 	if (cxlv->window_res) {
+		cxlv_window_exit(cxlv);
 		cxlv_res_remove(cxlv, cxlv->window_res);
 		kfree(cxlv->window_res->name);
 		kfree(cxlv->window_res);
@@ -315,63 +319,23 @@ int cxlv_mem_setup(struct cxlv_dev *cxlv)
 }
 
 /**
- * cxlv_mem_guard_meta() - mark the metadata area outside the BAR busy
- * @cxlv: device whose PCI domain has claimed its bridge window and BAR
+ * cxlv_mem_guard() - mark the PCI window beyond BAR0 busy
+ * @cxlv: device whose PCI devices are added
  *
- * Between BAR0 and the host-bridge registers, and from those registers to
- * the end of the PCI window (the LSA included), nothing but the emulator
- * may touch the memory. Undone by devm, before the PCI domain goes.
+ * Only the emulator may touch that memory: the host-bridge component block
+ * and the label storage area. BAR0 has its own covers (cxlv_bar.c).
  *
  * Return: 0 or -EBUSY with the reason recorded.
  */
-int cxlv_mem_guard_meta(struct cxlv_dev *cxlv)
+int cxlv_mem_guard(struct cxlv_dev *cxlv)
 {
-	const struct {
-		u64 offset, size;
-	} guard[] = {
-		{ CXLV_BAR_SIZE, CXLV_BRIDGE_REGS_OFFSET - CXLV_BAR_SIZE },
-		{ CXLV_BRIDGE_REGS_OFFSET + CXLV_BRIDGE_REGS_SIZE,
-		  CXLV_PCI_WINDOW_SIZE - CXLV_BRIDGE_REGS_OFFSET -
-		  CXLV_BRIDGE_REGS_SIZE },
-	};
-	int i;
+	u64 start = cxlv->layout.bar0 + CXLV_BAR_SIZE;
+	u64 size = CXLV_PCI_WINDOW_SIZE - CXLV_BAR_SIZE;
 
-	for (i = 0; i < ARRAY_SIZE(guard); i++) {
-		u64 start = cxlv->layout.bar0 + guard[i].offset;
-
-		if (!devm_request_mem_region(&cxlv->dev, start, guard[i].size,
-					     "cxl_virt metadata")) {
-			cxlv_set_error("%s: cannot guard metadata at %#llx+%#llx: claimed by someone else",
-				       dev_name(&cxlv->dev), start,
-				       guard[i].size);
-			return -EBUSY;
-		}
-	}
-	return 0;
-}
-
-/**
- * cxlv_mem_fence() - prove the CXL window empty and keep it so
- * @cxlv: a live device about to be removed, with no region
- *
- * One busy request over the whole window: under the resource lock it fails
- * if anything at all hangs there (dax_kmem's "System RAM (kmem)" left after
- * a failed remove_memory(), another driver's request_mem_region()), and
- * once it succeeds nobody can claim inside until teardown releases it.
- *
- * Return: 0, or -EBUSY with the reason recorded.
- */
-int cxlv_mem_fence(struct cxlv_dev *cxlv)
-{
-	struct resource *w = cxlv->window_res;
-
-	if (cxlv->fence)
-		return 0;
-	cxlv->fence = __request_region(w, w->start, resource_size(w),
-				       "cxl_virt teardown", 0);
-	if (!cxlv->fence) {
-		cxlv_set_error("remove: %s still holds memory of another owner (see /proc/iomem, e.g. System RAM (kmem) that could not go offline); refusing to release it",
-			       w->name);
+	if (!devm_request_mem_region(&cxlv->dev, start, size,
+				     "cxl_virt metadata")) {
+		cxlv_set_error("%s: cannot guard the metadata at %#llx+%#llx: claimed by someone else",
+			       dev_name(&cxlv->dev), start, size);
 		return -EBUSY;
 	}
 	return 0;

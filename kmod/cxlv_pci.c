@@ -241,3 +241,51 @@ struct pci_dev *cxlv_pci_get_ep(struct cxlv_dev *cxlv)
 					   cxlv->rp.data[PCI_SECONDARY_BUS],
 					   PCI_DEVFN(0, 0));
 }
+
+/**
+ * cxlv_pci_owner() - the device whose endpoint @dev is
+ * @dev: any device
+ *
+ * Return: the cxlvN or NULL; valid for as long as @dev is registered.
+ */
+struct cxlv_dev *cxlv_pci_owner(struct device *dev)
+{
+	struct pci_dev *pdev;
+
+	if (!dev || !dev_is_pci(dev))
+		return NULL;
+	pdev = to_pci_dev(dev);
+	if (pdev->bus->ops != &cxlv_pci_ops || pci_is_root_bus(pdev->bus))
+		return NULL;
+	return container_of(pdev->bus->sysdata, struct cxlv_dev, sysdata);
+}
+
+/*
+ * BAR0's covers follow the endpoint and its driver (cxlv_bar.c). Only an
+ * endpoint of one of our domains counts; its domain, whose host bridge
+ * holds cxlvN, outlives it.
+ */
+static int cxlv_pci_event(struct notifier_block *nb, unsigned long action,
+			  void *data)
+{
+	struct cxlv_dev *cxlv = cxlv_pci_owner(data);
+
+	if (!cxlv)
+		return NOTIFY_DONE;
+	cxlv_bar_pci_event(cxlv, to_pci_dev(data), action);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block cxlv_pci_nb = {
+	.notifier_call = cxlv_pci_event,
+};
+
+int cxlv_pci_notifier_init(void)
+{
+	return bus_register_notifier(&pci_bus_type, &cxlv_pci_nb);
+}
+
+void cxlv_pci_notifier_exit(void)
+{
+	bus_unregister_notifier(&pci_bus_type, &cxlv_pci_nb);
+}

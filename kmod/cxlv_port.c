@@ -20,18 +20,17 @@
  *
  * Everything is devm on cxlvN and goes away, in reverse, when it unbinds.
  * Regions are devm on the root's uport too, so removal is refused while
- * one exists, and each region pins the module. A region that leaves memory
- * behind when it goes (dax_kmem keeps "System RAM (kmem)" it could not take
- * offline) keeps its pin: that memory is in use until reboot.
+ * one exists; a region opens the device's CXL window and pins the module
+ * until the window can be fenced again (cxlv_window.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/module.h>
 #include <linux/notifier.h>
 #include <linux/slab.h>
 
 #include "cxlv.h"
 #include "cxl.h"
+#include "cxlmem.h"
 #include "cxlv_compat.h"
 
 static int cxlv_root_decoder_add(struct cxlv_dev *cxlv)
@@ -193,42 +192,49 @@ bool cxlv_is_our_region(struct device *dev)
 	return cxlv_port_uport(root) && cxlv_dev_on_bus(cxlv_port_uport(root));
 }
 
-/*
- * Called once the region's driver is gone, before the CXL core releases the
- * region's HPA range: anything still inside that range belongs to someone
- * who could not let go (kmem's online memory). Then the pin stays.
- */
-static void cxlv_region_gone(struct device *dev)
+/* The device a region of ours belongs to. */
+static struct cxlv_dev *cxlv_region_owner(struct device *region)
 {
-	struct cxl_region *cxlr = container_of(dev, struct cxl_region, dev);
-	struct resource *res = cxlr->params.res;
-	struct cxl_port *root = to_cxl_port(dev->parent->parent);
+	struct cxl_port *root = to_cxl_port(region->parent->parent);
 
-	if (res && res->parent &&
-	    !__request_region(res, res->start, resource_size(res),
-			      "cxl_virt check", 0)) {
-		dev_err(cxlv_port_uport(root),
-			"%s left memory in use in %pR (System RAM that could not go offline?); cxl_virt stays loaded until reboot\n",
-			dev_name(dev), res);
-		return;
-	}
-	if (res && res->parent)
-		__release_region(res, res->start, resource_size(res));
-	module_put(THIS_MODULE);
+	return to_cxlv_dev(cxlv_port_uport(root));
 }
 
-/* A region pins the module: rmmod must not tear it down. */
+/* The device whose endpoint @dev is the port of, or NULL. */
+static struct cxlv_dev *cxlv_endpoint_port_owner(struct device *dev)
+{
+	struct device *uport;
+
+	if (!is_cxl_port(dev))
+		return NULL;
+	uport = cxlv_port_uport(to_cxl_port(dev));
+	if (!uport || !is_cxl_memdev(uport))
+		return NULL;
+	return cxlv_pci_owner(uport->parent);
+}
+
+/*
+ * Regions open the device's CXL window and pin the module (cxlv_window.c);
+ * the endpoint port's driver owns the HDM decoders in BAR0 (cxlv_bar.c).
+ */
 static int cxlv_region_event(struct notifier_block *nb, unsigned long action,
 			     void *data)
 {
 	struct device *dev = data;
+	struct cxlv_dev *owner = cxlv_endpoint_port_owner(dev);
 
+	if (owner) {
+		cxlv_bar_port_event(owner, action);
+		return NOTIFY_OK;
+	}
 	if (!cxlv_is_our_region(dev))
 		return NOTIFY_DONE;
 	if (action == BUS_NOTIFY_ADD_DEVICE)
-		__module_get(THIS_MODULE);
+		cxlv_window_region_added(cxlv_region_owner(dev));
 	else if (action == BUS_NOTIFY_REMOVED_DEVICE)
-		cxlv_region_gone(dev);
+		cxlv_window_region_removed(cxlv_region_owner(dev),
+					   container_of(dev, struct cxl_region,
+							 dev)->params.res);
 	return NOTIFY_OK;
 }
 

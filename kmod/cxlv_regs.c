@@ -4,6 +4,7 @@
 #include <linux/io.h>
 #include <linux/log2.h>
 #include "cxlmem.h"
+#include "cxlv_compat.h"
 #include "cxlv_emu_internal.h"
 
 /**
@@ -219,4 +220,31 @@ void __iomem *cxlv_regs_mbox(const struct cxlv_emu_config *cfg)
 void __iomem *cxlv_regs_hdm(const struct cxlv_emu_config *cfg)
 {
 	return cfg->comp_regs + CXL_CM_OFFSET + CXLV_HDM_OFFSET;
+}
+
+/*
+ * What the CXL core maps of BAR0: the device capabilities by their length
+ * in the capability array (CXL 3.0 8.2.8.2), and the HDM Decoder Capability
+ * Structure up to its last decoder (CXL 3.0 8.2.4.19), or, where an HDM port
+ * claims all of it, the whole component block.
+ */
+static const struct cxlv_bar_range cxlv_bar_caps[CXLV_BAR_CAPS] = {
+	{ CXLV_DEV_REGS_OFFSET + CXLV_DEV_STATUS_OFFSET, CXLV_DEV_STATUS_SIZE,
+	  CXLV_BAR_OWNER_PCI },
+	{ CXLV_DEV_REGS_OFFSET + CXLV_MEMDEV_OFFSET, CXLV_MEMDEV_SIZE,
+	  CXLV_BAR_OWNER_PCI },
+	{ CXLV_DEV_REGS_OFFSET + CXLV_MBOX_OFFSET, CXLV_MBOX_SIZE,
+	  CXLV_BAR_OWNER_PCI },
+#if CXLV_HDM_CLAIMS_BLOCK
+	{ CXLV_COMP_REGS_OFFSET, CXLV_COMP_REGS_SIZE, CXLV_BAR_OWNER_PORT },
+#else
+	{ CXLV_COMP_REGS_OFFSET + CXL_CM_OFFSET + CXLV_HDM_OFFSET,
+	  CXL_HDM_DECODER0_BASE_LOW_OFFSET(CXLV_HDM_DECODERS),
+	  CXLV_BAR_OWNER_PORT },
+#endif
+};
+
+const struct cxlv_bar_range *cxlv_emu_bar_caps(void)
+{
+	return cxlv_bar_caps;
 }

@@ -55,7 +55,7 @@ cp "$tmp/$srcpkg/drivers/cxl/"*.h "$GEN/"
 tar -xJf "$tarball" -C "$tmp" "$srcpkg/include/linux/device/bus.h" "$srcpkg/include/linux/module.h" \
 	"$srcpkg/include/linux/device.h" "$srcpkg/include/linux/hrtimer.h" \
 	"$srcpkg/include/uapi/linux/pci_regs.h" "$srcpkg/drivers/cxl/core/region.c" \
-	"$srcpkg/include/linux/memregion.h"
+	"$srcpkg/include/linux/memregion.h" "$srcpkg/drivers/cxl/core/hdm.c"
 # known WHAT FILE PATTERN...: FILE matches one of the forms cxlv_compat.h
 # handles; otherwise the build stops here, naming the kernel and the piece,
 # rather than produce a module that guesses.
@@ -89,6 +89,11 @@ fi
 # The DVSEC registers are in cxlpci.h up to 6.x, in pci_regs.h from 7.x.
 grep -Eq 'define PCI_DVSEC_CXL_REG_LOCATOR[[:space:]]' "$tmp/$srcpkg/include/uapi/linux/pci_regs.h" ||
 	known 'the CXL DVSEC registers' drivers/cxl/cxlpci.h 'define CXL_DVSEC_REG_LOCATOR[[:space:]]'
+# An HDM port claims its whole component register block (6.1) or only the
+# HDM decoder capability in it (6.12 on): cxl_virt guards the rest.
+known 'the HDM decoder register claim' drivers/cxl/core/hdm.c \
+	'devm_cxl_iomap_block\(dev, port->component_reg_phys,$' \
+	'cxl_map_component_regs\(reg_map, &cxlhdm->regs,$'
 feature() {	# feature MACRO PATTERN FILE
 	if grep -Eq "$2" "$tmp/$srcpkg/$3"; then
 		printf '#define %s 1\n' "$1"
@@ -108,6 +113,7 @@ feature() {	# feature MACRO PATTERN FILE
 	feature CXLV_HAVE_PCI_DVSEC_CXL 'define PCI_DVSEC_CXL_REG_LOCATOR[[:space:]]' include/uapi/linux/pci_regs.h
 	feature CXLV_HAVE_REGION_CACHE_INVALIDATE 'cpu_cache_has_invalidate_memregion\(\)' drivers/cxl/core/region.c
 	feature CXLV_HAVE_MEMREGION_RANGE 'int cpu_cache_invalidate_memregion\(phys_addr_t start, size_t len\);' include/linux/memregion.h
+	feature CXLV_HAVE_HDM_CAP_CLAIM 'cxl_map_component_regs\(reg_map, &cxlhdm->regs,$' drivers/cxl/core/hdm.c
 	feature CXLV_HAVE_IMPORT_NS_STRING 'define MODULE_IMPORT_NS\(ns\)[[:space:]]+MODULE_INFO\(import_ns, ns\)' include/linux/module.h
 } >"$GEN/cxlv_features.h"
 echo "$want" >"$stamp"

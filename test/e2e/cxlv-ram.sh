@@ -79,7 +79,7 @@ expect_eq "remove with kmem's memory left" "$(ctl "$CXLV_SYS/remove" "cxlv_dev_i
 say "EBUSY: $(cat "$CXLV_SYS/last_error")"
 has "another owner" "$CXLV_SYS/last_error" || fail "last_error does not say why"
 step "rmmod refused with kmem's memory left" sh -c '! rmmod cxl_virt'
-step "dmesg names the leftover" sh -c 'dmesg | grep "left memory in use"'
+step "dmesg names the leftover" wait_for 10 sh -c 'dmesg | grep "holds memory of another owner"'
 [ "$(cat /proc/iomem)" = "$io0" ] || fail "/proc/iomem changed"
 expect_eq "devices" "$(device_count)" 1
 expect_eq "create over the online memory" \
