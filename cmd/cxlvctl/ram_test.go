@@ -155,7 +155,9 @@ func TestRAMDryRuns(t *testing.T) {
 // policy asked for.
 func TestRegionCreateRAMDryRunOn61(t *testing.T) {
 	out, root := dryRun(t, "cxlv-kmem-bare", "region", "create", "-m", "mem0", "--type", "ram")
-	w := func(value, path string) string { return "^echo " + regexp.QuoteMeta(value) + " > " + root + "/" + regexp.QuoteMeta(path) + "$" }
+	w := func(value, path string) string {
+		return "^echo " + regexp.QuoteMeta(value) + " > " + root + "/" + regexp.QuoteMeta(path) + "$"
+	}
 	matchLines(t, out, []string{
 		w("region0", "bus/cxl/devices/decoder0.0/create_pmem_region"),
 		w("256", "bus/cxl/devices/region0/interleave_granularity"),
