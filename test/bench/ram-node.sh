@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# The RAM-node half of `make bench`, on each suite kernel with RAM regions
-# (6.3 and later: Debian 13's 6.12 and trixie-backports' 7.3,
-# scripts/guest-kernels.sh): boots a guest whose node 1 is a memmap'd range,
-# makes it a cxl_virt RAM region (test/bench/guest/ram-node.sh) and writes
-# results/bench-ram-node.md: region create/online and offline/destroy times,
-# MemTotal, and 1 KiB random write/read IOPS of memory bound to node 1
-# (cxl_virt) against node 0 (ordinary RAM), medians of BENCH_RUNS (default 5)
-# with min and max; plus a no-op boot of each suite kernel. Raw output stays
-# in results/tmp/.
+# The per-kernel half of `make bench`, on each suite kernel
+# (scripts/guest-kernels.sh), in a VM whose CPU reports a hypervisor: boots a
+# guest whose node 1 is a memmap'd range, measures a cxl_virt devdax
+# namespace there against anonymous RAM, then makes the range a cxl_virt RAM
+# region (test/bench/guest/ram-node.sh; on 6.1 through devdax and kmem) and
+# writes results/bench-ram-node.md: 1 KiB random write/read IOPS of the
+# devdax against anonymous RAM and of memory bound to node 1 (cxl_virt)
+# against node 0 (ordinary RAM), medians of BENCH_RUNS (default 5) with min
+# and max; region create/online and offline/destroy times, MemTotal; plus a
+# no-op boot of each suite kernel. Raw output stays in results/tmp/.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -19,11 +20,7 @@ out=${BENCH_OUT:-$repo/results/tmp/ram-node-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$out" "$repo/results/tmp/bin"
 gcc -static -O2 -Wall -Wextra -Werror -o "$repo/results/tmp/bin/memiops" "$here/memiops.c"
 mapfile -t kvers < <(bash "$repo/scripts/guest-kernels.sh" --suite)
-ram_kvers=()
-for k in "${kvers[@]}"; do
-	kernel_at_least 6.3 "$k" && ram_kvers+=("$k")
-done
-[ ${#ram_kvers[@]} -gt 0 ] || die "no suite kernel with RAM regions installed: run 'make deps'"
+[ ${#kvers[@]} -gt 0 ] || die "no suite kernel installed: run 'make deps'"
 
 # boot KVER: wall seconds of a no-op VM round trip.
 boot() {
@@ -33,7 +30,7 @@ boot() {
 }
 boots=()
 for k in "${kvers[@]}"; do
-	boots+=("$k $(boot "$k") s")
+	boots+=("$(boot "$k") s")
 done
 
 # stat NAME: "median (min-max)" of the samples called NAME.
@@ -44,24 +41,50 @@ stat() {
 			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
 			printf "%.0f (%.0f-%.0f)\n", m, v[1], v[NR] }'
 }
-value() { awk -v k="$1" -F'\t' '$1 == k {print $2; exit}' "$samples"; }
+value() { awk -v k="$1" -F'\t' '$1 == k && $2 != "" {v = $2; exit} END {print v == "" ? "-" : v}' "$samples"; }
 median() { stat "$1" | cut -d' ' -f1; }
 ratio() { awk -v a="$(median "$1")" -v b="$(median "$2")" 'BEGIN {printf "%.2fx", a / b}'; }
 
-# bench KVER: the RAM-node run on one kernel, as a section of the report.
-bench() {
-	local kver=$1 load_before vms_before
-	load_before=$(cut -d' ' -f1-3 /proc/loadavg) vms_before=$(pgrep -c qemu-system || true)
+# run KVER: the guest half on one kernel; its samples and host load stay in
+# $out/vm-KVER/.
+run() {
+	local kver=$1
+	{
+		echo "load_before=$(cut -d' ' -f1-3 /proc/loadavg)"
+		echo "vms_before=$(pgrep -c qemu-system || true)"
+		echo "date=$(date -u +%Y-%m-%d\ %H:%M)"
+	} >"$out/host-$kver.txt"
 	bash "$repo/test/vm/run-vm.sh" --kver "$kver" --mem 4G --numa-split 2G \
 		--memmap '2G$0x100000000' --timeout 1200 --out "$out/vm-$kver" -- \
 		test/bench/guest/ram-node.sh runs="$runs" seconds="$seconds" memsize=$((2 << 30)) >"$out/vm-$kver.log"
+}
+host() { sed -n "s/^$2=//p" "$out/host-$1.txt"; }
+
+# summary_row KVER: the ratios of one kernel, a row of the summary table.
+summary_row() {
+	samples=$out/vm-$1/samples.tsv
+	echo "| $1 | $(ratio memiops_write_devdax memiops_write_anon) | $(ratio memiops_read_devdax memiops_read_anon) |" \
+		"$(ratio memiops_write_node1 memiops_write_node0) | $(ratio memiops_read_node1 memiops_read_node0) |" \
+		"$(value region_create_ms) ms | $2 |"
+}
+
+# section KVER: the run on one kernel, as a section of the report.
+section() {
+	local kver=$1
 	samples=$out/vm-$kver/samples.tsv
 	echo "## Linux $kver ($(guest_userspace "$kver") user space)"
 	echo
-	echo "$(date -u +%Y-%m-%d\ %H:%M) UTC, $runs runs of $seconds s each, interleaved; host load before: $load_before"
-	echo "with $vms_before other QEMU processes running (the host is shared, so absolute numbers move between runs)."
-	echo "A $((($(value capacity_bytes)) >> 20)) MiB cxl_virt RAM region is the guest's CPU-less node 1;"
-	echo "node 0 is ordinary guest RAM. Working set 256 MiB of anonymous memory, memiops 1 KiB random, one thread."
+	echo "$(host "$kver" date) UTC, $runs runs of $seconds s each, interleaved; host load before: $(host "$kver" load_before)"
+	echo "with $(host "$kver" vms_before) other QEMU processes running (the host is shared, so absolute numbers move between runs)."
+	echo "The guest's CPU reports a hypervisor. Working set 256 MiB, memiops 1 KiB random, one thread."
+	echo
+	echo "| 1 KiB random, memcpy over the mmap | anonymous RAM | cxl_virt devdax | devdax / anonymous |"
+	echo "|---|---|---|---|"
+	echo "| write IOPS, median (min-max) | $(stat memiops_write_anon) | $(stat memiops_write_devdax) | $(ratio memiops_write_devdax memiops_write_anon) |"
+	echo "| read IOPS, median (min-max) | $(stat memiops_read_anon) | $(stat memiops_read_devdax) | $(ratio memiops_read_devdax memiops_read_anon) |"
+	echo
+	echo "Then the same range, a $((($(value capacity_bytes)) >> 20)) MiB cxl_virt RAM region, is the guest's CPU-less node 1;"
+	echo "node 0 is ordinary guest RAM; anonymous memory bound with numactl --membind."
 	echo
 	echo "| 1 KiB random, anonymous memory | node 0 (RAM) | node 1 (cxl_virt) | node 1 / node 0 |"
 	echo "|---|---|---|---|"
@@ -79,13 +102,25 @@ bench() {
 	echo
 }
 
+for k in "${kvers[@]}"; do
+	run "$k"
+done
 {
-	echo "# RAM node benchmark (TCG)"
+	echo "# Per-kernel benchmark: devdax and RAM node (TCG)"
 	echo
-	echo "No-op VM round trip: $(printf '%s, ' "${boots[@]}" | sed 's/, $//')."
+	echo "## Summary"
 	echo
-	for k in "${ram_kvers[@]}"; do
-		bench "$k"
+	echo "Medians of $runs runs, ratios measured in one boot per kernel, the guest's CPU reporting a hypervisor;"
+	echo "on 6.1 the RAM node is a pmem region's devdax given to kmem (no RAM regions there)."
+	echo
+	echo "| kernel | devdax / anonymous RAM, write | read | node 1 (cxl_virt) / node 0, write | read | RAM region create | no-op VM round trip |"
+	echo "|---|---|---|---|---|---|---|"
+	for i in "${!kvers[@]}"; do
+		summary_row "${kvers[i]}" "${boots[i]}"
+	done
+	echo
+	for k in "${kvers[@]}"; do
+		section "$k"
 	done
 } >"$repo/results/bench-ram-node.md"
 cat "$repo/results/bench-ram-node.md"

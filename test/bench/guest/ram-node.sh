@@ -1,10 +1,15 @@
 #!/bin/bash
-# Guest half of test/bench/ram-node.sh, on Linux 6.12: a pmem=0 cxl_virt
-# device over the memmap'd range that is the guest's CPU-less node 1 becomes
-# a RAM region; measures the region's create (commit to memory online) and
-# destroy (offline) times through cxlvctl, and 1 KiB random writes and reads
-# by memiops on anonymous memory bound to node 0 and to node 1, interleaved,
-# RUNS times each. Writes "name<TAB>value" lines to /out/samples.tsv.
+# Guest half of test/bench/ram-node.sh, on each suite kernel, in a VM whose
+# CPU reports a hypervisor. First the data path: a pmem cxl_virt device over
+# the memmap'd range gets a region and devdax namespace (cxlvctl), and
+# memiops' 1 KiB random writes and reads through its mmap are measured
+# against anonymous memory, interleaved. Then that range, the guest's
+# CPU-less node 1, becomes a RAM region (6.3+: a RAM region of a pmem=0
+# device; 6.1: a pmem region through devdax and kmem, the path cxlvctl takes
+# there); measures the region's create (commit to memory online) and destroy
+# (offline) times, and memiops on anonymous memory bound to node 0 and to
+# node 1, interleaved. RUNS times each. Writes "name<TAB>value" lines to
+# /out/samples.tsv.
 #   ram-node.sh runs=N seconds=S memsize=BYTES
 . /cxlv/test/vm/guest/cxlv.sh
 
@@ -25,8 +30,43 @@ PATH=/tmp/bench-bin:$PATH
 
 sample boot_uptime_s "$(cut -d' ' -f1 /proc/uptime)"
 load_stack
-/sbin/modprobe -a dax_cxl kmem || fail "modprobe dax_cxl kmem"
-step "pmem=0 device" cxlvctl create --memstart 0x100000000 --size "$memsize" --wait
+# dax_cxl binds RAM regions' dax devices (6.3+); 6.1 has device_dax only
+/sbin/modprobe -a kmem device_dax || fail "modprobe kmem device_dax"
+! /sbin/modinfo dax_cxl >/dev/null 2>&1 || /sbin/modprobe dax_cxl || fail "modprobe dax_cxl"
+# memiops_sample NAME OP TARGET [NODE]: one run's IOPS as NAME, the
+# working set bound to NODE if given.
+memiops_sample() {
+	local name=$1 op=$2 target=$3 bind=() r
+	[ -z "${4:-}" ] || bind=(numactl --membind="$4")
+	r=$("${bind[@]}" memiops "$op" --bs 1024 --size $((256 << 20)) --seconds "$seconds" "$target") ||
+		fail "memiops $op on $target: $r"
+	r=${r%% *}
+	sample "$name" "${r#iops=}"
+}
+
+# --- data path: devdax against anonymous RAM
+step "pmem device" cxlvctl create --memstart 0x100000000 --size "$memsize" --pmem
+out=$(cxlvctl region create --device cxlv0 --namespace devdax) || fail "devdax region create: $out"
+echo "$out"
+dax=/dev/$(daxctl list | jq -r '.[0].chardev')
+[ -c "$dax" ] || fail "no devdax character device after region create ($dax)"
+check_devdax "$dax"
+for ((run = 1; run <= runs; run++)); do
+	for op in write read; do
+		memiops_sample "memiops_${op}_devdax" $op "$dax"
+		memiops_sample "memiops_${op}_anon" $op anon
+	done
+done
+region=$(cxlvctl list --json | jq -r '[.. | .region? // empty][0]')
+step "devdax region destroy" cxlvctl region destroy "$region"
+# 6.1 has no RAM regions: there cxlvctl makes RAM of a pmem region's devdax
+# through kmem, so the RAM node's device is pmem too.
+ram_device=()
+[ -e "/sys/bus/cxl/devices/$(attr cxlv0 decoder)/create_ram_region" ] || ram_device=(--pmem)
+step "remove the pmem device" cxlvctl remove cxlv0
+
+# --- RAM node
+step "device for the RAM region" cxlvctl create --memstart 0x100000000 --size "$memsize" "${ram_device[@]}"
 cap=$(attr cxlv0 capacity)
 sample capacity_bytes "$cap"
 sample memtotal_before_kb "$(memtotal_kb)"
@@ -48,10 +88,7 @@ umount /mnt/n1
 for ((run = 1; run <= runs; run++)); do
 	for op in write read; do
 		for node in 0 1; do
-			r=$(numactl --membind=$node memiops $op --bs 1024 --size $((256 << 20)) --seconds "$seconds" anon) ||
-				fail "memiops $op on node $node: $r"
-			r=${r%% *}
-			sample "memiops_${op}_node$node" "${r#iops=}"
+			memiops_sample "memiops_${op}_node$node" $op anon $node
 		done
 	done
 done
