@@ -19,6 +19,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+# shellcheck source=test/vm/common.sh
+. "$repo/test/vm/common.sh"
 results=$repo/results
 runs=${BENCH_RUNS:-5} memcpy_seconds=${BENCH_MEMCPY_SECONDS:-2} fio_runtime=${BENCH_FIO_RUNTIME:-3}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
@@ -53,7 +55,7 @@ sample_load() {
 	echo "host_kernel=$(uname -r)"
 	echo "qemu=$(qemu-system-x86_64 --version | head -1)"
 	echo "gcc=$(gcc -dumpfullversion)"
-	echo "cxl_virt_sha256=$(sha256sum "$repo/kmod/cxl_virt.ko" 2>/dev/null | cut -c1-16 || echo none)"
+	echo "cxl_virt_sha256=$(sha256sum "$repo/kmod/build/$(guest_kver)/cxl_virt.ko" 2>/dev/null | cut -c1-16 || echo none)"
 	echo "cxlvctl_sha256=$(sha256sum "$repo/bin/cxlvctl" 2>/dev/null | cut -c1-16 || echo none)"
 	echo "accelerator=TCG (-accel tcg,thread=multi; KVM does not work on this machine)"
 	echo "host_cpus=$(nproc)"

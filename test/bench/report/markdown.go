@@ -143,7 +143,7 @@ func markdown(r Report) string {
 			cell(r.Stats, m, "cxlvctl-baseline"), listRatio(r.Stats, m, "cxlvctl-baseline")})
 	}
 	if len(rows) > 0 {
-		b.WriteString("Listing, ms per call (`devices`: 1 cxl_virt device + QEMU's device; `region`: with a region and devdax namespace on each; `startup`: `cxlvctl version` vs `cxl version`, the process start-up alone; `before`: the cxlvctl of `BENCH_BASELINE`, in the same boot):\n\n")
+		b.WriteString("### Listing\n\nms per call (`devices`: 1 cxl_virt device + QEMU's device; `region`: with a region and devdax namespace on each; `startup`: `cxlvctl version` vs `cxl version`, the process start-up alone; `before`: the cxlvctl of `BENCH_BASELINE`, in the same boot):\n\n")
 		table(&b, []string{"state", "`cxlvctl list --json`", "`cxl list -vvv`", "ratio", "before", "before ratio"}, rows)
 	}
 
