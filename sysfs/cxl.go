@@ -81,10 +81,6 @@ const (
 	EndpointDecoder
 )
 
-var decoderKinds = [...]string{RootDecoder: "root", SwitchDecoder: "switch", EndpointDecoder: "endpoint"}
-
-func (k DecoderKind) String() string { return decoderKinds[k] }
-
 // Decoder is an HDM decoder, decoderP.N of port P.
 type Decoder struct {
 	Name string
@@ -245,20 +241,6 @@ func (f FS) Ports() ([]Port, error) {
 		}
 	}
 	return out, nil
-}
-
-// Port returns the port called name (root0, port1, endpoint2).
-func (f FS) Port(name string) (Port, error) {
-	ports, err := f.Ports()
-	if err != nil {
-		return Port{}, err
-	}
-	for _, p := range ports {
-		if p.Name == name {
-			return p, nil
-		}
-	}
-	return Port{}, &NotFoundError{Kind: "port", Name: name}
 }
 
 func readPort(p string) (Port, error) {

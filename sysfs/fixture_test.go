@@ -4,7 +4,6 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -69,9 +68,6 @@ func TestPortsQemu(t *testing.T) {
 	wantDports := []Dport{{ID: 0, Target: "0000:0c:00.0"}, {ID: 1, Target: "0000:0c:01.0"}}
 	if !reflect.DeepEqual(ports[1].Dports, wantDports) {
 		t.Errorf("port1 dports = %+v; want the two QEMU root ports %+v", ports[1].Dports, wantDports)
-	}
-	if _, err := fixture(t, "qemu-bare").Port("port9"); !isNotFound(err) {
-		t.Errorf("Port(port9) error = %v; want NotFoundError", err)
 	}
 }
 
@@ -258,12 +254,6 @@ func TestFeaturesQemu61(t *testing.T) {
 	got := map[string]bool{}
 	for _, f := range top.Features() {
 		got[f.Name] = f.Present
-		if f.Present != (f.Err() == nil) {
-			t.Errorf("%s: Present %v but Err %v", f.Name, f.Present, f.Err())
-		}
-		if err := f.Err(); err != nil && (!errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), "needs Linux "+f.MinKernel)) {
-			t.Errorf("%s: Err() = %v", f.Name, err)
-		}
 	}
 	want := map[string]bool{
 		"pmem regions (create_pmem_region)": true,
