@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/cxlv/cxlv/writer"
+	"github.com/cxlv/cxlv/writer/writertest"
 )
 
 // destroyWrites is the teardown of region0 on mem0 (QEMU's device or a
@@ -38,30 +38,30 @@ func TestDestroyRegion(t *testing.T) {
 			fs := fixture(t, c.scenario)
 			seq := destroyWrites(c.claim, c.driver)
 
-			rec := &writer.Recorder{}
+			rec := &writertest.Recorder{}
 			if err := manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", false); err != nil {
 				t.Fatal(err)
 			}
 			diffOps(t, rec.Ops(), writesOf(fs, seq))
 
 			// --keep-namespaces leaves the namespace and its labels alone.
-			rec = &writer.Recorder{}
+			rec = &writertest.Recorder{}
 			if err := manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", true); err != nil {
 				t.Fatal(err)
 			}
 			diffOps(t, rec.Ops(), writesOf(fs, seq[4:]))
 
 			// Teardown of the memdev does the same as a full destroy.
-			rec = &writer.Recorder{}
+			rec = &writertest.Recorder{}
 			if err := manager(fs, rec, &bytes.Buffer{}).Teardown("mem0"); err != nil {
 				t.Fatal(err)
 			}
 			diffOps(t, rec.Ops(), writesOf(fs, seq))
 
 			// A failing write stops the destroy where it is.
-			rec = &writer.Recorder{FailAt: 6}
+			rec = &writertest.Recorder{FailAt: 6}
 			err := manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", false)
-			if !errors.Is(err, writer.ErrInjected) {
+			if !errors.Is(err, writertest.ErrInjected) {
 				t.Fatalf("want the injected failure, got %v", err)
 			}
 			diffOps(t, rec.Ops(), writesOf(fs, seq[:6]))
@@ -71,7 +71,7 @@ func TestDestroyRegion(t *testing.T) {
 
 func TestDestroyNamespace(t *testing.T) {
 	fs := fixture(t, "qemu-region-fsdax")
-	rec := &writer.Recorder{}
+	rec := &writertest.Recorder{}
 	m := manager(fs, rec, &bytes.Buffer{})
 	if err := m.DestroyNamespace("namespace0.0"); err != nil {
 		t.Fatal(err)
@@ -94,7 +94,7 @@ func TestDestroyNamespace(t *testing.T) {
 // TestTeardownNothingBuilt: a memdev without regions needs no writes.
 func TestTeardownNothingBuilt(t *testing.T) {
 	fs := fixture(t, "qemu-bare")
-	rec := &writer.Recorder{}
+	rec := &writertest.Recorder{}
 	if err := manager(fs, rec, &bytes.Buffer{}).Teardown("mem0"); err != nil {
 		t.Fatal(err)
 	}
