@@ -10,11 +10,6 @@ import (
 	"github.com/cxlv/cxlv/sysfs"
 )
 
-// teardownDevice destroys the namespaces and regions of a cxl_virt device,
-// in order, so that `remove --force` can remove it. The region commands
-// (region.go) set it; without them --force is refused.
-var teardownDevice func(e *env, device string) error
-
 func removeCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "remove",
@@ -42,10 +37,7 @@ func runRemove(c *cli.Context) error {
 		}
 	}
 	if c.Bool("force") {
-		if teardownDevice == nil {
-			return usagef("--force needs the region commands, which this build lacks")
-		}
-		if err := teardownDevice(e, name); err != nil {
+		if err := teardown(e, name); err != nil {
 			return fmt.Errorf("remove --force %s: %w", name, err)
 		}
 	}
