@@ -314,23 +314,6 @@ func TestTopologyCxlv(t *testing.T) {
 	}
 }
 
-// A module without the memdev/root attributes: the links come from the CXL
-// bus (the root port's uport is the cxlvN device).
-func TestFillVirtLinksWithoutAttributes(t *testing.T) {
-	top, err := fixture(t, "cxlv-bare").Topology()
-	if err != nil {
-		t.Fatal(err)
-	}
-	top.Virt[0].Memdev, top.Virt[0].Root = "", ""
-	top.fillVirtLinks()
-	if v := top.Virt[0]; v.Root != "root0" || v.Memdev != "mem0" {
-		t.Errorf("filled links: root %q memdev %q; want root0 mem0", v.Root, v.Memdev)
-	}
-	if l := top.Links()[0]; l.Virt == nil || l.Virt.Name != "cxlv0" {
-		t.Errorf("link = %+v", l)
-	}
-}
-
 // cxlv-region-fsdax: the same device with a region and an fsdax namespace
 // made by cxl create-region and ndctl create-namespace; the module then
 // reports the device busy.

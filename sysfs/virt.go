@@ -17,8 +17,9 @@ type VirtDevice struct {
 	WindowStart, WindowSize *uint64
 	Pmem                    *bool
 	Serial                  *uint64
-	// Memdev and Root name the memN and rootN of the device, when the
-	// module exposes them; Topology fills them from the CXL bus otherwise.
+	// Memdev and Root name the memN and rootN of the device, as the
+	// module's attributes of those names show them: Root "" until the
+	// device's probe has finished, Memdev "" while cxl_mem has not bound it.
 	Memdev string
 	Root   string
 	// Decoder is the root decoder over the device's window.
