@@ -401,11 +401,11 @@ func readRegion(p, decoder string) (Region, error) {
 		Driver:                a.driver(),
 	}
 	r.ID, _ = numberedName(r.Name, "region")
-	// resource reads as -1 (all ones) or fails until the HPA is allocated.
+	// resource reads as -1 (all ones) until the HPA is allocated; like any
+	// attribute, a missing or root-only one reads as absent (nil).
 	if res := a.optU64("resource"); res != nil && *res != ^uint64(0) {
 		r.Resource = res
 	}
-	a.err = nil // a resource not allocated yet is not an error
 	for i := uint64(0); i < r.InterleaveWays; i++ {
 		r.Targets = append(r.Targets, a.str("target"+strconv.FormatUint(i, 10)))
 	}

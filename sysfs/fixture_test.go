@@ -2,9 +2,13 @@ package sysfs
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
+	"syscall"
 	"testing"
+
+	"github.com/cxlv/cxlv/internal/fixturetest"
 )
 
 // The trees under test/fixtures were captured from a 6.1 VM with QEMU's
@@ -368,5 +372,29 @@ func TestQosClassAndFirmware(t *testing.T) {
 		if tc.mismatch && len(top.Regions) == 0 {
 			t.Errorf("%s: no region", tc.fixture)
 		}
+	}
+}
+
+// A region's resource reads as absent when the attribute is missing, and
+// that clears no other error: a region attribute that cannot be read fails
+// the read.
+func TestRegionResourceAbsent(t *testing.T) {
+	fs, err := NewFS(filepath.Join(fixturetest.Copy(t, filepath.Join("..", "test", "fixtures", "cxlv-region-fsdax")), "sys"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := fs.Region("region0")
+	if err != nil || r.Resource == nil {
+		t.Fatalf("region0 = %+v, %v; want its resource", r, err)
+	}
+	if err := os.Remove(filepath.Join(r.Path, "resource")); err != nil {
+		t.Fatal(err)
+	}
+	if r, err = fs.Region("region0"); err != nil || r.Resource != nil || r.UUID == "" {
+		t.Fatalf("region0 without resource = %+v, %v; want no resource and no error", r, err)
+	}
+	fixturetest.Unreadable(t, filepath.Join(r.Path, "uuid"))
+	if _, err := fs.Region("region0"); !errors.Is(err, syscall.EISDIR) {
+		t.Errorf("region0 with an unreadable uuid: %v; want EISDIR", err)
 	}
 }
