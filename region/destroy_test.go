@@ -3,8 +3,12 @@ package region
 import (
 	"bytes"
 	"errors"
+	"path/filepath"
+	"syscall"
 	"testing"
 
+	"github.com/cxlv/cxlv/internal/fixturetest"
+	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer/writertest"
 )
 
@@ -97,6 +101,31 @@ func TestTeardownNothingBuilt(t *testing.T) {
 	rec := &writertest.Recorder{}
 	if err := manager(fs, rec, &bytes.Buffer{}).Teardown("mem0"); err != nil {
 		t.Fatal(err)
+	}
+	if ops := rec.Ops(); len(ops) != 0 {
+		t.Errorf("wrote %v", ops)
+	}
+}
+
+// An nd region that cannot be read stops a destroy before any write: its
+// namespaces could be mounted.
+func TestDestroyUnreadableNDRegion(t *testing.T) {
+	fs, err := sysfs.NewFS(filepath.Join(fixturetest.Copy(t, filepath.Join("..", "test", "fixtures", "cxlv-region-fsdax")), "sys"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nd, err := fs.NDRegion("region0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixturetest.Unreadable(t, filepath.Join(nd.Path, "size"))
+	rec := &writertest.Recorder{}
+	m := manager(fs, rec, &bytes.Buffer{})
+	if err := m.DestroyRegion("region0", false); !errors.Is(err, syscall.EISDIR) {
+		t.Errorf("DestroyRegion = %v; want the nd region's read error", err)
+	}
+	if err := m.Teardown("mem0"); !errors.Is(err, syscall.EISDIR) {
+		t.Errorf("Teardown = %v; want the nd region's read error", err)
 	}
 	if ops := rec.Ops(); len(ops) != 0 {
 		t.Errorf("wrote %v", ops)
