@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"syscall"
 
@@ -62,8 +63,11 @@ func (e busyError) Is(target error) bool { return target == syscall.EBUSY }
 // the memory is the reason or what to do about it.
 func refuseOnlineMemory(e *env, device string) error {
 	t, err := e.sys.Topology()
+	if errors.Is(err, sysfs.ErrNotSupported) {
+		return nil // no CXL bus: no region, and the remove says what is missing
+	}
 	if err != nil {
-		return nil // the module's own check still applies
+		return fmt.Errorf("remove %s: reading whether its memory is online: %w", device, err)
 	}
 	for _, l := range t.Links() {
 		if l.Virt == nil || l.Virt.Name != device {
