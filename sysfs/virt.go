@@ -3,8 +3,9 @@ package sysfs
 import "path/filepath"
 
 // VirtDevice is a cxl_virt device, cxlvN: a CXL type-3 device the cxl_virt
-// module made from reserved host memory. Its attributes depend on the
-// module version, so each one is optional and read only if present.
+// module made from reserved host memory, with the attributes every
+// cxl_virt gives it (cxlv_dev_attrs, kmod/cxlv_device.c). The physical
+// addresses and sizes are root only (0400): nil for anyone else.
 type VirtDevice struct {
 	Name string
 	ID   int
@@ -104,9 +105,9 @@ func readVirtDevice(p string) (VirtDevice, error) {
 		WindowSize:  a.optU64("window_size"),
 		Pmem:        a.optBool("pmem"),
 		Serial:      a.optU64("serial"),
-		Memdev:      a.name("memdev"),
-		Root:        a.name("root"),
-		Decoder:     a.name("decoder"),
+		Memdev:      a.str("memdev"),
+		Root:        a.str("root"),
+		Decoder:     a.str("decoder"),
 		State:       a.str("state"),
 		Driver:      a.driver(),
 	}
