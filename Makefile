@@ -70,7 +70,7 @@ unit: go
 	$(GO) vet ./...
 	$(GO) test ./...
 
-# staticcheck on every package and deadcode on the programs, failing on any
+# gofmt, staticcheck on every package and deadcode on the programs, failing on any
 # finding; the pinned tools are built on first use (scripts/lint.sh).
 lint: go
 	bash scripts/lint.sh

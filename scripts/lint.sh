@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Static checks that fail on any finding: staticcheck on every package, and
-# deadcode on the programs (cxlvctl as `make build` makes it, and the bench
-# report). A function that only tests call belongs in a _test.go file or in
+# Static checks that fail on any finding: gofmt, staticcheck on every
+# package, and deadcode on the programs (cxlvctl as `make build` makes it,
+# and the bench report). A function that only tests call belongs in a _test.go file or in
 # a package only tests import (writer/writertest, internal/fixturetest),
 # which deadcode, given the programs alone, does not look at.
 #
@@ -31,6 +31,15 @@ tool() {
 }
 staticcheck=$(tool staticcheck honnef.co/go/tools/cmd/staticcheck "$staticcheck_version")
 deadcode=$(tool deadcode golang.org/x/tools/cmd/deadcode "$deadcode_version")
+
+# The gofmt of the toolchain that builds cxlvctl, not whichever is on PATH.
+echo "gofmt -l"
+unformatted=$(git ls-files -z '*.go' | xargs -0 "$(go env GOROOT)/bin/gofmt" -l)
+if [ -n "$unformatted" ]; then
+	printf '%s\n' "$unformatted"
+	echo "lint: gofmt: the files above are not formatted: run gofmt -w on them" >&2
+	exit 1
+fi
 
 echo "staticcheck ./..."
 "$staticcheck" ./...
