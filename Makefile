@@ -70,8 +70,8 @@ unit: go
 	$(GO) vet ./...
 	$(GO) test ./...
 
-# gofmt, staticcheck on every package and deadcode on the programs, failing on any
-# finding; the pinned tools are built on first use (scripts/lint.sh).
+# gofmt, staticcheck on every package and deadcode on the programs, failing
+# on any finding; the pinned tools are built on first use (scripts/lint.sh).
 lint: go
 	bash scripts/lint.sh
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Static checks that fail on any finding: gofmt, staticcheck on every
 # package, and deadcode on the programs (cxlvctl as `make build` makes it,
-# and the bench report). A function that only tests call belongs in a _test.go file or in
-# a package only tests import (writer/writertest, internal/fixturetest),
-# which deadcode, given the programs alone, does not look at.
+# and the bench report). A function that only tests call belongs in a
+# _test.go file or in a package only tests import (writer/writertest,
+# internal/fixturetest), which deadcode, given the programs alone, does not
+# look at.
 #
 # The tools are built on first use, at the versions pinned here, through
 # the module proxy, into a cache kept across runs (CXLV_TOOLS, default
