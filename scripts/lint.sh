@@ -19,7 +19,7 @@ staticcheck_version=v0.8.2
 deadcode_version=v0.53.0
 
 gover=$(go env GOVERSION)
-cache=${CXLV_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/cxlv-tools}/$gover
+cache=${CXLV_TOOLS:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/cxlv-tools}/$gover
 
 # tool NAME PACKAGE VERSION: the path of NAME, installed if missing.
 tool() {
