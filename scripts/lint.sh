@@ -43,7 +43,7 @@ if [ -n "$unformatted" ]; then
 fi
 
 echo "staticcheck ./..."
-"$staticcheck" ./...
+STATICCHECK_CACHE=${STATICCHECK_CACHE:-$cache/staticcheck-cache} "$staticcheck" ./...
 
 echo "deadcode ./cmd/cxlvctl ./test/bench/report"
 dead=$("$deadcode" -tags urfave_cli_no_docs ./cmd/cxlvctl ./test/bench/report)
