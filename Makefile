@@ -15,7 +15,7 @@ export CGO_ENABLED := 0
 # Expanded when used, so after `deps` has installed them.
 KVERS ?= $(or $(KVER),$(shell bash scripts/guest-kernels.sh))
 
-.PHONY: all deps go build kmod install install-test deb deb-test test unit gofuzz fuzz e2e dkms stress demo bench fixtures checkpatch clean
+.PHONY: all deps go build kmod install install-test deb deb-test test lint unit gofuzz fuzz e2e dkms stress demo bench fixtures checkpatch clean
 
 all: build kmod
 
@@ -70,6 +70,11 @@ unit: go
 	$(GO) vet ./...
 	$(GO) test ./...
 
+# gofmt, staticcheck on every package and deadcode on the programs, failing
+# on any finding; the pinned tools are built on first use (scripts/lint.sh).
+lint: go
+	bash scripts/lint.sh
+
 # Every Go fuzz target for a bounded number of inputs (GOFUZZ_TIME).
 gofuzz: go
 	bash scripts/gofuzz.sh
@@ -93,7 +98,7 @@ e2e: deps build kmod fuzz
 dkms: deps kmod
 	bash test/dkms/run.sh $(KVERS)
 
-test: unit install-test deb-test gofuzz checkpatch fuzz dkms e2e
+test: lint unit install-test deb-test gofuzz checkpatch fuzz dkms e2e
 
 # Issue 7's full counts; `make test` runs the bounded versions.
 stress: deps build kmod fuzz

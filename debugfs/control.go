@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,41 +46,21 @@ type Files struct {
 }
 
 // Files finds the control files: debugfs first, as the cxlv interface
-// defines them, then /sys/bus/cxl_virt, which kernel lockdown leaves usable.
+// defines them, with /sys/bus/cxl_virt to fall back on; that pair alone
+// when debugfs does not have them or kernel lockdown refuses its writes.
+// Every cxl_virt has the sysfs pair and its last_error (kmod/cxlv_ctl.c).
 func (c *Control) Files() (Files, error) {
 	if !c.Sys.VirtLoaded() {
 		return Files{}, &sysfs.FeatureError{Name: "cxl_virt control files", Module: "cxl_virt"}
 	}
 	bus := c.Sys.Path("bus", "cxl_virt")
-	f := Files{LastError: filepath.Join(bus, "last_error")}
-	sysCreate, sysRemove := filepath.Join(bus, "create"), filepath.Join(bus, "remove")
-	hasSys := fileExists(sysCreate)
+	f := Files{Create: filepath.Join(bus, "create"), Remove: filepath.Join(bus, "remove"), LastError: filepath.Join(bus, "last_error")}
 	dir := filepath.Join(c.DebugfsRoot, "cxl", "cxlv")
-	_, err := os.Stat(filepath.Join(dir, "create"))
-	switch {
-	case err == nil && !c.lockedDown():
+	if fileExists(filepath.Join(dir, "create")) && !c.lockedDown() {
+		f.FallbackCreate, f.FallbackRemove = f.Create, f.Remove
 		f.Create, f.Remove = filepath.Join(dir, "create"), filepath.Join(dir, "remove")
-		if !fileExists(f.LastError) {
-			f.LastError = filepath.Join(dir, "last_error")
-		}
-		if hasSys {
-			f.FallbackCreate, f.FallbackRemove = sysCreate, sysRemove
-		}
-		return f, nil
-	case hasSys:
-		f.Create, f.Remove = sysCreate, sysRemove
-		return f, nil
-	case errors.Is(err, fs.ErrPermission):
-		return f, &Error{Msg: fmt.Sprintf("permission denied reading %s: run as root", c.DebugfsRoot), Err: err}
-	case c.lockedDown():
-		return f, &Error{Msg: "kernel lockdown blocks debugfs and this cxl_virt has no " + sysCreate +
-			": install a cxl_virt with the sysfs control files", Err: sysfs.ErrNotSupported}
-	case !c.debugfsMounted():
-		return f, &Error{Msg: fmt.Sprintf("debugfs is not mounted: run `mount -t debugfs none %s`", c.DebugfsRoot),
-			Err: fs.ErrNotExist}
 	}
-	return f, &Error{Msg: fmt.Sprintf("cxl_virt control files missing in %s and %s: reload the module (modprobe -r cxl_virt; modprobe cxl_virt)",
-		dir, bus), Err: fs.ErrNotExist}
+	return f, nil
 }
 
 func fileExists(p string) bool {
@@ -94,19 +73,6 @@ func fileExists(p string) bool {
 func (c *Control) lockedDown() bool {
 	b, err := os.ReadFile(c.Sys.Path("kernel", "security", "lockdown"))
 	return err == nil && !strings.Contains(string(b), "[none]")
-}
-
-const debugfsMagic = 0x64626720
-
-// debugfsMounted checks the file system type of the debugfs root; a root
-// that is a plain directory (a test tree) counts as mounted when it has
-// the cxl directory.
-func (c *Control) debugfsMounted() bool {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(c.DebugfsRoot, &st); err == nil && st.Type == debugfsMagic {
-		return true
-	}
-	return fileExists(filepath.Join(c.DebugfsRoot, "cxl"))
 }
 
 // Error is a failed request, with a one-line message that names the fix.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
+	"github.com/cxlv/cxlv/writer/writertest"
 )
 
 func qemuBare(t *testing.T) sysfs.FS {
@@ -24,7 +25,7 @@ func qemuBare(t *testing.T) sysfs.FS {
 // Without the module there is nothing to write to: the error names the
 // module, matches ErrNotSupported, and nothing is written.
 func TestModuleNotLoaded(t *testing.T) {
-	rec := &writer.Recorder{}
+	rec := &writertest.Recorder{}
 	c := &Control{Sys: qemuBare(t), DebugfsRoot: t.TempDir(), W: rec}
 	_, err := c.Create(CreateSpec{Memstart: 4 * GiB, Memsize: GiB, Pmem: true})
 	if !errors.Is(err, sysfs.ErrNotSupported) || !strings.Contains(err.Error(), "modprobe cxl_virt") {
@@ -40,7 +41,7 @@ func TestModuleNotLoaded(t *testing.T) {
 
 // Bad requests are refused before looking at the system.
 func TestCreateInvalidWritesNothing(t *testing.T) {
-	rec := &writer.Recorder{}
+	rec := &writertest.Recorder{}
 	c := &Control{Sys: qemuBare(t), W: rec}
 	for _, spec := range []CreateSpec{{Memsize: GiB}, {Memstart: 4 * GiB, Memsize: MiB}} {
 		if _, err := c.Create(spec); !errors.Is(err, ErrInvalid) {
@@ -58,7 +59,7 @@ func TestCreateInvalidWritesNothing(t *testing.T) {
 // Root refused by debugfs (lockdown) retries on the sysfs control file;
 // anyone else is told to run as root.
 func TestWriteFallsBackOnEPERM(t *testing.T) {
-	rec := &writer.Recorder{FailAt: 1, FailErr: syscall.EPERM}
+	rec := &writertest.Recorder{FailAt: 1, FailErr: syscall.EPERM}
 	c := &Control{W: rec, Euid: 0}
 	if err := c.write("/dbg/create", "/sys/bus/cxl_virt/create", "x"); err != nil {
 		t.Fatalf("write = %v; want the fallback to succeed", err)
@@ -67,7 +68,7 @@ func TestWriteFallsBackOnEPERM(t *testing.T) {
 	if got := rec.Ops(); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("writes = %v; want %v", got, want)
 	}
-	rec = &writer.Recorder{FailAt: 1, FailErr: syscall.EPERM}
+	rec = &writertest.Recorder{FailAt: 1, FailErr: syscall.EPERM}
 	c = &Control{W: rec, Euid: 1000}
 	if err := c.write("/dbg/create", "/sys/bus/cxl_virt/create", "x"); !errors.Is(err, syscall.EPERM) || len(rec.Ops()) != 1 {
 		t.Errorf("non-root write = %v after %v; want EPERM and no retry", err, rec.Ops())
@@ -160,7 +161,7 @@ func TestFilesCxlv(t *testing.T) {
 // remove string of an existing device; nothing for an unknown one.
 func TestCreateRemoveWrites(t *testing.T) {
 	dbg := cxlvBareDebugfs()
-	rec := &writer.Recorder{}
+	rec := &writertest.Recorder{}
 	c := &Control{Sys: cxlvBare(t), DebugfsRoot: dbg, W: rec, DryRun: true}
 	made, err := c.Create(CreateSpec{Memstart: 0x120000000, Memsize: 512 * MiB, Pmem: true, Serial: 7})
 	if err != nil || made.Name != "" {
@@ -185,7 +186,7 @@ func TestCreateRemoveWrites(t *testing.T) {
 // A write the kernel took but that made no new device is reported, not
 // passed off as success.
 func TestCreateWithoutNewDevice(t *testing.T) {
-	c := &Control{Sys: cxlvBare(t), DebugfsRoot: cxlvBareDebugfs(), W: &writer.Recorder{}}
+	c := &Control{Sys: cxlvBare(t), DebugfsRoot: cxlvBareDebugfs(), W: &writertest.Recorder{}}
 	if _, err := c.Create(CreateSpec{Memstart: 0x120000000, Memsize: 512 * MiB, Pmem: true}); err == nil ||
 		!strings.Contains(err.Error(), "no new cxlvN appeared") {
 		t.Errorf("Create = %v; want no new cxlvN appeared", err)
@@ -195,7 +196,7 @@ func TestCreateWithoutNewDevice(t *testing.T) {
 // A refused remove carries the errno (for the exit code) and, when the
 // module left no reason (empty last_error), a generic one.
 func TestRemoveBusy(t *testing.T) {
-	c := &Control{Sys: cxlvBare(t), DebugfsRoot: cxlvBareDebugfs(), W: &writer.Recorder{FailAt: 1, FailErr: syscall.EBUSY}}
+	c := &Control{Sys: cxlvBare(t), DebugfsRoot: cxlvBareDebugfs(), W: &writertest.Recorder{FailAt: 1, FailErr: syscall.EBUSY}}
 	err := c.Remove("cxlv0")
 	if !errors.Is(err, syscall.EBUSY) || !strings.Contains(err.Error(), "remove: device busy: destroy its regions") {
 		t.Errorf("Remove = %v", err)

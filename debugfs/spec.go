@@ -1,6 +1,6 @@
 // Package debugfs drives the cxl_virt control files: it builds and checks
 // the create and remove strings, finds the control files (debugfs, or the
-// /sys/bus/cxl_virt fallback that kernel lockdown leaves usable), writes
+// /sys/bus/cxl_virt pair every cxl_virt has besides), writes
 // them through a writer.Writer, turns the kernel's errno and the module's
 // last_error reason into one line a person can act on, and names the cxlvN
 // device a create made.
@@ -75,72 +75,6 @@ func (s CreateSpec) String() string {
 		out += fmt.Sprintf(",serial=%d", s.Serial)
 	}
 	return out
-}
-
-var createKeys = map[string]bool{"memstart": true, "memsize": true, "cxltype": true, "pmem": true, "serial": true}
-
-// ParseCreate parses a create string with the module's grammar: key=value
-// pairs separated by commas or newlines, in any order, each key once.
-func ParseCreate(text string) (CreateSpec, error) {
-	var s CreateSpec
-	seen := map[string]bool{}
-	for _, tok := range strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == '\n' }) {
-		key, val, ok := strings.Cut(strings.TrimSpace(tok), "=")
-		if !ok || val == "" {
-			return s, fmt.Errorf("malformed option %q: want key=value", tok)
-		}
-		if !createKeys[key] {
-			return s, fmt.Errorf("unknown option %q", key)
-		}
-		if seen[key] {
-			return s, fmt.Errorf("option %q given twice", key)
-		}
-		seen[key] = true
-		v, err := parseNumber(val)
-		if err != nil {
-			return s, fmt.Errorf("option %s: %w", key, err)
-		}
-		switch key {
-		case "memstart":
-			s.Memstart = v
-		case "memsize":
-			s.Memsize = v
-		case "serial":
-			if v == 0 {
-				return s, errors.New("serial=0: labels need a non-zero serial")
-			}
-			s.Serial = v
-		case "pmem":
-			if v > 1 {
-				return s, fmt.Errorf("pmem=%d: use 0 or 1", v)
-			}
-			s.Pmem = v == 1
-		case "cxltype":
-			if v != 3 {
-				return s, fmt.Errorf("cxltype=%d: only type 3 is supported", v)
-			}
-		}
-	}
-	for _, k := range []string{"memstart", "memsize", "cxltype", "pmem"} {
-		if !seen[k] {
-			return s, fmt.Errorf("missing option %s=", k)
-		}
-	}
-	return s, nil
-}
-
-// parseNumber accepts what the module's parser does: decimal or 0x hex.
-func parseNumber(val string) (uint64, error) {
-	if hex, ok := strings.CutPrefix(val, "0x"); ok {
-		if hex == "" || hex[0] == '+' {
-			return 0, fmt.Errorf("invalid number %q", val)
-		}
-		return strconv.ParseUint(hex, 16, 64)
-	}
-	if val[0] == '+' {
-		return 0, fmt.Errorf("invalid number %q", val)
-	}
-	return strconv.ParseUint(val, 10, 64)
 }
 
 // RemoveString is the text written to the remove file for device id.

@@ -177,12 +177,18 @@ func (m *Manager) Teardown(memdev string) error {
 	return nil
 }
 
-// checkUnmounted refuses regions with a mounted namespace.
+// checkUnmounted refuses regions with a mounted namespace. A region
+// without an nd region (RAM, or cxl_pmem not bound) has no namespace; an
+// nd region that cannot be read stops the destroy, since its namespaces
+// could be mounted.
 func (m *Manager) checkUnmounted(regions []sysfs.Region) error {
 	for _, r := range regions {
 		nd, err := m.FS.NDRegion(r.Name)
-		if err != nil {
+		if errors.As(err, new(*sysfs.NotFoundError)) {
 			continue
+		}
+		if err != nil {
+			return fmt.Errorf("checking that %s is not mounted: %w", r.Name, err)
 		}
 		for _, ns := range nd.Namespaces {
 			if err := checkNotMounted(ns); err != nil {

@@ -3,9 +3,13 @@ package region
 import (
 	"bytes"
 	"errors"
+	"path/filepath"
+	"syscall"
 	"testing"
 
-	"github.com/cxlv/cxlv/writer"
+	"github.com/cxlv/cxlv/internal/fixturetest"
+	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/writer/writertest"
 )
 
 // destroyWrites is the teardown of region0 on mem0 (QEMU's device or a
@@ -38,30 +42,30 @@ func TestDestroyRegion(t *testing.T) {
 			fs := fixture(t, c.scenario)
 			seq := destroyWrites(c.claim, c.driver)
 
-			rec := &writer.Recorder{}
+			rec := &writertest.Recorder{}
 			if err := manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", false); err != nil {
 				t.Fatal(err)
 			}
 			diffOps(t, rec.Ops(), writesOf(fs, seq))
 
 			// --keep-namespaces leaves the namespace and its labels alone.
-			rec = &writer.Recorder{}
+			rec = &writertest.Recorder{}
 			if err := manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", true); err != nil {
 				t.Fatal(err)
 			}
 			diffOps(t, rec.Ops(), writesOf(fs, seq[4:]))
 
 			// Teardown of the memdev does the same as a full destroy.
-			rec = &writer.Recorder{}
+			rec = &writertest.Recorder{}
 			if err := manager(fs, rec, &bytes.Buffer{}).Teardown("mem0"); err != nil {
 				t.Fatal(err)
 			}
 			diffOps(t, rec.Ops(), writesOf(fs, seq))
 
 			// A failing write stops the destroy where it is.
-			rec = &writer.Recorder{FailAt: 6}
+			rec = &writertest.Recorder{FailAt: 6}
 			err := manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", false)
-			if !errors.Is(err, writer.ErrInjected) {
+			if !errors.Is(err, writertest.ErrInjected) {
 				t.Fatalf("want the injected failure, got %v", err)
 			}
 			diffOps(t, rec.Ops(), writesOf(fs, seq[:6]))
@@ -71,7 +75,7 @@ func TestDestroyRegion(t *testing.T) {
 
 func TestDestroyNamespace(t *testing.T) {
 	fs := fixture(t, "qemu-region-fsdax")
-	rec := &writer.Recorder{}
+	rec := &writertest.Recorder{}
 	m := manager(fs, rec, &bytes.Buffer{})
 	if err := m.DestroyNamespace("namespace0.0"); err != nil {
 		t.Fatal(err)
@@ -94,9 +98,34 @@ func TestDestroyNamespace(t *testing.T) {
 // TestTeardownNothingBuilt: a memdev without regions needs no writes.
 func TestTeardownNothingBuilt(t *testing.T) {
 	fs := fixture(t, "qemu-bare")
-	rec := &writer.Recorder{}
+	rec := &writertest.Recorder{}
 	if err := manager(fs, rec, &bytes.Buffer{}).Teardown("mem0"); err != nil {
 		t.Fatal(err)
+	}
+	if ops := rec.Ops(); len(ops) != 0 {
+		t.Errorf("wrote %v", ops)
+	}
+}
+
+// An nd region that cannot be read stops a destroy before any write: its
+// namespaces could be mounted.
+func TestDestroyUnreadableNDRegion(t *testing.T) {
+	fs, err := sysfs.NewFS(filepath.Join(fixturetest.Copy(t, filepath.Join("..", "test", "fixtures", "cxlv-region-fsdax")), "sys"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nd, err := fs.NDRegion("region0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixturetest.Unreadable(t, filepath.Join(nd.Path, "size"))
+	rec := &writertest.Recorder{}
+	m := manager(fs, rec, &bytes.Buffer{})
+	if err := m.DestroyRegion("region0", false); !errors.Is(err, syscall.EISDIR) {
+		t.Errorf("DestroyRegion = %v; want the nd region's read error", err)
+	}
+	if err := m.Teardown("mem0"); !errors.Is(err, syscall.EISDIR) {
+		t.Errorf("Teardown = %v; want the nd region's read error", err)
 	}
 	if ops := rec.Ops(); len(ops) != 0 {
 		t.Errorf("wrote %v", ops)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
+	"github.com/cxlv/cxlv/writer/writertest"
 )
 
 // kmemSize is the pmem capacity of cxlv-kmem-bare's mem0 (Linux 6.1, 1G
@@ -43,7 +44,7 @@ func TestCreateKmemSequences(t *testing.T) {
 		online OnlinePolicy
 		auto   string
 	}{{"", "online_movable"}, {OnlineNormal, "online_kernel"}, {OnlineNone, sysfs.BlockOffline}} {
-		rec := &writer.Recorder{}
+		rec := &writertest.Recorder{}
 		res, err := manager(fs, rec, &bytes.Buffer{}).Create(context.Background(), Spec{Memdev: "mem0", Type: TypeRAM, Online: c.online})
 		if err != nil {
 			t.Fatal(err)
@@ -63,10 +64,10 @@ func TestCreateKmemRollsBackEveryStep(t *testing.T) {
 	fs := fixture(t, "cxlv-kmem-bare")
 	seq := kmemWrites(fs, "online_movable")
 	for k := 1; k <= len(seq); k++ {
-		rec := &writer.Recorder{FailAt: k}
+		rec := &writertest.Recorder{FailAt: k}
 		_, err := manager(fs, rec, &bytes.Buffer{}).Create(context.Background(), Spec{Memdev: "mem0", Type: TypeRAM})
 		var rerr *Error
-		if !errors.As(err, &rerr) || !errors.Is(err, writer.ErrInjected) || rerr.RollbackErr != nil {
+		if !errors.As(err, &rerr) || !errors.Is(err, writertest.ErrInjected) || rerr.RollbackErr != nil {
 			t.Fatalf("fail at %d: want an *Error with a complete rollback, got %v", k, err)
 		}
 		diffOps(t, rec.Ops(), rolledBack(fs, seq, k))
@@ -77,11 +78,11 @@ func TestCreateKmemRollsBackEveryStep(t *testing.T) {
 // drivers) nothing is written.
 func TestKmemNeedsItsDrivers(t *testing.T) {
 	fs := fixture(t, "cxlv-kmem-bare")
-	m := manager(fs, &writer.Recorder{}, &bytes.Buffer{})
+	m := manager(fs, &writertest.Recorder{}, &bytes.Buffer{})
 	if err := m.checkDrivers(kmemDrivers); err != nil {
 		t.Fatalf("cxlv-kmem-bare has the drivers: %v", err)
 	}
-	m = manager(fixture(t, "cxlv-ram-bare"), &writer.Recorder{}, &bytes.Buffer{})
+	m = manager(fixture(t, "cxlv-ram-bare"), &writertest.Recorder{}, &bytes.Buffer{})
 	var fe *sysfs.FeatureError
 	if err := m.checkDrivers(kmemDrivers); !errors.As(err, &fe) || fe.Module != "dax_pmem" {
 		t.Errorf("without dax_pmem: %v", err)

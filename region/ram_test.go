@@ -15,6 +15,7 @@ import (
 
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
+	"github.com/cxlv/cxlv/writer/writertest"
 )
 
 // TestRAMOn61NeedsKmem: Linux 6.1's root decoder offers no
@@ -23,7 +24,7 @@ import (
 // module, before any write.
 func TestRAMOn61NeedsKmem(t *testing.T) {
 	fs := fixture(t, "qemu-bare")
-	rec := &writer.Recorder{}
+	rec := &writertest.Recorder{}
 	_, err := manager(fs, rec, &bytes.Buffer{}).Create(context.Background(), Spec{Memdev: "mem0", Type: TypeRAM})
 	var fe *sysfs.FeatureError
 	if !errors.As(err, &fe) || !errors.Is(err, sysfs.ErrNotSupported) || fe.Module != "kmem" {
@@ -49,7 +50,7 @@ func TestRAMSpecRefusesPmemFlags(t *testing.T) {
 		{Spec{Memdev: "mem0", Type: TypeRAM, Filesystem: "xfs", MountDir: dir}, "--fs is for pmem regions"},
 		{Spec{Memdev: "mem0", Type: TypeRAM, Size: 100 << 20}, "region size 100M is not a multiple of 256M"},
 	} {
-		rec := &writer.Recorder{}
+		rec := &writertest.Recorder{}
 		_, err := manager(fs, rec, &bytes.Buffer{}).Create(context.Background(), c.spec)
 		if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%+v: %v; want invalid input %q", c.spec, err, c.msg)
@@ -68,7 +69,7 @@ func TestRAMSpecRefusesPmemFlags(t *testing.T) {
 // TestWriteScoped: a scoped write is put back by its restore, once, or by
 // a rollback, and a restore leaves the other undos alone.
 func TestWriteScoped(t *testing.T) {
-	rec := &writer.Recorder{}
+	rec := &writertest.Recorder{}
 	tr := &tx{w: rec}
 	restore, err := tr.writeScoped("/p", "online_movable", "online")
 	if err != nil {
@@ -89,7 +90,7 @@ func TestWriteScoped(t *testing.T) {
 // TestGuardStopsRollback: a guard undo that fails stops the rollback and
 // the error names what was left.
 func TestGuardStopsRollback(t *testing.T) {
-	rec := &writer.Recorder{}
+	rec := &writertest.Recorder{}
 	tr := &tx{w: rec}
 	tr.pushWrites(writer.Op{Path: "/delete", Value: "region0"})
 	tr.pushGuard("offline memory", func() error { return syscall.EBUSY })
@@ -168,7 +169,7 @@ func TestCreateRAMSequences(t *testing.T) {
 			auto   string
 		}{{"", "online_movable"}, {OnlineMovable, "online_movable"}, {OnlineNormal, "online_kernel"}, {OnlineNone, "offline"}} {
 			t.Run(f.bare+"/"+string(c.online), func(t *testing.T) {
-				rec := &writer.Recorder{}
+				rec := &writertest.Recorder{}
 				res, err := manager(fs, rec, &bytes.Buffer{}).Create(context.Background(), Spec{Memdev: "mem0", Type: TypeRAM, Online: c.online})
 				if err != nil {
 					t.Fatal(err)
@@ -197,10 +198,10 @@ func TestCreateRAMRollsBackEveryStep(t *testing.T) {
 		fs := fixture(t, f.bare)
 		seq := ramWrites(fs, "online_movable", f.size)
 		for k := 1; k <= len(seq); k++ {
-			rec := &writer.Recorder{FailAt: k}
+			rec := &writertest.Recorder{FailAt: k}
 			_, err := manager(fs, rec, &bytes.Buffer{}).Create(context.Background(), Spec{Memdev: "mem0", Type: TypeRAM})
 			var rerr *Error
-			if !errors.As(err, &rerr) || !errors.Is(err, writer.ErrInjected) || rerr.RollbackErr != nil {
+			if !errors.As(err, &rerr) || !errors.Is(err, writertest.ErrInjected) || rerr.RollbackErr != nil {
 				t.Fatalf("%s: fail at %d: want an *Error with a complete rollback, got %v", f.bare, k, err)
 			}
 			diffOps(t, rec.Ops(), rolledBack(fs, seq, k))
@@ -214,7 +215,7 @@ func TestCreateRAMRollsBackEveryStep(t *testing.T) {
 // TestCreateRAMRefused: no free volatile capacity (the region exists), a
 // pmem-only memdev (6.1), and missing drivers; nothing written.
 func TestCreateRAMRefused(t *testing.T) {
-	rec := &writer.Recorder{}
+	rec := &writertest.Recorder{}
 	_, err := manager(fixture(t, "cxlv-ram-movable"), rec, &bytes.Buffer{}).Create(context.Background(), Spec{Memdev: "mem0", Type: TypeRAM})
 	if err == nil || !strings.Contains(err.Error(), "no free endpoint decoder") && !strings.Contains(err.Error(), "no free ram capacity") || len(rec.Ops()) != 0 {
 		t.Errorf("RAM region on a used memdev: %v, wrote %v", err, rec.Ops())
@@ -247,14 +248,14 @@ func TestDestroyRAMRegion(t *testing.T) {
 	for _, f := range ramFixtures {
 		fs := fixture(t, f.movable)
 		seq := destroyRAMWrites(fs, f.size)
-		rec := &writer.Recorder{}
+		rec := &writertest.Recorder{}
 		if err := manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", false); err != nil {
 			t.Fatal(err)
 		}
 		diffOps(t, rec.Ops(), writesOf(fs, seq))
 
 		// remove --force tears it down the same way.
-		rec = &writer.Recorder{}
+		rec = &writertest.Recorder{}
 		if err := manager(fs, rec, &bytes.Buffer{}).Teardown("mem0"); err != nil {
 			t.Fatal(err)
 		}
@@ -269,7 +270,7 @@ func TestDestroyRAMCannotOffline(t *testing.T) {
 	fs := fixture(t, "cxlv-ram-movable")
 	seq := destroyRAMWrites(fs, 768<<20)
 	for _, k := range []int{1, 3, 6, 7} { // the 1st, 3rd and 6th block; the unbind
-		rec := &writer.Recorder{FailAt: k, FailErr: syscall.EBUSY}
+		rec := &writertest.Recorder{FailAt: k, FailErr: syscall.EBUSY}
 		err := manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", false)
 		if !errors.Is(err, syscall.EBUSY) || !strings.HasSuffix(err.Error(), "nothing was changed") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("fail at %d: %v", k, err)
@@ -326,7 +327,7 @@ func TestSettleBlocks(t *testing.T) {
 		{OnlineNormal, []string{"offline", "online_kernel"}},
 		{OnlineNone, []string{"offline"}},
 	} {
-		rec := &writer.Recorder{}
+		rec := &writertest.Recorder{}
 		tr := &tx{w: rec}
 		if err := manager(fs, rec, &bytes.Buffer{}).settleBlocks(tr, st.Blocks, c.p); err != nil {
 			t.Fatal(err)
@@ -378,7 +379,7 @@ func TestSettleBlocksOnlinedMeanwhile(t *testing.T) {
 		{OnlineMovable, syscall.EBUSY, false},
 		{OnlineNormal, syscall.EINVAL, false},
 	} {
-		rec := &writer.Recorder{FailAt: 1, FailErr: c.failErr}
+		rec := &writertest.Recorder{FailAt: 1, FailErr: c.failErr}
 		tr := &tx{w: rec}
 		err := manager(fs, rec, &bytes.Buffer{}).settleBlocks(tr, early, c.p)
 		if (err == nil) != c.ok || (err != nil && !errors.Is(err, c.failErr)) {
@@ -403,7 +404,7 @@ func TestUndoWaitsForKmemProbe(t *testing.T) {
 		{OnlineMovable, true},
 		{OnlineNormal, false},
 	} {
-		rec := &writer.Recorder{}
+		rec := &writertest.Recorder{}
 		m := manager(fs, rec, &bytes.Buffer{})
 		m.Timeout = 20 * pollInterval
 		var done []bool

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
+	"github.com/cxlv/cxlv/writer/writertest"
 )
 
 // fixture opens a sysfs tree captured from a VM by test/vm/capture-fixtures.sh.
@@ -149,7 +150,7 @@ func TestCreateSequences(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(string(c.mode), func(t *testing.T) {
-			rec := &writer.Recorder{}
+			rec := &writertest.Recorder{}
 			res, err := manager(fs, rec, &bytes.Buffer{}).Create(context.Background(), Spec{Memdev: "mem0", Namespace: c.mode})
 			if err != nil {
 				t.Fatal(err)
@@ -180,10 +181,10 @@ func TestCreateRollsBackEveryStep(t *testing.T) {
 	} {
 		for k := 1; k <= len(c.seq); k++ {
 			t.Run(fmt.Sprintf("%s/fail-at-%d", c.mode, k), func(t *testing.T) {
-				rec := &writer.Recorder{FailAt: k}
+				rec := &writertest.Recorder{FailAt: k}
 				_, err := manager(fs, rec, &bytes.Buffer{}).Create(context.Background(), Spec{Memdev: "mem0", Namespace: c.mode})
 				var rerr *Error
-				if !errors.As(err, &rerr) || !errors.Is(err, writer.ErrInjected) {
+				if !errors.As(err, &rerr) || !errors.Is(err, writertest.ErrInjected) {
 					t.Fatalf("want an *Error wrapping the injected failure, got %v", err)
 				}
 				if rerr.RollbackErr != nil || !strings.Contains(err.Error(), "nothing was left behind") {
@@ -223,7 +224,7 @@ type failAt struct {
 func (f *failAt) Write(path, value string) error {
 	f.ops = append(f.ops, writer.Op{Path: path, Value: value})
 	if f.fail[len(f.ops)] {
-		return &writer.WriteError{Path: path, Value: value, Err: writer.ErrInjected}
+		return &writer.WriteError{Path: path, Value: value, Err: writertest.ErrInjected}
 	}
 	return nil
 }
@@ -232,7 +233,7 @@ func TestCreateWithFilesystem(t *testing.T) {
 	fs := fixture(t, "qemu-bare")
 	var tools bytes.Buffer
 	dir := t.TempDir()
-	rec := &writer.Recorder{}
+	rec := &writertest.Recorder{}
 	res, err := manager(fs, rec, &tools).Create(context.Background(),
 		Spec{Memdev: "mem0", Namespace: ModeFsdax, Filesystem: "ext4", MountDir: dir})
 	if err != nil {
@@ -249,7 +250,7 @@ func TestCreateWithFilesystem(t *testing.T) {
 
 func TestCreateUsesGivenUUIDAndSize(t *testing.T) {
 	fs := fixture(t, "qemu-bare")
-	rec := &writer.Recorder{}
+	rec := &writertest.Recorder{}
 	const u = "5C76A256-33C1-42AE-AD37-CEFD6C858F01"
 	res, err := manager(fs, rec, &bytes.Buffer{}).Create(context.Background(), Spec{Memdev: "mem0", UUID: u, Size: 256 << 20})
 	if err != nil {
@@ -286,7 +287,7 @@ func TestCreateRefusesBadInput(t *testing.T) {
 		{Spec{Memdev: "mem0", MountDir: dir}, true, "--mount needs --fs"},
 		{Spec{Memdev: "mem7"}, false, "memdev mem7 not found"},
 	} {
-		rec := &writer.Recorder{}
+		rec := &writertest.Recorder{}
 		_, err := manager(fs, rec, &bytes.Buffer{}).Create(context.Background(), c.spec)
 		if err == nil || !strings.Contains(err.Error(), c.msg) || errors.Is(err, ErrInvalid) != c.invalid {
 			t.Errorf("%+v: got %v, want %q (invalid input: %v)", c.spec, err, c.msg, c.invalid)
@@ -361,7 +362,7 @@ func TestHints(t *testing.T) {
 // TestCreateOnBusyMemdev: the only endpoint decoder is in use.
 func TestCreateOnBusyMemdev(t *testing.T) {
 	fs := fixture(t, "qemu-region-fsdax")
-	rec := &writer.Recorder{}
+	rec := &writertest.Recorder{}
 	_, err := manager(fs, rec, &bytes.Buffer{}).Create(t.Context(), Spec{Memdev: "mem0"})
 	if err == nil || len(rec.Ops()) != 0 {
 		t.Fatalf("create on a busy memdev: %v, wrote %v", err, rec.Ops())
@@ -372,7 +373,7 @@ func TestCreateOnBusyMemdev(t *testing.T) {
 // cancelAfter is a writer that records every write and cancels its context,
 // as a signal would, once the n-th write is done.
 type cancelAfter struct {
-	writer.Recorder
+	writertest.Recorder
 	n      int
 	cancel context.CancelCauseFunc
 }

@@ -123,15 +123,6 @@ func (a *attrs) flag(name string) bool {
 	return v != nil && *v
 }
 
-// name reads an attribute that names another device: either a symbolic link
-// to it or a file holding its name (cxl_virt's memdev/root may be either).
-func (a *attrs) name(name string) string {
-	if l := linkName(filepath.Join(a.dir, name)); l != "" {
-		return l
-	}
-	return a.str(name)
-}
-
 // uevent returns one KEY=value of the directory's uevent file.
 func (a *attrs) uevent(key string) string {
 	s, _ := a.raw("uevent")

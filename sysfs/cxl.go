@@ -81,10 +81,6 @@ const (
 	EndpointDecoder
 )
 
-var decoderKinds = [...]string{RootDecoder: "root", SwitchDecoder: "switch", EndpointDecoder: "endpoint"}
-
-func (k DecoderKind) String() string { return decoderKinds[k] }
-
 // Decoder is an HDM decoder, decoderP.N of port P.
 type Decoder struct {
 	Name string
@@ -247,20 +243,6 @@ func (f FS) Ports() ([]Port, error) {
 	return out, nil
 }
 
-// Port returns the port called name (root0, port1, endpoint2).
-func (f FS) Port(name string) (Port, error) {
-	ports, err := f.Ports()
-	if err != nil {
-		return Port{}, err
-	}
-	for _, p := range ports {
-		if p.Name == name {
-			return p, nil
-		}
-	}
-	return Port{}, &NotFoundError{Kind: "port", Name: name}
-}
-
 func readPort(p string) (Port, error) {
 	a := attrs{dir: p}
 	port := Port{
@@ -419,11 +401,11 @@ func readRegion(p, decoder string) (Region, error) {
 		Driver:                a.driver(),
 	}
 	r.ID, _ = numberedName(r.Name, "region")
-	// resource reads as -1 (all ones) or fails until the HPA is allocated.
+	// resource reads as -1 (all ones) until the HPA is allocated; like any
+	// attribute, a missing or root-only one reads as absent (nil).
 	if res := a.optU64("resource"); res != nil && *res != ^uint64(0) {
 		r.Resource = res
 	}
-	a.err = nil // a resource not allocated yet is not an error
 	for i := uint64(0); i < r.InterleaveWays; i++ {
 		r.Targets = append(r.Targets, a.str("target"+strconv.FormatUint(i, 10)))
 	}

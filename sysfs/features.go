@@ -10,15 +10,6 @@ type Feature struct {
 	Present   bool
 }
 
-// Err is the *FeatureError to return when an operation needs f and it is
-// missing, nil when present.
-func (f Feature) Err() error {
-	if f.Present {
-		return nil
-	}
-	return &FeatureError{Name: f.Name, MinKernel: f.MinKernel}
-}
-
 // featureProbes: which attribute, below which kind of object, shows a feature.
 var featureProbes = []struct {
 	name, minKernel string

@@ -44,9 +44,6 @@ func NewFS(root string) (FS, error) {
 	return FS{root: root}, nil
 }
 
-// NewDefaultFS returns the sysfs tree of the running system.
-func NewDefaultFS() (FS, error) { return NewFS(DefaultRoot) }
-
 // Root is the directory this tree is rooted at.
 func (f FS) Root() string { return f.root }
 

@@ -46,17 +46,6 @@ func TestMemoryBlocksQemu(t *testing.T) {
 	}
 }
 
-func TestNodesQemu(t *testing.T) {
-	nodes, err := fixture(t, "qemu-bare").Nodes()
-	if err != nil || len(nodes) != 1 {
-		t.Fatalf("Nodes() = %+v, %v", nodes, err)
-	}
-	n := nodes[0]
-	if n.ID != 0 || n.CPUs != "0-1" || n.MemTotal != 2012128<<10 || len(n.Distances) != 1 || n.Distances[0] != 10 || n.MemoryOnly() {
-		t.Errorf("node0 = %+v", n)
-	}
-}
-
 func TestNoMemoryHotplug(t *testing.T) {
 	fs, err := NewFS(t.TempDir())
 	if err != nil {
@@ -64,9 +53,6 @@ func TestNoMemoryHotplug(t *testing.T) {
 	}
 	if _, err := fs.MemoryBlockSize(); !errors.Is(err, ErrNotSupported) {
 		t.Errorf("MemoryBlockSize() on a tree without memory blocks: %v", err)
-	}
-	if _, err := fs.Nodes(); !errors.Is(err, ErrNotSupported) {
-		t.Errorf("Nodes() on a tree without nodes: %v", err)
 	}
 }
 
@@ -121,10 +107,6 @@ func TestRAMStateCxlv(t *testing.T) {
 	links := top.Links()
 	if len(links) != 1 || len(links[0].Regions) != 1 || links[0].Regions[0].RAM == nil || links[0].Regions[0].RAM.Dax.Name != "dax0.0" {
 		t.Errorf("links %+v", links)
-	}
-	nodes, err := fs.Nodes()
-	if err != nil || len(nodes) != 2 || nodes[0].MemoryOnly() || !nodes[1].MemoryOnly() || nodes[1].MemTotal != 768<<20 {
-		t.Errorf("nodes %+v, %v", nodes, err)
 	}
 	// Without a region: the root decoder offers create_ram_region only.
 	bare := fixture(t, "cxlv-ram-bare")

@@ -61,7 +61,6 @@ func (f FS) Topology() (*Topology, error) {
 			t.RAM[r.Name] = &st
 		}
 	}
-	t.fillVirtLinks()
 	return &t, nil
 }
 
@@ -228,29 +227,6 @@ func (t *Topology) port(name string) *Port {
 		}
 	}
 	return nil
-}
-
-// fillVirtLinks names the root and memdev of cxl_virt devices whose module
-// does not expose them: the root port's uport is the cxlvN device.
-func (t *Topology) fillVirtLinks() {
-	for i := range t.Virt {
-		v := &t.Virt[i]
-		if v.Root == "" {
-			for _, p := range t.Ports {
-				if p.Kind == RootPort && p.Uport == v.Name {
-					v.Root = p.Name
-				}
-			}
-		}
-		if v.Memdev != "" || v.Root == "" {
-			continue
-		}
-		for _, m := range t.Memdevs {
-			if r := rootOf(t.Ports, endpointOf(t.Ports, m.Name)); r != nil && r.Name == v.Root {
-				v.Memdev = m.Name
-			}
-		}
-	}
 }
 
 // Names lists the names of one kind of object, for shell completion:

@@ -3,8 +3,9 @@ package sysfs
 import "path/filepath"
 
 // VirtDevice is a cxl_virt device, cxlvN: a CXL type-3 device the cxl_virt
-// module made from reserved host memory. Its attributes depend on the
-// module version, so each one is optional and read only if present.
+// module made from reserved host memory, with the attributes every
+// cxl_virt gives it (cxlv_dev_attrs, kmod/cxlv_device.c). The physical
+// addresses and sizes are root only (0400): nil for anyone else.
 type VirtDevice struct {
 	Name string
 	ID   int
@@ -17,8 +18,9 @@ type VirtDevice struct {
 	WindowStart, WindowSize *uint64
 	Pmem                    *bool
 	Serial                  *uint64
-	// Memdev and Root name the memN and rootN of the device, when the
-	// module exposes them; Topology fills them from the CXL bus otherwise.
+	// Memdev and Root name the memN and rootN of the device, as the
+	// module's attributes of those names show them: Root "" until the
+	// device's probe has finished, Memdev "" while cxl_mem has not bound it.
 	Memdev string
 	Root   string
 	// Decoder is the root decoder over the device's window.
@@ -103,9 +105,9 @@ func readVirtDevice(p string) (VirtDevice, error) {
 		WindowSize:  a.optU64("window_size"),
 		Pmem:        a.optBool("pmem"),
 		Serial:      a.optU64("serial"),
-		Memdev:      a.name("memdev"),
-		Root:        a.name("root"),
-		Decoder:     a.name("decoder"),
+		Memdev:      a.str("memdev"),
+		Root:        a.str("root"),
+		Decoder:     a.str("decoder"),
 		State:       a.str("state"),
 		Driver:      a.driver(),
 	}

@@ -1,8 +1,9 @@
 // Package writer is the single path by which cxlvctl changes kernel state.
 //
 // Every write to sysfs or debugfs goes through a Writer, so that tests can
-// record the exact sequence of kernel writes (Recorder), inject a failure at
-// any step, and --dry-run can print what would be written (DryRun).
+// record the exact sequence of kernel writes and inject a failure at any
+// step (writertest.Recorder), and --dry-run can print what would be written
+// (DryRun).
 package writer
 
 import (
@@ -67,46 +68,6 @@ type Op struct {
 }
 
 func (o Op) String() string { return fmt.Sprintf("%s <- %q", o.Path, o.Value) }
-
-// ErrInjected is returned by a Recorder at its FailAt step.
-var ErrInjected = errors.New("injected failure")
-
-// Recorder records writes instead of performing them, optionally passing
-// them on to Next. When FailAt is n > 0, the n-th write (1-based) fails
-// with FailErr (ErrInjected if nil) and is not passed on.
-type Recorder struct {
-	Next    Writer
-	FailAt  int
-	FailErr error
-
-	mu  sync.Mutex
-	ops []Op
-}
-
-// Write implements Writer.
-func (r *Recorder) Write(path, value string) error {
-	r.mu.Lock()
-	r.ops = append(r.ops, Op{Path: path, Value: value})
-	n := len(r.ops)
-	r.mu.Unlock()
-	if r.FailAt > 0 && n == r.FailAt {
-		if r.FailErr != nil {
-			return &WriteError{Path: path, Value: value, Err: r.FailErr}
-		}
-		return &WriteError{Path: path, Value: value, Err: ErrInjected}
-	}
-	if r.Next != nil {
-		return r.Next.Write(path, value)
-	}
-	return nil
-}
-
-// Ops returns a copy of the writes recorded so far.
-func (r *Recorder) Ops() []Op {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]Op(nil), r.ops...)
-}
 
 // DryRun performs no write and prints each one instead: as a shell command
 // as it comes, or, with JSON, all of them as one JSON object at Flush. The

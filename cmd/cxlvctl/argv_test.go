@@ -12,7 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/cxlv/cxlv/writer"
+	"github.com/cxlv/cxlv/writer/writertest"
 )
 
 // normalizeCases: each command line as users type it and as urfave/cli is
@@ -139,9 +139,9 @@ func TestNormalizeRefuses(t *testing.T) {
 // recordWrites makes the kernel writes of commands run without --dry-run
 // go to a recorder for the rest of the test: the fixture trees are plain
 // files that a real write would change.
-func recordWrites(t *testing.T) *writer.Recorder {
+func recordWrites(t *testing.T) *writertest.Recorder {
 	t.Helper()
-	rec := &writer.Recorder{}
+	rec := &writertest.Recorder{}
 	saved := kernelWriter
 	kernelWriter = rec
 	t.Cleanup(func() { kernelWriter = saved })

@@ -14,6 +14,7 @@ import (
 	"github.com/cxlv/cxlv/region"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
+	"github.com/cxlv/cxlv/writer/writertest"
 )
 
 // documentedKeys reads the key table of docs/json.md: key -> JSON type.
@@ -104,7 +105,7 @@ func TestJSONSchema(t *testing.T) {
 				t.Fatal(err)
 			}
 			var tools bytes.Buffer
-			m := &region.Manager{FS: sys, W: &writer.Recorder{}, Simulate: true, Tools: region.PrintTools{DryRun: &writer.DryRun{Out: &tools}}}
+			m := &region.Manager{FS: sys, W: &writertest.Recorder{}, Simulate: true, Tools: region.PrintTools{DryRun: &writer.DryRun{Out: &tools}}}
 			res, err := m.Create(t.Context(), spec)
 			if err != nil {
 				continue // the tree has a region already, or no ram capacity

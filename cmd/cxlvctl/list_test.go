@@ -19,10 +19,19 @@ func fixtureDir(name string) string { return filepath.Join("..", "..", "test", "
 // cxlvctl runs one command line on the fixture's sysfs and procfs.
 func cxlvctl(t *testing.T, fixture string, args ...string) (stdout, stderr string, rc int) {
 	t.Helper()
+	if fixture != "" {
+		fixture = fixtureDir(fixture)
+	}
+	return cxlvctlAt(t, fixture, args...)
+}
+
+// cxlvctlAt is cxlvctl on the tree in dir (a fixture's copy), or on none
+// when dir is "".
+func cxlvctlAt(t *testing.T, dir string, args ...string) (stdout, stderr string, rc int) {
+	t.Helper()
 	var out, errOut bytes.Buffer
 	argv := []string{"cxlvctl"}
-	if fixture != "" {
-		dir := fixtureDir(fixture)
+	if dir != "" {
 		argv = append(argv, "--sysfs-root", filepath.Join(dir, "sys"), "--proc-root", filepath.Join(dir, "proc"),
 			"--debugfs-root", filepath.Join(dir, "debugfs"))
 	}

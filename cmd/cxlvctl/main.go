@@ -218,7 +218,7 @@ func newEnv(c *cli.Context) (*env, error) {
 }
 
 // kernelWriter performs the kernel writes of commands not run with
-// --dry-run; tests put a writer.Recorder here.
+// --dry-run; tests put a writertest.Recorder here.
 var kernelWriter writer.Writer = writer.Kernel{}
 
 // dryRunKey keeps the dry run's writer in the app for run to flush.

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/cxlv/cxlv/internal/fixturetest"
 )
 
 // Trees captured from a 6.12 guest with a cxl_virt pmem=0 device whose
@@ -116,6 +118,18 @@ func TestRAMRemoveAdvice(t *testing.T) {
 	want := "cxlvctl: remove cxlv0: region0 has 768M of memory online (dax0.0, node 1): run `cxlvctl region destroy region0` first (it offlines the memory), or `cxlvctl remove --force cxlv0`\n"
 	if rc != exitBusy || out != "" || errOut != want {
 		t.Errorf("remove: exit %d, stdout %q, stderr %q; want exit %d and %q", rc, out, errOut, exitBusy, want)
+	}
+}
+
+// A remove that cannot read whether the device's memory is online fails
+// with the read error and writes nothing; it used to go ahead.
+func TestRemoveUnreadableTopology(t *testing.T) {
+	dir := fixturetest.Copy(t, fixtureDir("cxlv-ram-movable"))
+	fixturetest.Unreadable(t, filepath.Join(dir, "sys", "bus", "cxl", "devices", "mem0", "serial"))
+	out, errOut, rc := cxlvctlAt(t, dir, "--dry-run", "remove", "cxlv0")
+	if rc == 0 || out != "" || !strings.Contains(errOut, "remove cxlv0: reading whether its memory is online: ") ||
+		!strings.Contains(errOut, "is a directory") {
+		t.Errorf("remove: exit %d, stdout %q, stderr %q; want the read error and nothing written", rc, out, errOut)
 	}
 }
 

@@ -15,8 +15,6 @@ import (
 	"github.com/cxlv/cxlv/sysfs"
 )
 
-func init() { teardownDevice = teardown }
-
 func regionCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "region",

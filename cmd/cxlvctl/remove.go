@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"syscall"
 
@@ -9,11 +10,6 @@ import (
 	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/sysfs"
 )
-
-// teardownDevice destroys the namespaces and regions of a cxl_virt device,
-// in order, so that `remove --force` can remove it. The region commands
-// (region.go) set it; without them --force is refused.
-var teardownDevice func(e *env, device string) error
 
 func removeCommand() *cli.Command {
 	return &cli.Command{
@@ -42,10 +38,7 @@ func runRemove(c *cli.Context) error {
 		}
 	}
 	if c.Bool("force") {
-		if teardownDevice == nil {
-			return usagef("--force needs the region commands, which this build lacks")
-		}
-		if err := teardownDevice(e, name); err != nil {
+		if err := teardown(e, name); err != nil {
 			return fmt.Errorf("remove --force %s: %w", name, err)
 		}
 	}
@@ -70,8 +63,11 @@ func (e busyError) Is(target error) bool { return target == syscall.EBUSY }
 // the memory is the reason or what to do about it.
 func refuseOnlineMemory(e *env, device string) error {
 	t, err := e.sys.Topology()
+	if errors.Is(err, sysfs.ErrNotSupported) {
+		return nil // no CXL bus: no region, and the remove says what is missing
+	}
 	if err != nil {
-		return nil // the module's own check still applies
+		return fmt.Errorf("remove %s: reading whether its memory is online: %w", device, err)
 	}
 	for _, l := range t.Links() {
 		if l.Virt == nil || l.Virt.Name != device {
