@@ -69,6 +69,7 @@ kmod: deps
 unit: go
 	$(GO) vet ./...
 	$(GO) test ./...
+	bash scripts/readme-results.sh --check
 
 # gofmt, staticcheck on every package and deadcode on the programs, failing
 # on any finding; the pinned tools are built on first use (scripts/lint.sh).
@@ -110,6 +111,7 @@ demo: deps build kmod
 bench: deps build kmod
 	bash test/bench/run.sh
 	bash test/bench/ram-node.sh
+	bash scripts/readme-results.sh
 
 fixtures: deps build kmod
 	bash test/vm/capture-fixtures.sh
