@@ -70,6 +70,7 @@ unit: go
 	$(GO) vet ./...
 	$(GO) test ./...
 	bash scripts/readme-results.sh --check
+	bash scripts/readme-claims.sh
 
 # gofmt, staticcheck on every package and deadcode on the programs, failing
 # on any finding; the pinned tools are built on first use (scripts/lint.sh).

@@ -3,8 +3,7 @@
 # stock 6.1 kernel, then on trixie-backports' 7.3 (with trixie's user space,
 # from the trixie root), and shows cxl_virt and cxlvctl working end to end
 # (the guest half is test/vm/guest/demo.sh); then boots Debian 13's 6.12 and
-# shows a RAM region becoming NUMA memory (test/vm/guest/demo-ram.sh: on 7.3
-# cxlvctl's onlining of the blocks still fails). Needs bin/cxlvctl and
+# shows a RAM region becoming NUMA memory (test/vm/guest/demo-ram.sh). Needs bin/cxlvctl and
 # kmod/build/<KVER>/cxl_virt.ko: the Makefile's demo target builds them first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
