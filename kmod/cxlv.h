@@ -167,7 +167,6 @@ int cxlv_create(const struct cxlv_params *p);
 int cxlv_remove(u32 id);
 void cxlv_remove_all(void);
 int cxlv_probe(struct device *dev);
-extern const struct attribute_group *cxlv_dev_groups[];
 
 /* cxlv_ctl.c: debugfs and bus control files */
 int cxlv_ctl_init(CXLV_BUS_CONST struct bus_type *bus);

@@ -30,6 +30,7 @@
 
 static DEFINE_MUTEX(cxlv_devices_lock);
 static DEFINE_IDR(cxlv_devices);
+static const struct device_type cxlv_dev_type;	/* its attributes, at the end */
 static bool cxlv_unloading;	/* no creates once module exit began */
 
 static void cxlv_release(struct device *dev)
@@ -191,7 +192,7 @@ int cxlv_create(const struct cxlv_params *req)
 	cxlv->probe_rc = -EINPROGRESS;
 	device_initialize(&cxlv->dev);
 	cxlv_dev_set_bus(&cxlv->dev);
-	cxlv->dev.groups = cxlv_dev_groups;
+	cxlv->dev.type = &cxlv_dev_type;
 	cxlv->dev.release = cxlv_release;
 	rc = dev_set_name(&cxlv->dev, "cxlv%d", id);
 	if (rc) {
@@ -447,11 +448,8 @@ static struct attribute *cxlv_dev_attrs[] = {
 	NULL,
 };
 
-static const struct attribute_group cxlv_dev_group = {
-	.attrs = cxlv_dev_attrs,
-};
+ATTRIBUTE_GROUPS(cxlv_dev);
 
-const struct attribute_group *cxlv_dev_groups[] = {
-	&cxlv_dev_group,
-	NULL,
+static const struct device_type cxlv_dev_type = {
+	.groups = cxlv_dev_groups,
 };
