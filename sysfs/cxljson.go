@@ -47,10 +47,10 @@ func (m Memdev) JSON() MemdevJSON {
 	}
 	// cxl list shows a partition's QoS class only beside its size.
 	if m.PmemSize > 0 {
-		j.PmemQosClass = qosClassJSON(m.PmemQosClass)
+		j.PmemQosClass = m.PmemQosClass
 	}
 	if m.RAMSize > 0 {
-		j.RAMQosClass = qosClassJSON(m.RAMQosClass)
+		j.RAMQosClass = m.RAMQosClass
 	}
 	if m.NumaNode != nil && *m.NumaNode >= 0 {
 		j.NumaNode = m.NumaNode
@@ -59,27 +59,6 @@ func (m Memdev) JSON() MemdevJSON {
 		j.State = "disabled"
 	}
 	return j
-}
-
-// qosClassNone is the value of a qos_class attribute with no class
-// (CXL_QOS_CLASS_INVALID), which cxl list leaves out like a missing one.
-const qosClassNone = -1
-
-// qosClass is the value of an optional qos_class attribute, qosClassNone
-// when it is missing.
-func qosClass(c *int) int {
-	if c == nil {
-		return qosClassNone
-	}
-	return *c
-}
-
-// qosClassJSON is a qos_class as cxl list prints it: nil when there is none.
-func qosClassJSON(c *int) *int {
-	if qosClass(c) == qosClassNone {
-		return nil
-	}
-	return c
 }
 
 // DecoderJSON is a decoder as `cxl list -D` prints it.
@@ -133,7 +112,7 @@ func (d Decoder) JSON(regions []Region) DecoderJSON {
 		j.PmemCapable = d.CapPmem
 		j.VolatileCapable = d.CapRAM
 		j.AccelmemCapable = d.CapType2
-		j.QosClass = qosClassJSON(d.QosClass)
+		j.QosClass = d.QosClass
 	}
 	return j
 }
