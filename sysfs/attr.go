@@ -97,6 +97,20 @@ func (a *attrs) optStr(name string) *string {
 	return optional(a, name, func(s string) (string, error) { return s, nil })
 }
 
+// qosClassNone is the value of a qos_class attribute with no class
+// (CXL_QOS_CLASS_INVALID), which libcxl treats like a missing one.
+const qosClassNone = -1
+
+// qosClass reads a qos_class attribute: nil when it is missing or holds
+// no class.
+func (a *attrs) qosClass(name string) *int {
+	c := a.optInt(name)
+	if c != nil && *c == qosClassNone {
+		return nil
+	}
+	return c
+}
+
 func (a *attrs) u64(name string) uint64 {
 	if v := a.optU64(name); v != nil {
 		return *v

@@ -21,7 +21,8 @@ type Memdev struct {
 	PmemSize uint64
 	RAMSize  uint64
 	// PmemQosClass and RAMQosClass are the partitions' QoS classes
-	// (pmem/qos_class, ram/qos_class: 6.8+, only when the platform gave one).
+	// (pmem/qos_class, ram/qos_class: 6.8+, only when the platform gave
+	// one); nil for none (see qosClass).
 	PmemQosClass, RAMQosClass *int
 	Serial                    *uint64 // nil when the kernel does not expose it
 	NumaNode                  *int
@@ -95,7 +96,8 @@ type Decoder struct {
 	Locked                bool
 	// Root decoders.
 	CapPmem, CapRAM, CapType2, CapType3 bool
-	// QosClass is the window's QoS class (qos_class, 6.5+; -1 for none).
+	// QosClass is the window's QoS class (qos_class, 6.5+); nil for none
+	// (see qosClass).
 	QosClass *int
 	// CanCreatePmemRegion is true when create_pmem_region exists.
 	CanCreatePmemRegion bool
@@ -188,8 +190,8 @@ func readMemdev(p string) (Memdev, error) {
 		Host:             filepath.Base(filepath.Dir(p)),
 		PmemSize:         a.u64("pmem/size"),
 		RAMSize:          a.u64("ram/size"),
-		PmemQosClass:     a.optInt("pmem/qos_class"),
-		RAMQosClass:      a.optInt("ram/qos_class"),
+		PmemQosClass:     a.qosClass("pmem/qos_class"),
+		RAMQosClass:      a.qosClass("ram/qos_class"),
 		Serial:           a.optU64("serial"),
 		NumaNode:         a.optInt("numa_node"),
 		FirmwareVersion:  a.optStr("firmware_version"),
@@ -330,7 +332,7 @@ func readDecoder(p string, port Port) (Decoder, error) {
 		d.Kind = RootDecoder
 		d.CapPmem, d.CapRAM = a.flag("cap_pmem"), a.flag("cap_ram")
 		d.CapType2, d.CapType3 = a.flag("cap_type2"), a.flag("cap_type3")
-		d.QosClass = a.optInt("qos_class")
+		d.QosClass = a.qosClass("qos_class")
 		d.CanCreatePmemRegion = a.has("create_pmem_region")
 		d.CanCreateRAMRegion = a.has("create_ram_region")
 		for _, r := range childDirs(p, "region") {

@@ -340,9 +340,9 @@ func TestTopologyCxlvRegion(t *testing.T) {
 	}
 }
 
-// QoS classes and the firmware version as cxl list shows them: QEMU's
+// QoS classes and the firmware version as cxl list reads them: QEMU's
 // window has class 0 and its memdev none, so its RAM region mismatches;
-// cxl_virt's root reads -1 (no class) like its memdev.
+// cxl_virt's root reads -1, no class, like its memdev.
 func TestQosClassAndFirmware(t *testing.T) {
 	for _, tc := range []struct {
 		fixture, firmware string
@@ -357,15 +357,15 @@ func TestQosClassAndFirmware(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := top.Memdevs[0].JSON()
+		m := top.Memdevs[0]
 		if m.FirmwareVersion == nil || *m.FirmwareVersion != tc.firmware || m.PmemQosClass != nil || m.RAMQosClass != nil {
 			t.Errorf("%s: memdev %+v; want firmware %q and no QoS class", tc.fixture, m, tc.firmware)
 		}
-		if d := top.Decoders[0].JSON(top.Regions); !reflect.DeepEqual(d.QosClass, tc.rootClass) {
-			t.Errorf("%s: %s qos_class %v; want %v", tc.fixture, d.Decoder, d.QosClass, tc.rootClass)
+		if d := top.Decoders[0]; !reflect.DeepEqual(d.QosClass, tc.rootClass) {
+			t.Errorf("%s: %s qos_class %v; want %v", tc.fixture, d.Name, d.QosClass, tc.rootClass)
 		}
 		for _, r := range top.Regions {
-			if r.JSON().QosClassMismatch != tc.mismatch {
+			if r.QosClassMismatch != tc.mismatch {
 				t.Errorf("%s: %s qos_class_mismatch %v; want %v", tc.fixture, r.Name, r.QosClassMismatch, tc.mismatch)
 			}
 		}

@@ -66,7 +66,8 @@ func (f FS) Topology() (*Topology, error) {
 
 // markQosClassMismatches sets Region.QosClassMismatch as libcxl decides it:
 // the memdev behind one of the region's targets has, for the region's mode,
-// another QoS class than the root decoder (a missing class counting as none).
+// another QoS class than the root decoder (no class is a value of its own:
+// none on both sides matches, none on one side does not).
 func (t *Topology) markQosClassMismatches() {
 	for i := range t.Regions {
 		r := &t.Regions[i]
@@ -83,11 +84,19 @@ func (t *Topology) markQosClassMismatches() {
 			if r.RAM() {
 				class = m.RAMQosClass
 			}
-			if qosClass(class) != qosClass(root.QosClass) {
+			if !sameQosClass(class, root.QosClass) {
 				r.QosClassMismatch = true
 			}
 		}
 	}
+}
+
+// sameQosClass reports whether a and b are the same class, or both none.
+func sameQosClass(a, b *int) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 func (t *Topology) decoder(name string) *Decoder {

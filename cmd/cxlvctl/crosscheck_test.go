@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 )
 
 // Cross-check of `cxlvctl list --json` against `cxl list`: every memdev,
@@ -72,10 +72,10 @@ func decodeNumbers(data []byte, v any) error {
 	return dec.Decode(v)
 }
 
-// memdevKeys are the keys of a memdev object (sysfs.MemdevJSON), which a
+// memdevKeys are the keys of a memdev object (view.MemdevJSON), which a
 // link of list --json carries flat.
 func memdevKeys() []string {
-	typ := reflect.TypeFor[sysfs.MemdevJSON]()
+	typ := reflect.TypeFor[view.MemdevJSON]()
 	keys := make([]string, typ.NumField())
 	for i := range keys {
 		keys[i], _, _ = strings.Cut(typ.Field(i).Tag.Get("json"), ",")

@@ -12,6 +12,7 @@ import (
 	"github.com/jaypipes/ghw/pkg/topology"
 	"github.com/urfave/cli/v2"
 
+	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/sysfs"
 )
@@ -143,7 +144,7 @@ func runInfo(c *cli.Context) error {
 			kind = "cpu-only"
 		}
 		rows = append(rows, []string{strconv.Itoa(n.ID), kind, strconv.Itoa(n.Cores), debugfs.HumanSize(uint64(n.MemoryBytes)),
-			dash(strings.Join(dist, " ")), dash(strings.Join(n.Memdevs, ",")), dash(strings.Join(n.Regions, ","))})
+			view.Dash(strings.Join(dist, " ")), view.Dash(strings.Join(n.Memdevs, ",")), view.Dash(strings.Join(n.Regions, ","))})
 	}
 	return writeTable(e.out, tableHeader(c, []string{"NODE", "KIND", "CORES", "MEMORY", "DISTANCES", "MEMDEVS", "CXL_RAM"}), rows)
 }

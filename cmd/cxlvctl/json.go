@@ -88,7 +88,7 @@ func humanValue(dec *json.Decoder, out *bytes.Buffer, key string) error {
 	case json.Number:
 		out.WriteString(humanNumber(key, t))
 	case string:
-		// Serials are decimal strings without -u (sysfs.Serial).
+		// Serials are decimal strings without -u (view.Serial).
 		if n, err := strconv.ParseUint(t, 10, 64); err == nil && humanHexKeys[key] {
 			writeString(out, "0x"+strconv.FormatUint(n, 16))
 			break

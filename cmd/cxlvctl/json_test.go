@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/region"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
@@ -110,7 +111,7 @@ func TestJSONSchema(t *testing.T) {
 			if err != nil {
 				continue // the tree has a region already, or no ram capacity
 			}
-			data, err := json.Marshal(newRegionCreateJSON(res))
+			data, err := json.Marshal(view.RegionCreate(res))
 			if err != nil {
 				t.Fatal(err)
 			}

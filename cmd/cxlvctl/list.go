@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -13,7 +12,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/urfave/cli/v2"
 
-	"github.com/cxlv/cxlv/debugfs"
+	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/sysfs"
 )
 
@@ -78,7 +77,7 @@ func printDevice(e *env, asJSON bool, name string) error {
 			continue
 		}
 		if asJSON {
-			return writeJSON(e.out, l.JSON(t.Regions))
+			return writeJSON(e.out, view.Link(l, t.Regions))
 		}
 		return printTable(e.out, []sysfs.DeviceLink{l}, listOptions{headers: true})
 	}
@@ -92,7 +91,7 @@ func printLinks(e *env, opt listOptions) error {
 		// say why on stderr.
 		fmt.Fprintf(e.errOut, "cxlvctl: %v\n", err)
 		if opt.json {
-			return writeJSON(e.out, []sysfs.LinkJSON{})
+			return writeJSON(e.out, []view.LinkJSON{})
 		}
 		return nil
 	}
@@ -104,10 +103,7 @@ func printLinks(e *env, opt listOptions) error {
 		return err
 	}
 	if opt.json {
-		js := make([]sysfs.LinkJSON, 0, len(links))
-		for _, l := range links {
-			js = append(js, l.JSON(t.Regions))
-		}
+		js := view.Links(links, t.Regions)
 		if opt.human {
 			return writeHumanJSON(e.out, js)
 		}
@@ -117,32 +113,7 @@ func printLinks(e *env, opt listOptions) error {
 }
 
 func printTable(out io.Writer, links []sysfs.DeviceLink, opt listOptions) error {
-	header := []string{"DEVICE", "MEMDEV", "TYPE", "CAPACITY", "DECODER", "REGION", "ND_REGION", "NAMESPACE", "MODE", "DEVNODE"}
-	if opt.verbose {
-		header = append(header, "MEMSTART", "SERIAL", "HOST", "STATE", "FIRMWARE")
-	}
-	// RAM regions add what their memory became, as a last column.
-	withMemory := false
-	for _, l := range links {
-		for _, r := range l.Regions {
-			withMemory = withMemory || r.RAM != nil
-		}
-	}
-	if withMemory {
-		header = append(header, "MEMORY")
-	}
-	var rows [][]string
-	for _, l := range links {
-		for i, r := range linkRows(l) {
-			if opt.verbose {
-				r = append(r, verboseColumns(l)...)
-			}
-			if withMemory {
-				r = append(r, memoryColumn(l, i))
-			}
-			rows = append(rows, r)
-		}
-	}
+	header, rows := view.ListTable(links, opt.verbose)
 	if !opt.headers {
 		header = nil
 	}
@@ -241,173 +212,6 @@ func linkDecoders(l sysfs.DeviceLink) []string {
 		names = append(names, l.Endpoint.Decoders...)
 	}
 	return names
-}
-
-// linkRows are the table rows of one link: one per namespace, else per
-// region, else one.
-func linkRows(l sysfs.DeviceLink) [][]string {
-	device, memdev, kind, size := "-", "-", "-", "-"
-	if l.Virt != nil {
-		device = l.Virt.Name
-		if l.Virt.Memsize != nil {
-			size = debugfs.FormatSize(*l.Virt.Memsize)
-		}
-		if l.Virt.Pmem != nil {
-			kind = memoryType(*l.Virt.Pmem)
-		}
-	}
-	if m := l.Memdev; m != nil {
-		memdev, size = m.Name, debugfs.FormatSize(m.PmemSize+m.RAMSize)
-		kind = memoryType(m.PmemSize > 0)
-		if m.PmemSize > 0 && m.RAMSize > 0 {
-			kind = "ram+pmem"
-		}
-	}
-	decoder := "-"
-	var names []string
-	for _, d := range l.RootDecoders {
-		names = append(names, d.Name)
-	}
-	if len(names) > 0 {
-		decoder = strings.Join(names, ",")
-	}
-	base := []string{device, memdev, kind, size, decoder}
-	if len(l.Regions) == 0 {
-		return [][]string{append(base, "-", "-", "-", "-", "-")}
-	}
-	var rows [][]string
-	for _, r := range l.Regions {
-		row := append(append([]string(nil), base...), r.Region.Name)
-		if len(r.Region.Decoder) > 0 {
-			row[4] = r.Region.Decoder
-		}
-		if r.Region.Mode != "" {
-			row[2] = r.Region.Mode
-		}
-		if r.RAM != nil {
-			nd, dax, mode := "-", "-", "-"
-			if r.NDRegion != nil { // a pmem region's devdax, held by kmem
-				nd = r.NDRegion.Name
-			}
-			if d := r.RAM.Dax; d != nil {
-				dax, mode = d.Name, d.Mode()
-			}
-			rows = append(rows, append(row, nd, dax, mode, "-"))
-			continue
-		}
-		if r.NDRegion == nil {
-			rows = append(rows, append(row, "-", "-", "-", "-"))
-			continue
-		}
-		var active int
-		for _, ns := range r.NDRegion.Namespaces {
-			if ns.Idle() {
-				continue
-			}
-			active++
-			rows = append(rows, append(append([]string(nil), row...), r.NDRegion.Name, ns.Name, ns.Mode, dash(devNode(ns))))
-		}
-		if active == 0 {
-			rows = append(rows, append(row, r.NDRegion.Name, "-", "-", "-"))
-		}
-	}
-	return rows
-}
-
-// memoryColumn is the MEMORY cell of row i of a link: the state of a RAM
-// region's memory, "-" for other rows. linkRows gives a RAM region one row.
-func memoryColumn(l sysfs.DeviceLink, i int) string {
-	row := 0
-	for _, r := range l.Regions {
-		n := 1
-		if r.RAM == nil && r.NDRegion != nil {
-			n = 0
-			for _, ns := range r.NDRegion.Namespaces {
-				if !ns.Idle() {
-					n++
-				}
-			}
-			n = max(n, 1)
-		}
-		if i >= row && i < row+n {
-			if r.RAM != nil {
-				return memoryText(r.RAM)
-			}
-			return "-"
-		}
-		row += n
-	}
-	return "-"
-}
-
-// memoryText says where a RAM region's memory is: "node 1: 4/4 blocks
-// online (512M Movable)".
-func memoryText(st *sysfs.RAMState) string {
-	if st.Dax == nil {
-		return "no dax device"
-	}
-	s := st.Summary
-	node := "?"
-	if d := st.Dax; d.TargetNode != nil {
-		node = strconv.Itoa(*d.TargetNode)
-	}
-	if len(s.Nodes) > 0 {
-		node = joinInts(s.Nodes)
-	}
-	txt := "node " + node + ": " + strconv.Itoa(s.Online) + "/" + strconv.Itoa(s.Blocks) + " blocks online"
-	if s.Online > 0 {
-		txt += " (" + debugfs.FormatSize(s.OnlineBytes()) + " " + strings.Join(s.Zones, ",") + ")"
-	}
-	if s.Offline > 0 {
-		txt += ", " + debugfs.FormatSize(s.OfflineBytes()) + " offline"
-	}
-	return txt
-}
-
-func memoryType(pmem bool) string {
-	if pmem {
-		return "pmem"
-	}
-	return "ram"
-}
-
-func devNode(ns sysfs.Namespace) string {
-	if ns.CharDev != "" {
-		return ns.CharDev
-	}
-	return ns.BlockDev
-}
-
-func verboseColumns(l sysfs.DeviceLink) []string {
-	memstart, serial, host, state, firmware := "-", "-", "-", "-", "-"
-	if v := l.Virt; v != nil {
-		if v.Memstart != nil {
-			memstart = "0x" + strconv.FormatUint(*v.Memstart, 16)
-		}
-		state = dash(v.State)
-	}
-	if m := l.Memdev; m != nil {
-		if m.Serial != nil {
-			serial = "0x" + strconv.FormatUint(*m.Serial, 16)
-		}
-		host = m.Host
-		if m.FirmwareVersion != nil {
-			firmware = dash(*m.FirmwareVersion)
-		}
-		if m.Driver == "" {
-			state = "disabled"
-		} else if state == "-" {
-			state = "enabled"
-		}
-	}
-	return []string{memstart, serial, host, state, firmware}
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // writeTable prints plain, left-aligned columns (kubectl/ndctl style),

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/region"
 )
@@ -62,7 +63,7 @@ func runNamespaceCreate(c *cli.Context) error {
 		return regionError(err)
 	}
 	if c.Bool("json") {
-		return writeJSON(e.out, newNamespaceCreateJSON(ns))
+		return writeJSON(e.out, view.NamespaceCreate(ns))
 	}
 	printNamespace(e, ns)
 	return nil
@@ -74,7 +75,7 @@ func printNamespace(e *env, ns region.NamespaceResult) {
 	if ns.Reassembled {
 		how = "re-assembled from labels"
 	}
-	fmt.Fprintf(e.out, "%s: %s %s, %s, uuid %s (%s)\n", ns.Name, ns.Mode, dash(ns.BlockDev+ns.CharDev),
+	fmt.Fprintf(e.out, "%s: %s %s, %s, uuid %s (%s)\n", ns.Name, ns.Mode, view.Dash(ns.BlockDev+ns.CharDev),
 		debugfs.FormatSize(ns.Size), ns.UUID, how)
 }
 

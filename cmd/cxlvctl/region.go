@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/region"
 	"github.com/cxlv/cxlv/sysfs"
@@ -147,7 +148,7 @@ func runRegionCreate(c *cli.Context) error {
 		return regionError(err)
 	}
 	if c.Bool("json") {
-		return writeJSON(e.out, newRegionCreateJSON(res))
+		return writeJSON(e.out, view.RegionCreate(res))
 	}
 	if res.RAMResult != nil {
 		printRAMResult(e, res)
@@ -164,50 +165,6 @@ func runRegionCreate(c *cli.Context) error {
 	fmt.Fprintf(e.out, "took %v (region %v, namespace %v)\n", res.TotalTime.Round(time.Millisecond),
 		res.RegionTime.Round(time.Millisecond), res.NamespaceTime.Round(time.Millisecond))
 	return nil
-}
-
-// regionCreateJSON is region create's result with the keys of list --json
-// in their types: "nd_region" and "dax" are objects named by their "dev"
-// and "chardev", and device nodes go without /dev/ as in ndctl list. The
-// fields here hide the region.Result ones of the same JSON name.
-type regionCreateJSON struct {
-	*region.Result
-	NDRegion   *ndRegionRef          `json:"nd_region,omitempty"`
-	Dax        *daxRef               `json:"dax,omitempty"`
-	Namespaces []namespaceCreateJSON `json:"namespaces,omitempty"`
-}
-
-type ndRegionRef struct {
-	Dev string `json:"dev"`
-}
-
-type daxRef struct {
-	Chardev string `json:"chardev"`
-}
-
-type namespaceCreateJSON struct {
-	region.NamespaceResult
-	BlockDev string `json:"blockdev,omitempty"`
-	CharDev  string `json:"chardev,omitempty"`
-}
-
-func newRegionCreateJSON(res *region.Result) regionCreateJSON {
-	j := regionCreateJSON{Result: res}
-	if res.NDRegion != "" {
-		j.NDRegion = &ndRegionRef{Dev: res.NDRegion}
-	}
-	if res.RAMResult != nil && res.Dax != "" {
-		j.Dax = &daxRef{Chardev: res.Dax}
-	}
-	for _, ns := range res.Namespaces {
-		j.Namespaces = append(j.Namespaces, newNamespaceCreateJSON(ns))
-	}
-	return j
-}
-
-func newNamespaceCreateJSON(ns region.NamespaceResult) namespaceCreateJSON {
-	return namespaceCreateJSON{NamespaceResult: ns,
-		BlockDev: strings.TrimPrefix(ns.BlockDev, "/dev/"), CharDev: strings.TrimPrefix(ns.CharDev, "/dev/")}
 }
 
 // printRAMResult prints what a RAM region's memory became.
@@ -227,7 +184,7 @@ func printRAMResult(e *env, res *region.Result) {
 	}
 	fmt.Fprintf(e.out, "memory: %s added in %d blocks of %s, %s online (%s), node %s (blocks on node %s)\n",
 		debugfs.FormatSize(r.MemoryBytes), r.Blocks, debugfs.FormatSize(r.BlockSize), debugfs.FormatSize(r.OnlineBytes),
-		onlineText(r.Online, r.Zones), node, dash(joinInts(r.Nodes)))
+		onlineText(r.Online, r.Zones), node, view.Dash(view.JoinInts(r.Nodes)))
 	fmt.Fprintf(e.out, "took %v (memory added %v after the bind, online %v)\n", res.TotalTime.Round(time.Millisecond),
 		r.AddTime.Round(time.Millisecond), r.OnlineTime.Round(time.Millisecond))
 }
@@ -237,14 +194,6 @@ func onlineText(p region.OnlinePolicy, zones []string) string {
 		return "--online " + string(p)
 	}
 	return strings.Join(zones, ",") + ", --online " + string(p)
-}
-
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, n := range v {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, ",")
 }
 
 // memdevOf is the memdev of a cxl_virt device, "" before cxl_mem probed it.
@@ -314,15 +263,6 @@ func destroyEach(c *cli.Context, usage string, resolve, destroy func(*region.Man
 	return nil
 }
 
-// regionJSON is a region as `cxl list -R` prints it, with what the
-// table shows besides.
-type regionJSON struct {
-	sysfs.RegionLinkJSON
-	UUID    string   `json:"uuid"`
-	Decoder string   `json:"decoder"`
-	Targets []string `json:"targets"`
-}
-
 func runRegionList(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("region list takes no arguments, got %q", c.Args().First())
@@ -335,56 +275,9 @@ func runRegionList(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	nd := map[string]*sysfs.NDRegion{}
-	for i := range t.NDRegions {
-		nd[t.NDRegions[i].Name] = &t.NDRegions[i]
-	}
-	js := []regionJSON{}
-	var rows [][]string
-	withMemory := len(t.RAM) > 0
-	for _, r := range t.Regions {
-		j := regionJSON{RegionLinkJSON: sysfs.RegionLinkJSON{RegionJSON: r.JSON()}, UUID: r.UUID, Decoder: r.Decoder, Targets: r.Targets}
-		state, ndName, namespaces := j.DecodeState, "-", "-"
-		if j.State != "" {
-			state += "," + j.State
-		}
-		if st := t.RAM[r.Name]; st != nil {
-			j.Dax = st.JSON()
-			if st.Dax != nil {
-				namespaces = st.Dax.Name + ":" + st.Dax.Mode()
-			}
-		}
-		if n := nd[r.Name]; n != nil && r.Driver != "" {
-			ndJSON := n.JSON()
-			j.NDRegion, ndName = &ndJSON, n.Name
-			var names []string
-			for _, ns := range n.Namespaces {
-				if !ns.Idle() {
-					names = append(names, ns.Name+":"+ns.Mode)
-				}
-			}
-			if len(names) > 0 {
-				namespaces = strings.Join(names, ",")
-			}
-		}
-		js = append(js, j)
-		row := []string{r.Name, dash(r.UUID), debugfs.FormatSize(r.Size), r.Decoder,
-			dash(strings.Join(r.Targets, ",")), state, ndName, namespaces}
-		if withMemory {
-			mem := "-"
-			if st := t.RAM[r.Name]; st != nil {
-				mem = memoryText(st)
-			}
-			row = append(row, mem)
-		}
-		rows = append(rows, row)
-	}
 	if c.Bool("json") {
-		return writeJSON(e.out, js)
+		return writeJSON(e.out, view.RegionList(t))
 	}
-	header := []string{"REGION", "UUID", "SIZE", "DECODER", "TARGETS", "STATE", "ND_REGION", "NAMESPACES"}
-	if withMemory {
-		header = append(header, "MEMORY")
-	}
+	header, rows := view.RegionTable(t)
 	return writeTable(e.out, tableHeader(c, header), rows)
 }

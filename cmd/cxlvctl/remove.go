@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/sysfs"
 )
@@ -89,7 +90,7 @@ func refuseOnlineMemory(e *env, device string) error {
 func memoryWhere(st *sysfs.RAMState) string {
 	where := st.Dax.Name
 	if len(st.Summary.Nodes) > 0 {
-		where += ", node " + joinInts(st.Summary.Nodes)
+		where += ", node " + view.JoinInts(st.Summary.Nodes)
 	}
 	return where
 }

@@ -1,9 +1,11 @@
-package sysfs
+package view
 
 import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/cxlv/cxlv/sysfs"
 )
 
 // JSON forms of memdevs, decoders and regions with the keys, and the rules
@@ -35,8 +37,8 @@ func (s Serial) MarshalJSON() ([]byte, error) {
 	return []byte(`"` + strconv.FormatUint(uint64(s), 10) + `"`), nil
 }
 
-// JSON returns the `cxl list` form of m.
-func (m Memdev) JSON() MemdevJSON {
+// Memdev is the `cxl list` form of m.
+func Memdev(m sysfs.Memdev) MemdevJSON {
 	j := MemdevJSON{
 		Memdev:          m.Name,
 		PmemSize:        m.PmemSize,
@@ -44,42 +46,28 @@ func (m Memdev) JSON() MemdevJSON {
 		Serial:          (*Serial)(m.Serial),
 		Host:            m.Host,
 		FirmwareVersion: m.FirmwareVersion,
+		State:           unboundState(m.Driver),
 	}
 	// cxl list shows a partition's QoS class only beside its size.
 	if m.PmemSize > 0 {
-		j.PmemQosClass = qosClassJSON(m.PmemQosClass)
+		j.PmemQosClass = m.PmemQosClass
 	}
 	if m.RAMSize > 0 {
-		j.RAMQosClass = qosClassJSON(m.RAMQosClass)
+		j.RAMQosClass = m.RAMQosClass
 	}
 	if m.NumaNode != nil && *m.NumaNode >= 0 {
 		j.NumaNode = m.NumaNode
 	}
-	if m.Driver == "" {
-		j.State = "disabled"
-	}
 	return j
 }
 
-// qosClassNone is the value of a qos_class attribute with no class
-// (CXL_QOS_CLASS_INVALID), which cxl list leaves out like a missing one.
-const qosClassNone = -1
-
-// qosClass is the value of an optional qos_class attribute, qosClassNone
-// when it is missing.
-func qosClass(c *int) int {
-	if c == nil {
-		return qosClassNone
+// unboundState is the "state" key of a device bound to driver: "disabled"
+// when it is unbound, left out when bound, as cxl list and ndctl list do.
+func unboundState(driver string) string {
+	if driver == "" {
+		return "disabled"
 	}
-	return *c
-}
-
-// qosClassJSON is a qos_class as cxl list prints it: nil when there is none.
-func qosClassJSON(c *int) *int {
-	if qosClass(c) == qosClassNone {
-		return nil
-	}
-	return c
+	return ""
 }
 
 // DecoderJSON is a decoder as `cxl list -D` prints it.
@@ -102,9 +90,9 @@ type DecoderJSON struct {
 	QosClass              *int    `json:"qos_class,omitempty"`
 }
 
-// JSON returns the `cxl list` form of d. regions are the CXL regions, used
+// Decoder is the `cxl list` form of d. regions are the CXL regions, used
 // for a root decoder's max_available_extent.
-func (d Decoder) JSON(regions []Region) DecoderJSON {
+func Decoder(d sysfs.Decoder, regions []sysfs.Region) DecoderJSON {
 	j := DecoderJSON{
 		Decoder:        d.Name,
 		Resource:       d.Start,
@@ -118,38 +106,34 @@ func (d Decoder) JSON(regions []Region) DecoderJSON {
 	if d.Size == 0 {
 		j.State = "disabled"
 	}
-	if d.Kind != EndpointDecoder {
-		n := len(d.Targets())
-		j.NrTargets = &n
-	}
 	switch d.Kind {
-	case EndpointDecoder:
+	case sysfs.EndpointDecoder:
 		j.DPAResource = d.DPAResource
 		size := d.DPASize
 		j.DPASize = &size
 		j.Mode = d.Mode
-	case RootDecoder:
-		j.MaxAvailableExtent = d.MaxAvailableExtent(regions)
+	case sysfs.RootDecoder:
+		j.MaxAvailableExtent = maxAvailableExtent(d, regions)
 		j.PmemCapable = d.CapPmem
 		j.VolatileCapable = d.CapRAM
 		j.AccelmemCapable = d.CapType2
-		j.QosClass = qosClassJSON(d.QosClass)
+		j.QosClass = d.QosClass
+	}
+	if d.Kind != sysfs.EndpointDecoder {
+		// The dport ids of target_list.
+		n := 0
+		if d.TargetList != "" {
+			n = strings.Count(d.TargetList, ",") + 1
+		}
+		j.NrTargets = &n
 	}
 	return j
 }
 
-// Targets are the dport ids of a root or switch decoder's target_list.
-func (d Decoder) Targets() []string {
-	if d.TargetList == "" {
-		return nil
-	}
-	return strings.Split(d.TargetList, ",")
-}
-
-// MaxAvailableExtent is the largest free span of a root decoder's window
+// maxAvailableExtent is the largest free span of a root decoder's window
 // not used by its regions (libcxl computes it the same way; it is not a
 // sysfs attribute). nil when the window's start is unreadable.
-func (d Decoder) MaxAvailableExtent(regions []Region) *uint64 {
+func maxAvailableExtent(d sysfs.Decoder, regions []sysfs.Region) *uint64 {
 	if d.Start == nil {
 		return nil
 	}
@@ -190,23 +174,25 @@ type RegionJSON struct {
 	QosClassMismatch      bool    `json:"qos_class_mismatch,omitempty"`
 }
 
-// JSON returns the `cxl list` form of r.
-func (r Region) JSON() RegionJSON {
-	j := RegionJSON{
+// Region is the `cxl list` form of r.
+func Region(r sysfs.Region) RegionJSON {
+	return RegionJSON{
 		Region:                r.Name,
 		Resource:              r.Resource,
 		Size:                  r.Size,
 		Type:                  r.Mode,
 		InterleaveWays:        r.InterleaveWays,
 		InterleaveGranularity: r.InterleaveGranularity,
-		DecodeState:           "reset",
+		DecodeState:           decodeState(r),
+		State:                 unboundState(r.Driver),
 		QosClassMismatch:      r.QosClassMismatch,
 	}
+}
+
+// decodeState is cxl list's decode_state: whether the region is committed.
+func decodeState(r sysfs.Region) string {
 	if r.Committed {
-		j.DecodeState = "commit"
+		return "commit"
 	}
-	if r.Driver == "" {
-		j.State = "disabled"
-	}
-	return j
+	return "reset"
 }

@@ -1,0 +1,83 @@
+package view
+
+import "github.com/cxlv/cxlv/sysfs"
+
+// JSON of the linked view (`cxlvctl list --json`). Memdev, decoder and
+// region objects are the `cxl list` ones; nd regions and namespaces use
+// `ndctl list` keys, dax devices `daxctl list` keys.
+
+// LinkJSON is one DeviceLink: the cxl_virt device's keys, then the
+// memdev's (as `cxl list -M` prints them, flat, so that "memdev" is the
+// memdev's name here as everywhere else), then what it leads to.
+type LinkJSON struct {
+	Device      string  `json:"device,omitempty"`
+	Memstart    *uint64 `json:"memstart,omitempty"`
+	Memsize     *uint64 `json:"memsize,omitempty"`
+	Pmem        *bool   `json:"pmem,omitempty"`
+	Capacity    *uint64 `json:"capacity,omitempty"`
+	WindowStart *uint64 `json:"window_start,omitempty"`
+	WindowSize  *uint64 `json:"window_size,omitempty"`
+	DeviceState string  `json:"device_state,omitempty"`
+	*MemdevJSON
+	Root         string           `json:"root,omitempty"`
+	Endpoint     string           `json:"endpoint,omitempty"`
+	RootDecoders []DecoderJSON    `json:"root_decoders,omitempty"`
+	Regions      []RegionLinkJSON `json:"regions,omitempty"`
+}
+
+// RegionLinkJSON is a CXL region with its nd region (pmem) or its dax
+// device and memory (ram).
+type RegionLinkJSON struct {
+	RegionJSON
+	NDRegion *NDRegionJSON `json:"nd_region,omitempty"`
+	Dax      *DaxJSON      `json:"dax,omitempty"`
+}
+
+// Links are the JSON forms of links; regions are all CXL regions (for the
+// root decoders' free extent). Never nil: no link is [].
+func Links(links []sysfs.DeviceLink, regions []sysfs.Region) []LinkJSON {
+	js := make([]LinkJSON, 0, len(links))
+	for _, l := range links {
+		js = append(js, Link(l, regions))
+	}
+	return js
+}
+
+// Link is the JSON form of l; regions are all CXL regions.
+func Link(l sysfs.DeviceLink, regions []sysfs.Region) LinkJSON {
+	var j LinkJSON
+	if v := l.Virt; v != nil {
+		j.Device, j.Memstart, j.Memsize, j.Pmem = v.Name, v.Memstart, v.Memsize, v.Pmem
+		j.Capacity, j.WindowStart, j.WindowSize, j.DeviceState = v.Capacity, v.WindowStart, v.WindowSize, v.State
+	}
+	if l.Memdev != nil {
+		m := Memdev(*l.Memdev)
+		j.MemdevJSON = &m
+	}
+	if l.Root != nil {
+		j.Root = l.Root.Name
+	}
+	if l.Endpoint != nil {
+		j.Endpoint = l.Endpoint.Name
+	}
+	for _, d := range l.RootDecoders {
+		j.RootDecoders = append(j.RootDecoders, Decoder(*d, regions))
+	}
+	for _, r := range l.Regions {
+		j.Regions = append(j.Regions, regionLink(*r.Region, r.NDRegion, r.RAM))
+	}
+	return j
+}
+
+// regionLink is region r with its nd region and its memory, either nil.
+func regionLink(r sysfs.Region, nd *sysfs.NDRegion, ram *sysfs.RAMState) RegionLinkJSON {
+	j := RegionLinkJSON{RegionJSON: Region(r)}
+	if nd != nil {
+		ndJSON := NDRegion(*nd)
+		j.NDRegion = &ndJSON
+	}
+	if ram != nil {
+		j.Dax = Dax(*ram)
+	}
+	return j
+}

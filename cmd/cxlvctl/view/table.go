@@ -1,0 +1,204 @@
+package view
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/cxlv/cxlv/debugfs"
+	"github.com/cxlv/cxlv/sysfs"
+)
+
+// ListTable is the table of `cxlvctl list`: one row per namespace, else
+// per region, else per link; verbose adds the device's columns, and RAM
+// regions a MEMORY column.
+func ListTable(links []sysfs.DeviceLink, verbose bool) (header []string, rows [][]string) {
+	header = []string{"DEVICE", "MEMDEV", "TYPE", "CAPACITY", "DECODER", "REGION", "ND_REGION", "NAMESPACE", "MODE", "DEVNODE"}
+	if verbose {
+		header = append(header, "MEMSTART", "SERIAL", "HOST", "STATE", "FIRMWARE")
+	}
+	withMemory := false
+	for _, l := range links {
+		for _, r := range l.Regions {
+			withMemory = withMemory || r.RAM != nil
+		}
+	}
+	if withMemory {
+		header = append(header, "MEMORY")
+	}
+	for _, l := range links {
+		for _, r := range linkRows(l) {
+			cells := r.cells
+			if verbose {
+				cells = append(cells, verboseColumns(l)...)
+			}
+			if withMemory {
+				cells = append(cells, memoryCell(r.ram))
+			}
+			rows = append(rows, cells)
+		}
+	}
+	return header, rows
+}
+
+// listRow is a row of ListTable's first columns, with the memory of the
+// RAM region it shows.
+type listRow struct {
+	cells []string
+	ram   *sysfs.RAMState
+}
+
+// linkRows are the rows of one link: one per namespace, else per region,
+// else one.
+func linkRows(l sysfs.DeviceLink) []listRow {
+	device, memdev, kind, size := "-", "-", "-", "-"
+	if l.Virt != nil {
+		device = l.Virt.Name
+		if l.Virt.Memsize != nil {
+			size = debugfs.FormatSize(*l.Virt.Memsize)
+		}
+		if l.Virt.Pmem != nil {
+			kind = memoryType(*l.Virt.Pmem)
+		}
+	}
+	if m := l.Memdev; m != nil {
+		memdev, size = m.Name, debugfs.FormatSize(m.PmemSize+m.RAMSize)
+		kind = memoryType(m.PmemSize > 0)
+		if m.PmemSize > 0 && m.RAMSize > 0 {
+			kind = "ram+pmem"
+		}
+	}
+	var names []string
+	for _, d := range l.RootDecoders {
+		names = append(names, d.Name)
+	}
+	base := []string{device, memdev, kind, size, Dash(strings.Join(names, ","))}
+	if len(l.Regions) == 0 {
+		return []listRow{{cells: append(base, "-", "-", "-", "-", "-")}}
+	}
+	var rows []listRow
+	for _, r := range l.Regions {
+		row := append(append([]string(nil), base...), r.Region.Name)
+		if len(r.Region.Decoder) > 0 {
+			row[4] = r.Region.Decoder
+		}
+		if r.Region.Mode != "" {
+			row[2] = r.Region.Mode
+		}
+		if r.RAM != nil {
+			nd, dax, mode := "-", "-", "-"
+			if r.NDRegion != nil { // a pmem region's devdax, held by kmem
+				nd = r.NDRegion.Name
+			}
+			if d := r.RAM.Dax; d != nil {
+				dax, mode = d.Name, d.Mode()
+			}
+			rows = append(rows, listRow{cells: append(row, nd, dax, mode, "-"), ram: r.RAM})
+			continue
+		}
+		if r.NDRegion == nil {
+			rows = append(rows, listRow{cells: append(row, "-", "-", "-", "-")})
+			continue
+		}
+		var active int
+		for _, ns := range r.NDRegion.Namespaces {
+			if ns.Idle() {
+				continue
+			}
+			active++
+			rows = append(rows, listRow{cells: append(append([]string(nil), row...), r.NDRegion.Name, ns.Name, ns.Mode, Dash(devNode(ns)))})
+		}
+		if active == 0 {
+			rows = append(rows, listRow{cells: append(row, r.NDRegion.Name, "-", "-", "-")})
+		}
+	}
+	return rows
+}
+
+func memoryType(pmem bool) string {
+	if pmem {
+		return "pmem"
+	}
+	return "ram"
+}
+
+func devNode(ns sysfs.Namespace) string {
+	if ns.CharDev != "" {
+		return ns.CharDev
+	}
+	return ns.BlockDev
+}
+
+func verboseColumns(l sysfs.DeviceLink) []string {
+	memstart, serial, host, state, firmware := "-", "-", "-", "-", "-"
+	if v := l.Virt; v != nil {
+		if v.Memstart != nil {
+			memstart = "0x" + strconv.FormatUint(*v.Memstart, 16)
+		}
+		state = Dash(v.State)
+	}
+	if m := l.Memdev; m != nil {
+		if m.Serial != nil {
+			serial = "0x" + strconv.FormatUint(*m.Serial, 16)
+		}
+		host = m.Host
+		if m.FirmwareVersion != nil {
+			firmware = Dash(*m.FirmwareVersion)
+		}
+		if m.Driver == "" {
+			state = "disabled"
+		} else if state == "-" {
+			state = "enabled"
+		}
+	}
+	return []string{memstart, serial, host, state, firmware}
+}
+
+// memoryCell is the MEMORY column of a row: what the memory of the RAM
+// region it shows became, "-" for a row of another kind.
+func memoryCell(st *sysfs.RAMState) string {
+	if st == nil {
+		return "-"
+	}
+	return memoryText(st)
+}
+
+// memoryText says where a RAM region's memory is: "node 1: 4/4 blocks
+// online (512M Movable)".
+func memoryText(st *sysfs.RAMState) string {
+	if st.Dax == nil {
+		return "no dax device"
+	}
+	s := st.Summary
+	node := "?"
+	if d := st.Dax; d.TargetNode != nil {
+		node = strconv.Itoa(*d.TargetNode)
+	}
+	if len(s.Nodes) > 0 {
+		node = JoinInts(s.Nodes)
+	}
+	txt := "node " + node + ": " + strconv.Itoa(s.Online) + "/" + strconv.Itoa(s.Blocks) + " blocks online"
+	if s.Online > 0 {
+		txt += " (" + debugfs.FormatSize(s.OnlineBytes()) + " " + strings.Join(s.Zones, ",") + ")"
+	}
+	if s.Offline > 0 {
+		txt += ", " + debugfs.FormatSize(s.OfflineBytes()) + " offline"
+	}
+	return txt
+}
+
+// Dash is a table cell: s, or "-" for nothing.
+func Dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// JoinInts is v as "1,2".
+func JoinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
