@@ -13,8 +13,8 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/urfave/cli/v2"
 
-	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/units"
 )
 
 func listCommand() *cli.Command {
@@ -69,7 +69,7 @@ type listOptions struct {
 // printDevice prints the list entry of one cxl_virt device: with --json
 // the object itself, not a list of one.
 func printDevice(e *env, asJSON bool, name string) error {
-	t, err := e.sys.Topology()
+	t, err := e.host.Sys().Topology()
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func printDevice(e *env, asJSON bool, name string) error {
 }
 
 func printLinks(e *env, opt listOptions) error {
-	t, err := e.sys.Topology()
+	t, err := e.host.Sys().Topology()
 	if errors.Is(err, sysfs.ErrNotSupported) {
 		// `cxl list` prints nothing on a machine without CXL and succeeds;
 		// say why on stderr.
@@ -250,14 +250,14 @@ func linkRows(l sysfs.DeviceLink) [][]string {
 	if l.Virt != nil {
 		device = l.Virt.Name
 		if l.Virt.Memsize != nil {
-			size = debugfs.FormatSize(*l.Virt.Memsize)
+			size = units.FormatSize(*l.Virt.Memsize)
 		}
 		if l.Virt.Pmem != nil {
 			kind = memoryType(*l.Virt.Pmem)
 		}
 	}
 	if m := l.Memdev; m != nil {
-		memdev, size = m.Name, debugfs.FormatSize(m.PmemSize+m.RAMSize)
+		memdev, size = m.Name, units.FormatSize(m.PmemSize+m.RAMSize)
 		kind = memoryType(m.PmemSize > 0)
 		if m.PmemSize > 0 && m.RAMSize > 0 {
 			kind = "ram+pmem"
@@ -356,10 +356,10 @@ func memoryText(st *sysfs.RAMState) string {
 	}
 	txt := "node " + node + ": " + strconv.Itoa(s.Online) + "/" + strconv.Itoa(s.Blocks) + " blocks online"
 	if s.Online > 0 {
-		txt += " (" + debugfs.FormatSize(s.OnlineBytes()) + " " + strings.Join(s.Zones, ",") + ")"
+		txt += " (" + units.FormatSize(s.OnlineBytes()) + " " + strings.Join(s.Zones, ",") + ")"
 	}
 	if s.Offline > 0 {
-		txt += ", " + debugfs.FormatSize(s.OfflineBytes()) + " offline"
+		txt += ", " + units.FormatSize(s.OfflineBytes()) + " offline"
 	}
 	return txt
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/region"
 	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/units"
 )
 
 func regionCommand() *cli.Command {
@@ -71,7 +72,7 @@ func regionCommand() *cli.Command {
 
 // regionManager is the region library bound to this environment.
 func regionManager(e *env, timeout time.Duration) *region.Manager {
-	m := &region.Manager{FS: e.sys, W: e.w, Simulate: e.dryRun, Timeout: timeout,
+	m := &region.Manager{Host: e.host, W: e.w, Simulate: e.dryRun, Timeout: timeout,
 		Progress: func(ev region.Event) {
 			if ev.Done {
 				fmt.Fprintf(e.errOut, "%s: done in %v\n", ev.Step, ev.Elapsed.Round(time.Millisecond))
@@ -119,7 +120,7 @@ func runRegionCreate(c *cli.Context) error {
 	case (dev == "") == (md == ""):
 		return usagef("region create needs one of --device cxlvN or --memdev memN")
 	case dev != "":
-		if spec.Memdev, err = memdevOf(e.sys, dev); err != nil {
+		if spec.Memdev, err = memdevOf(e.host.Sys(), dev); err != nil {
 			return err
 		}
 		if spec.Memdev == "" {
@@ -129,7 +130,7 @@ func runRegionCreate(c *cli.Context) error {
 		spec.Memdev = md
 	}
 	if s := c.String("size"); s != "" {
-		if spec.Size, err = debugfs.ParseSize(s); err != nil {
+		if spec.Size, err = units.ParseSize(s); err != nil {
 			return fmt.Errorf("--size: %w", err)
 		}
 	}
@@ -154,7 +155,7 @@ func runRegionCreate(c *cli.Context) error {
 		return nil
 	}
 	fmt.Fprintf(e.out, "%s: %s pmem region on %s (%s -> %s), uuid %s, nd %s\n", res.Region,
-		debugfs.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, res.UUID, res.NDRegion)
+		units.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, res.UUID, res.NDRegion)
 	for _, ns := range res.Namespaces {
 		printNamespace(e, ns)
 	}
@@ -215,18 +216,18 @@ func printRAMResult(e *env, res *region.Result) {
 	r := res.RAMResult
 	if r.Via == region.ViaKmem {
 		fmt.Fprintf(e.out, "%s: %s pmem region on %s (%s -> %s), nd %s, devdax %s, %s to kmem (%s offers no create_ram_region)\n",
-			res.Region, debugfs.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, res.NDRegion,
+			res.Region, units.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, res.NDRegion,
 			res.Namespaces[0].Name, r.Dax, res.RootDecoder)
 	} else {
 		fmt.Fprintf(e.out, "%s: %s ram region on %s (%s -> %s), %s\n", res.Region,
-			debugfs.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, r.Dax)
+			units.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, r.Dax)
 	}
 	node := "-"
 	if r.TargetNode != nil {
 		node = strconv.Itoa(*r.TargetNode)
 	}
 	fmt.Fprintf(e.out, "memory: %s added in %d blocks of %s, %s online (%s), node %s (blocks on node %s)\n",
-		debugfs.FormatSize(r.MemoryBytes), r.Blocks, debugfs.FormatSize(r.BlockSize), debugfs.FormatSize(r.OnlineBytes),
+		units.FormatSize(r.MemoryBytes), r.Blocks, units.FormatSize(r.BlockSize), units.FormatSize(r.OnlineBytes),
 		onlineText(r.Online, r.Zones), node, dash(joinInts(r.Nodes)))
 	fmt.Fprintf(e.out, "took %v (memory added %v after the bind, online %v)\n", res.TotalTime.Round(time.Millisecond),
 		r.AddTime.Round(time.Millisecond), r.OnlineTime.Round(time.Millisecond))
@@ -268,7 +269,7 @@ func memdevOf(sys sysfs.FS, device string) (string, error) {
 // teardown destroys the namespaces, regions and DPA of a cxl_virt device
 // for `remove --force`.
 func teardown(e *env, device string) error {
-	memdev, err := memdevOf(e.sys, device)
+	memdev, err := memdevOf(e.host.Sys(), device)
 	if err != nil || memdev == "" {
 		return err // without a memdev nothing can have been built on it
 	}
@@ -278,7 +279,7 @@ func teardown(e *env, device string) error {
 func runRegionDestroy(c *cli.Context) error {
 	keep := c.Bool("keep-namespaces")
 	return destroyEach(c, "region destroy needs region names (regionN)",
-		func(m *region.Manager, name string) error { _, err := m.FS.Region(name); return err },
+		func(m *region.Manager, name string) error { _, err := m.Host.Sys().Region(name); return err },
 		func(m *region.Manager, name string) error { return m.DestroyRegion(name, keep) })
 }
 
@@ -331,7 +332,7 @@ func runRegionList(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	t, err := e.sys.Topology()
+	t, err := e.host.Sys().Topology()
 	if err != nil {
 		return err
 	}
@@ -368,7 +369,7 @@ func runRegionList(c *cli.Context) error {
 			}
 		}
 		js = append(js, j)
-		row := []string{r.Name, dash(r.UUID), debugfs.FormatSize(r.Size), r.Decoder,
+		row := []string{r.Name, dash(r.UUID), units.FormatSize(r.Size), r.Decoder,
 			dash(strings.Join(r.Targets, ",")), state, ndName, namespaces}
 		if withMemory {
 			mem := "-"
