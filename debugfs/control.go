@@ -10,19 +10,15 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cxlv/cxlv/host"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
 )
 
-// DefaultRoot is where debugfs is mounted.
-const DefaultRoot = "/sys/kernel/debug"
-
 // Control drives the cxl_virt control files of one system.
 type Control struct {
-	Sys sysfs.FS
-	// DebugfsRoot is the debugfs mount point (DefaultRoot).
-	DebugfsRoot string
-	W           writer.Writer
+	Host host.Root
+	W    writer.Writer
 	// DryRun skips what only a real write can tell: naming the new device
 	// and waiting for it.
 	DryRun bool
@@ -31,8 +27,8 @@ type Control struct {
 }
 
 // NewControl returns a Control for the running system's caller.
-func NewControl(sys sysfs.FS, debugfsRoot string, w writer.Writer) *Control {
-	return &Control{Sys: sys, DebugfsRoot: debugfsRoot, W: w, Euid: os.Geteuid()}
+func NewControl(root host.Root, w writer.Writer) *Control {
+	return &Control{Host: root, W: w, Euid: os.Geteuid()}
 }
 
 // Files are the control files one create or remove uses.
@@ -50,12 +46,12 @@ type Files struct {
 // when debugfs does not have them or kernel lockdown refuses its writes.
 // Every cxl_virt has the sysfs pair and its last_error (kmod/cxlv_ctl.c).
 func (c *Control) Files() (Files, error) {
-	if !c.Sys.VirtLoaded() {
+	if !c.Host.Sys().VirtLoaded() {
 		return Files{}, &sysfs.FeatureError{Name: "cxl_virt control files", Module: "cxl_virt"}
 	}
-	bus := c.Sys.Path("bus", "cxl_virt")
+	bus := c.Host.Sys().Path("bus", "cxl_virt")
 	f := Files{Create: filepath.Join(bus, "create"), Remove: filepath.Join(bus, "remove"), LastError: filepath.Join(bus, "last_error")}
-	dir := filepath.Join(c.DebugfsRoot, "cxl", "cxlv")
+	dir := c.Host.Debugfs("cxl", "cxlv")
 	if fileExists(filepath.Join(dir, "create")) && !c.lockedDown() {
 		f.FallbackCreate, f.FallbackRemove = f.Create, f.Remove
 		f.Create, f.Remove = filepath.Join(dir, "create"), filepath.Join(dir, "remove")
@@ -71,7 +67,7 @@ func fileExists(p string) bool {
 // lockedDown reports kernel lockdown ([integrity] or [confidentiality]),
 // under which debugfs refuses writes.
 func (c *Control) lockedDown() bool {
-	b, err := os.ReadFile(c.Sys.Path("kernel", "security", "lockdown"))
+	b, err := os.ReadFile(c.Host.Sys().Path("kernel", "security", "lockdown"))
 	return err == nil && !strings.Contains(string(b), "[none]")
 }
 
@@ -180,7 +176,7 @@ func (c *Control) Create(spec CreateSpec) (Created, error) {
 	if c.DryRun {
 		return Created{}, nil
 	}
-	after, err := c.Sys.VirtDevices()
+	after, err := c.Host.Sys().VirtDevices()
 	if err != nil {
 		return Created{}, err
 	}
@@ -193,7 +189,7 @@ func (c *Control) Create(spec CreateSpec) (Created, error) {
 }
 
 func (c *Control) deviceNames() (map[string]bool, error) {
-	devs, err := c.Sys.VirtDevices()
+	devs, err := c.Host.Sys().VirtDevices()
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +206,7 @@ func (c *Control) Remove(name string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := c.Sys.VirtDevice(fmt.Sprintf("cxlv%d", id)); err != nil {
+	if _, err := c.Host.Sys().VirtDevice(fmt.Sprintf("cxlv%d", id)); err != nil {
 		var nf *sysfs.NotFoundError
 		if errors.As(err, &nf) {
 			return &Error{Msg: fmt.Sprintf("remove: no device %s: see `cxlvctl list`", nf.Name), Err: err}
@@ -268,7 +264,7 @@ func (c *Control) WaitMemdev(ctx context.Context, name string, progress func(str
 
 // memdevState says how far the probe of a device has come.
 func (c *Control) memdevState(name string) (state, memdev string, err error) {
-	t, err := c.Sys.Topology()
+	t, err := c.Host.Sys().Topology()
 	if err != nil {
 		return "", "", err
 	}

@@ -2,32 +2,26 @@ package debugfs
 
 import (
 	"errors"
+	"github.com/cxlv/cxlv/units"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/cxlv/cxlv/host"
+	"github.com/cxlv/cxlv/internal/hostfixture"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
 	"github.com/cxlv/cxlv/writer/writertest"
 )
 
-func qemuBare(t *testing.T) sysfs.FS {
-	t.Helper()
-	fs, err := sysfs.NewFS(filepath.Join("..", "test", "fixtures", "qemu-bare", "sys"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fs
-}
-
 // Without the module there is nothing to write to: the error names the
 // module, matches ErrNotSupported, and nothing is written.
 func TestModuleNotLoaded(t *testing.T) {
 	rec := &writertest.Recorder{}
-	c := &Control{Sys: qemuBare(t), DebugfsRoot: t.TempDir(), W: rec}
-	_, err := c.Create(CreateSpec{Memstart: 4 * GiB, Memsize: GiB, Pmem: true})
+	c := &Control{Host: hostfixture.Root(t, "qemu-bare"), W: rec}
+	_, err := c.Create(CreateSpec{Memstart: 4 * units.GiB, Memsize: units.GiB, Pmem: true})
 	if !errors.Is(err, sysfs.ErrNotSupported) || !strings.Contains(err.Error(), "modprobe cxl_virt") {
 		t.Errorf("Create error = %v; want module cxl_virt not loaded", err)
 	}
@@ -42,8 +36,8 @@ func TestModuleNotLoaded(t *testing.T) {
 // Bad requests are refused before looking at the system.
 func TestCreateInvalidWritesNothing(t *testing.T) {
 	rec := &writertest.Recorder{}
-	c := &Control{Sys: qemuBare(t), W: rec}
-	for _, spec := range []CreateSpec{{Memsize: GiB}, {Memstart: 4 * GiB, Memsize: MiB}} {
+	c := &Control{Host: hostfixture.Root(t, "qemu-bare"), W: rec}
+	for _, spec := range []CreateSpec{{Memsize: units.GiB}, {Memstart: 4 * units.GiB, Memsize: units.MiB}} {
 		if _, err := c.Create(spec); !errors.Is(err, ErrInvalid) {
 			t.Errorf("Create(%+v) = %v; want ErrInvalid", spec, err)
 		}
@@ -117,23 +111,9 @@ func TestExplain(t *testing.T) {
 	}
 }
 
-func cxlvBare(t *testing.T) sysfs.FS {
-	t.Helper()
-	fs, err := sysfs.NewFS(filepath.Join("..", "test", "fixtures", "cxlv-bare", "sys"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fs
-}
-
-// cxlvBareDebugfs is the debugfs captured in the same boot as cxlv-bare.
-func cxlvBareDebugfs() string {
-	return filepath.Join("..", "test", "fixtures", "cxlv-bare", "debugfs")
-}
-
 func TestFilesCxlv(t *testing.T) {
-	dbg := cxlvBareDebugfs()
-	c := &Control{Sys: cxlvBare(t), DebugfsRoot: dbg}
+	c := &Control{Host: hostfixture.Root(t, "cxlv-bare")}
+	dbg := c.Host.Debugfs()
 	f, err := c.Files()
 	if err != nil {
 		t.Fatal(err)
@@ -141,15 +121,15 @@ func TestFilesCxlv(t *testing.T) {
 	want := Files{
 		Create:         filepath.Join(dbg, "cxl", "cxlv", "create"),
 		Remove:         filepath.Join(dbg, "cxl", "cxlv", "remove"),
-		LastError:      c.Sys.Path("bus", "cxl_virt", "last_error"),
-		FallbackCreate: c.Sys.Path("bus", "cxl_virt", "create"),
-		FallbackRemove: c.Sys.Path("bus", "cxl_virt", "remove"),
+		LastError:      c.Host.Sys().Path("bus", "cxl_virt", "last_error"),
+		FallbackCreate: c.Host.Sys().Path("bus", "cxl_virt", "create"),
+		FallbackRemove: c.Host.Sys().Path("bus", "cxl_virt", "remove"),
 	}
 	if f != want {
 		t.Errorf("Files() = %+v; want %+v", f, want)
 	}
 	// Without debugfs the module's sysfs control files serve alone.
-	c.DebugfsRoot = t.TempDir()
+	c.Host = host.New(c.Host.Sys(), c.Host.Proc(), t.TempDir())
 	f, err = c.Files()
 	want = Files{Create: want.FallbackCreate, Remove: want.FallbackRemove, LastError: want.LastError}
 	if err != nil || f != want {
@@ -160,10 +140,10 @@ func TestFilesCxlv(t *testing.T) {
 // The exact writes: a create string (dry run: no device to name) and the
 // remove string of an existing device; nothing for an unknown one.
 func TestCreateRemoveWrites(t *testing.T) {
-	dbg := cxlvBareDebugfs()
 	rec := &writertest.Recorder{}
-	c := &Control{Sys: cxlvBare(t), DebugfsRoot: dbg, W: rec, DryRun: true}
-	made, err := c.Create(CreateSpec{Memstart: 0x120000000, Memsize: 512 * MiB, Pmem: true, Serial: 7})
+	c := &Control{Host: hostfixture.Root(t, "cxlv-bare"), W: rec, DryRun: true}
+	dbg := c.Host.Debugfs()
+	made, err := c.Create(CreateSpec{Memstart: 0x120000000, Memsize: 512 * units.MiB, Pmem: true, Serial: 7})
 	if err != nil || made.Name != "" {
 		t.Fatalf("dry-run Create = %+v, %v", made, err)
 	}
@@ -186,8 +166,8 @@ func TestCreateRemoveWrites(t *testing.T) {
 // A write the kernel took but that made no new device is reported, not
 // passed off as success.
 func TestCreateWithoutNewDevice(t *testing.T) {
-	c := &Control{Sys: cxlvBare(t), DebugfsRoot: cxlvBareDebugfs(), W: &writertest.Recorder{}}
-	if _, err := c.Create(CreateSpec{Memstart: 0x120000000, Memsize: 512 * MiB, Pmem: true}); err == nil ||
+	c := &Control{Host: hostfixture.Root(t, "cxlv-bare"), W: &writertest.Recorder{}}
+	if _, err := c.Create(CreateSpec{Memstart: 0x120000000, Memsize: 512 * units.MiB, Pmem: true}); err == nil ||
 		!strings.Contains(err.Error(), "no new cxlvN appeared") {
 		t.Errorf("Create = %v; want no new cxlvN appeared", err)
 	}
@@ -196,7 +176,7 @@ func TestCreateWithoutNewDevice(t *testing.T) {
 // A refused remove carries the errno (for the exit code) and, when the
 // module left no reason (empty last_error), a generic one.
 func TestRemoveBusy(t *testing.T) {
-	c := &Control{Sys: cxlvBare(t), DebugfsRoot: cxlvBareDebugfs(), W: &writertest.Recorder{FailAt: 1, FailErr: syscall.EBUSY}}
+	c := &Control{Host: hostfixture.Root(t, "cxlv-bare"), W: &writertest.Recorder{FailAt: 1, FailErr: syscall.EBUSY}}
 	err := c.Remove("cxlv0")
 	if !errors.Is(err, syscall.EBUSY) || !strings.Contains(err.Error(), "remove: device busy: destroy its regions") {
 		t.Errorf("Remove = %v", err)
@@ -204,7 +184,7 @@ func TestRemoveBusy(t *testing.T) {
 }
 
 func TestWaitMemdevReady(t *testing.T) {
-	c := &Control{Sys: cxlvBare(t)}
+	c := &Control{Host: hostfixture.Root(t, "cxlv-bare")}
 	var states []string
 	memdev, err := c.WaitMemdev(t.Context(), "cxlv0", func(s string) { states = append(states, s) })
 	if err != nil || memdev != "mem0" || len(states) != 1 || states[0] != "ready" {

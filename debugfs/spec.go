@@ -7,10 +7,11 @@
 package debugfs
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/cxlv/cxlv/units"
 )
 
 // Limits checked before a write. The layout of a range (where device
@@ -19,7 +20,7 @@ import (
 const (
 	// MinDeviceSize is the smallest range worth trying: device memory
 	// comes in 256 MiB units (the CXL capacity multiplier).
-	MinDeviceSize = 256 * MiB
+	MinDeviceSize = 256 * units.MiB
 	// MaxDevices is how many cxlvN devices the module allows at once.
 	MaxDevices = 16
 )
@@ -48,7 +49,7 @@ func (s CreateSpec) Validate() error {
 	case s.Memstart+s.Memsize < s.Memstart:
 		return invalidf("memstart %#x + size %#x wraps past the end of the address space", s.Memstart, s.Memsize)
 	case s.Memsize < MinDeviceSize:
-		return invalidf("size %s is too small: a device needs at least 256M of reserved memory", FormatSize(s.Memsize))
+		return invalidf("size %s is too small: a device needs at least 256M of reserved memory", units.FormatSize(s.Memsize))
 	case s.Memsize%pageSize != 0:
 		return invalidf("size %d is not a multiple of the %d-byte page size; the module refuses it", s.Memsize, pageSize)
 	}
@@ -57,7 +58,7 @@ func (s CreateSpec) Validate() error {
 
 // ErrInvalid is matched by every request refused before anything was
 // written: bad sizes, misaligned or unreserved ranges, bad names.
-var ErrInvalid = errors.New("invalid request")
+var ErrInvalid = units.ErrInvalid
 
 func invalidf(format string, args ...any) error {
 	return &Error{Msg: fmt.Sprintf(format, args...), Err: ErrInvalid}

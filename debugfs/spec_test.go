@@ -2,6 +2,7 @@ package debugfs
 
 import (
 	"errors"
+	"github.com/cxlv/cxlv/units"
 	"strings"
 	"testing"
 )
@@ -11,9 +12,9 @@ func TestCreateString(t *testing.T) {
 		spec CreateSpec
 		want string
 	}{
-		{CreateSpec{Memstart: 6 * GiB, Memsize: 2 * GiB, Pmem: true},
+		{CreateSpec{Memstart: 6 * units.GiB, Memsize: 2 * units.GiB, Pmem: true},
 			"memstart=6442450944,memsize=2147483648,cxltype=3,pmem=1"},
-		{CreateSpec{Memstart: 0x180000000, Memsize: 512 * MiB, Serial: 0x5157},
+		{CreateSpec{Memstart: 0x180000000, Memsize: 512 * units.MiB, Serial: 0x5157},
 			"memstart=6442450944,memsize=536870912,cxltype=3,pmem=0,serial=20823"},
 	} {
 		if got := tc.spec.String(); got != tc.want {
@@ -23,7 +24,7 @@ func TestCreateString(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	ok := CreateSpec{Memstart: 6 * GiB, Memsize: 2 * GiB, Pmem: true}
+	ok := CreateSpec{Memstart: 6 * units.GiB, Memsize: 2 * units.GiB, Pmem: true}
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("Validate(%+v) = %v", ok, err)
 	}
@@ -31,11 +32,11 @@ func TestValidate(t *testing.T) {
 		spec   CreateSpec
 		reason string
 	}{
-		{CreateSpec{Memsize: GiB}, "--memstart is required"},
-		{CreateSpec{Memstart: GiB}, "--size is required"},
+		{CreateSpec{Memsize: units.GiB}, "--memstart is required"},
+		{CreateSpec{Memstart: units.GiB}, "--size is required"},
 		{CreateSpec{Memstart: 1 << 63, Memsize: 1 << 63}, "wraps"},
 		{CreateSpec{Memstart: 4 << 30, Memsize: 1<<30 - 1}, "page size"},
-		{CreateSpec{Memstart: 6 * GiB, Memsize: 255 * MiB}, "too small"},
+		{CreateSpec{Memstart: 6 * units.GiB, Memsize: 255 * units.MiB}, "too small"},
 	} {
 		err := tc.spec.Validate()
 		if err == nil || !strings.Contains(err.Error(), tc.reason) || !errors.Is(err, ErrInvalid) {

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/units"
 	"github.com/cxlv/cxlv/writer"
 )
 
@@ -88,7 +88,7 @@ func (m *Manager) Create(ctx context.Context, s Spec) (res *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &tx{ctx: ctx, w: m.W}
+	t := &tx{ctx: ctx, w: m.W, host: m.Host}
 	defer t.finish("region create", &err)
 
 	res = &Result{
@@ -144,7 +144,7 @@ func (s Spec) validate() error {
 	}
 	if s.Size%regionAlign != 0 {
 		return invalidf("region size %s is not a multiple of 256M: CXL regions come in 256M steps (e.g. --size %s)",
-			debugfs.FormatSize(s.Size), debugfs.FormatSize(max(regionAlign, s.Size/regionAlign*regionAlign)))
+			units.FormatSize(s.Size), units.FormatSize(max(regionAlign, s.Size/regionAlign*regionAlign)))
 	}
 	switch s.Type {
 	case TypeRAM:
@@ -182,12 +182,12 @@ func (s Spec) validate() error {
 
 // plan picks the decoders, the size and the uuid of a new region.
 func (m *Manager) plan(s Spec) (plan, error) {
-	md, err := m.FS.Memdev(s.Memdev)
+	md, err := m.Host.Sys().Memdev(s.Memdev)
 	if err != nil {
 		return plan{}, err
 	}
 	// Refused before anything is written: the kernel's refusal is a WARN.
-	if err := m.FS.VirtCommitsRefused(md.Name); err != nil {
+	if err := m.Host.Sys().VirtCommitsRefused(md.Name); err != nil {
 		return plan{}, err
 	}
 	if s.Type == TypeRAM {
@@ -220,7 +220,7 @@ func (m *Manager) planPmem(s Spec, md sysfs.Memdev) (plan, error) {
 	if p.root, err = m.pickRoot(md.Name); err != nil {
 		return plan{}, err
 	}
-	if p.region, err = m.FS.NextRegionName(p.root, TypePmem); err != nil {
+	if p.region, err = m.Host.Sys().NextRegionName(p.root, TypePmem); err != nil {
 		return plan{}, err
 	}
 	return p, nil
@@ -230,7 +230,7 @@ func (m *Manager) planPmem(s Spec, md sysfs.Memdev) (plan, error) {
 // allocates DPA in decoder order) and the capacity of the mode (pmem, ram)
 // still free.
 func (m *Manager) pickEndpoint(md sysfs.Memdev, mode string) (sysfs.Decoder, uint64, error) {
-	decoders, err := m.FS.EndpointDecodersOf(md.Name)
+	decoders, err := m.Host.Sys().EndpointDecodersOf(md.Name)
 	if err != nil {
 		return sysfs.Decoder{}, 0, err
 	}
@@ -273,7 +273,7 @@ func (m *Manager) pickEndpoint(md sysfs.Memdev, mode string) (sysfs.Decoder, uin
 // pickRoot returns the first root decoder above the memdev that can hold a
 // pmem region.
 func (m *Manager) pickRoot(memdev string) (sysfs.Decoder, error) {
-	roots, err := m.FS.RootDecodersOf(memdev)
+	roots, err := m.Host.Sys().RootDecodersOf(memdev)
 	if err != nil {
 		return sysfs.Decoder{}, err
 	}
@@ -335,7 +335,7 @@ func (m *Manager) waitNDRegion(ctx context.Context, region string) (sysfs.NDRegi
 	var nd sysfs.NDRegion
 	err := m.waitFor(ctx, "nd "+region+" (cxl_region, cxl_pmem_region, nd_region probes)", func() (string, error) {
 		var err error
-		if nd, err = m.FS.NDRegion(region); err != nil {
+		if nd, err = m.Host.Sys().NDRegion(region); err != nil {
 			return err.Error(), nil
 		}
 		if nd.Driver == "" || nd.NamespaceSeed == "" {

@@ -14,7 +14,7 @@ import (
 // keepNamespaces is set: then their labels stay on the memdev, and a region
 // re-created later with the same uuid (Spec.UUID) brings them back.
 func (m *Manager) DestroyRegion(name string, keepNamespaces bool) error {
-	r, err := m.FS.Region(name)
+	r, err := m.Host.Sys().Region(name)
 	if err != nil {
 		return err
 	}
@@ -31,7 +31,7 @@ func (m *Manager) destroyRegion(r sysfs.Region, keepNamespaces bool) error {
 	if err := m.releaseKmem(r); err != nil {
 		return err
 	}
-	if nd, err := m.FS.NDRegion(r.Name); err == nil && !keepNamespaces {
+	if nd, err := m.Host.Sys().NDRegion(r.Name); err == nil && !keepNamespaces {
 		for _, ns := range nd.Namespaces {
 			if ns.Idle() {
 				continue
@@ -77,7 +77,7 @@ func (m *Manager) destroyRegion(r sysfs.Region, keepNamespaces bool) error {
 	ports := map[string]bool{}
 	for _, target := range r.Targets {
 		if target != "" {
-			d, err := m.FS.Decoder(target)
+			d, err := m.Host.Sys().Decoder(target)
 			if err != nil {
 				return err
 			}
@@ -112,7 +112,7 @@ func (m *Manager) offlineForDestroy(t *tx, r string) error {
 // freed when that region goes. detached names decoders just taken out of
 // their region (sysfs may not show it yet when the writer only records).
 func (m *Manager) freeDPA(port string, detached map[string]bool) error {
-	all, err := m.FS.Decoders()
+	all, err := m.Host.Sys().Decoders()
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func (m *Manager) freeDPA(port string, detached map[string]bool) error {
 // --force` runs it before removing the device. A mounted filesystem stops
 // it before anything is changed.
 func (m *Manager) Teardown(memdev string) error {
-	decoders, err := m.FS.EndpointDecodersOf(memdev)
+	decoders, err := m.Host.Sys().EndpointDecodersOf(memdev)
 	if errors.As(err, new(*sysfs.NotFoundError)) {
 		return nil // no endpoint: nothing was built on it
 	}
@@ -146,7 +146,7 @@ func (m *Manager) Teardown(memdev string) error {
 	for _, d := range decoders {
 		mine[d.Name] = true
 	}
-	regions, err := m.FS.Regions()
+	regions, err := m.Host.Sys().Regions()
 	if err != nil {
 		return err
 	}
@@ -183,7 +183,7 @@ func (m *Manager) Teardown(memdev string) error {
 // could be mounted.
 func (m *Manager) checkUnmounted(regions []sysfs.Region) error {
 	for _, r := range regions {
-		nd, err := m.FS.NDRegion(r.Name)
+		nd, err := m.Host.Sys().NDRegion(r.Name)
 		if errors.As(err, new(*sysfs.NotFoundError)) {
 			continue
 		}
@@ -191,7 +191,7 @@ func (m *Manager) checkUnmounted(regions []sysfs.Region) error {
 			return fmt.Errorf("checking that %s is not mounted: %w", r.Name, err)
 		}
 		for _, ns := range nd.Namespaces {
-			if err := checkNotMounted(ns); err != nil {
+			if err := m.checkNotMounted(ns); err != nil {
 				return err
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/cxlv/cxlv/host"
 	"github.com/cxlv/cxlv/writer"
 )
 
@@ -40,7 +41,8 @@ var hints = []struct {
 	{"namespace", syscall.ENXIO, "the namespace is smaller than 16 MiB"},
 }
 
-func hintFor(err error) string {
+// hintFor is the hint for err, a refused write to the system h.
+func hintFor(err error, h host.Root) string {
 	var errno syscall.Errno
 	if !errors.As(err, &errno) {
 		return ""
@@ -59,7 +61,7 @@ func hintFor(err error) string {
 	case errors.As(err, &pe):
 		attr = filepath.Base(pe.Path)
 	}
-	if attr == "commit" && errno == syscall.ENXIO && underHypervisor(cpuinfoPath) {
+	if attr == "commit" && errno == syscall.ENXIO && underHypervisor(h.Proc("cpuinfo")) {
 		return hypervisorHint
 	}
 	for _, h := range hints {
@@ -78,8 +80,6 @@ func hintFor(err error) string {
 const hypervisorHint = "this CPU reports a hypervisor, and Linux 6.2+ refuses to commit CXL regions in a VM " +
 	"(dmesg: Failed to synchronize CPU cache state): a cxl_virt device's regions commit when cxl_virt is loaded with coherent_regions=1 " +
 	"(/sys/bus/cxl_virt/cache_invalidation: skipped); other devices need bare metal, or a VM with the bit hidden (QEMU -cpu ...,hypervisor=off)"
-
-var cpuinfoPath = "/proc/cpuinfo"
 
 // underHypervisor reports whether the CPU flags of cpuinfo include
 // "hypervisor".

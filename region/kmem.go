@@ -78,7 +78,7 @@ func (m *Manager) kmemRelease(t *tx, dax string) error {
 	if err := t.write(kmem("remove_id"), dax, ops(kmem("new_id"), dax)...); err != nil {
 		return err
 	}
-	devs, err := m.FS.DaxDevices()
+	devs, err := m.Host.Sys().DaxDevices()
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func (m *Manager) refuseKmemHeld(ns sysfs.Namespace) error {
 	if ns.Claim == nil || ns.Claim.Kind != sysfs.ClaimDax {
 		return nil
 	}
-	devs, err := m.FS.DaxDevices()
+	devs, err := m.Host.Sys().DaxDevices()
 	if errors.Is(err, sysfs.ErrNotSupported) {
 		return nil // no dax bus: nothing holds it
 	}

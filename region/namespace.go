@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/units"
 )
 
 // Mode is how a namespace is used.
@@ -76,14 +76,14 @@ func (m *Manager) CreateNamespace(ctx context.Context, s NamespaceSpec) (res Nam
 	if _, err := ParseMode(string(s.Mode)); err != nil {
 		return res, err
 	}
-	nd, err := m.FS.NDRegion(s.Region)
+	nd, err := m.Host.Sys().NDRegion(s.Region)
 	if err != nil {
 		return res, err
 	}
 	if nd.Driver == "" {
 		return res, fmt.Errorf("nd %s is disabled: its CXL region is not bound (cxlvctl region list)", nd.Name)
 	}
-	t := &tx{ctx: ctx, w: m.W}
+	t := &tx{ctx: ctx, w: m.W, host: m.Host}
 	defer t.finish("namespace create", &err)
 	return m.createNamespace(ctx, t, s, nd)
 }
@@ -97,7 +97,7 @@ func (m *Manager) createNamespace(ctx context.Context, t *tx, s NamespaceSpec, n
 	size := s.Size
 	if size != 0 && nd.Align > 0 && size%nd.Align != 0 {
 		return NamespaceResult{}, invalidf("namespace size %s is not a multiple of nd %s's alignment %s",
-			debugfs.FormatSize(size), nd.Name, debugfs.FormatSize(nd.Align))
+			units.FormatSize(size), nd.Name, units.FormatSize(nd.Align))
 	}
 	if size == 0 {
 		size = nd.MaxAvailableExtent
@@ -171,7 +171,7 @@ func (m *Manager) waitNamespace(ctx context.Context, name string, mode Mode) (Na
 	var ns sysfs.Namespace
 	err := m.waitFor(ctx, name+" ("+string(mode)+") device node", func() (string, error) {
 		var err error
-		if ns, err = m.FS.Namespace(name); err != nil {
+		if ns, err = m.Host.Sys().Namespace(name); err != nil {
 			return err.Error(), nil
 		}
 		node := ns.BlockDev
@@ -198,7 +198,7 @@ var ErrIdle = errors.New("namespace is an idle seed: nothing to destroy")
 // DestroyNamespace disables a namespace, releases its claim and deletes its
 // labels (ndctl destroy-namespace). A mounted namespace is refused.
 func (m *Manager) DestroyNamespace(name string) error {
-	ns, err := m.FS.Namespace(name)
+	ns, err := m.Host.Sys().Namespace(name)
 	if err != nil {
 		return err
 	}
@@ -215,7 +215,7 @@ func (m *Manager) destroyNamespace(ns sysfs.Namespace) error {
 	if ns.Idle() {
 		return ErrIdle
 	}
-	if err := checkNotMounted(ns); err != nil {
+	if err := m.checkNotMounted(ns); err != nil {
 		return err
 	}
 	var steps []step

@@ -143,7 +143,7 @@ func (s Spec) onlinePolicy() OnlinePolicy {
 // nothing else matters.
 func (m *Manager) planRAM(s Spec, md sysfs.Memdev) (plan, error) {
 	p := plan{mode: TypeRAM, online: s.onlinePolicy()}
-	roots, err := m.FS.RootDecodersOf(md.Name)
+	roots, err := m.Host.Sys().RootDecodersOf(md.Name)
 	if err != nil {
 		return plan{}, err
 	}
@@ -175,7 +175,7 @@ func (m *Manager) planRAM(s Spec, md sysfs.Memdev) (plan, error) {
 	if s.Size != 0 {
 		p.size = s.Size
 	}
-	if p.region, err = m.FS.NextRegionName(p.root, TypeRAM); err != nil {
+	if p.region, err = m.Host.Sys().NextRegionName(p.root, TypeRAM); err != nil {
 		return plan{}, err
 	}
 	return p, nil
@@ -206,7 +206,7 @@ func (m *Manager) checkRAMDrivers() error { return m.checkDrivers(ramDrivers) }
 
 func (m *Manager) checkDrivers(needs []driverNeed) error {
 	for _, d := range needs {
-		if !dirExists(m.FS.Path("bus", d.bus, "drivers", d.driver)) {
+		if !dirExists(m.Host.Sys().Path("bus", d.bus, "drivers", d.driver)) {
 			return &sysfs.FeatureError{Name: "RAM regions as memory", Module: d.module, Attr: d.bus + " driver " + d.driver}
 		}
 	}
@@ -253,8 +253,8 @@ func (m *Manager) offlineThen(r string, p OnlinePolicy, release func(*tx) error)
 // in force; it waits for the memory, puts every block in the asked state
 // and restores the policy.
 func (m *Manager) becomeMemory(ctx context.Context, t *tx, p plan, dax string, prepare, add func() error) (*RAMResult, error) {
-	autoPath := m.FS.MemoryPath("auto_online_blocks")
-	old, err := m.FS.AutoOnlineBlocks()
+	autoPath := m.Host.Sys().MemoryPath("auto_online_blocks")
+	old, err := m.Host.Sys().AutoOnlineBlocks()
 	if err != nil {
 		return nil, err
 	}
@@ -339,11 +339,11 @@ func firstNotHolding(blocks []sysfs.MemoryBlock, p OnlinePolicy) *sysfs.MemoryBl
 
 // ramState reads the dax device and memory blocks of region r.
 func (m *Manager) ramState(r string) (sysfs.RAMState, error) {
-	reg, err := m.FS.Region(r)
+	reg, err := m.Host.Sys().Region(r)
 	if err != nil {
 		return sysfs.RAMState{}, err
 	}
-	return m.FS.RAMState(reg, nil)
+	return m.Host.Sys().RAMState(reg, nil)
 }
 
 // waitRAM waits until kmem holds the region's dax device and has added
@@ -376,7 +376,7 @@ func (m *Manager) settleBlocks(t *tx, blocks []sysfs.MemoryBlock, p OnlinePolicy
 		if p.holds(b) {
 			continue
 		}
-		state := m.FS.MemoryPath(b.Name, "state")
+		state := m.Host.Sys().MemoryPath(b.Name, "state")
 		if b.Online() {
 			if err := t.write(state, sysfs.BlockOffline, ops(state, onlineAs(b))...); err != nil {
 				return err
@@ -401,7 +401,7 @@ func (m *Manager) onlinedMeanwhile(b sysfs.MemoryBlock, p OnlinePolicy, err erro
 	if b.Online() || !errors.Is(err, syscall.EINVAL) {
 		return false
 	}
-	now, rerr := m.FS.MemoryBlock(b.ID)
+	now, rerr := m.Host.Sys().MemoryBlock(b.ID)
 	return rerr == nil && p.holds(now)
 }
 
@@ -447,7 +447,7 @@ func (m *Manager) offlineRAM(t *tx, r string) (int, error) {
 		if !b.Online() {
 			continue
 		}
-		state := m.FS.MemoryPath(b.Name, "state")
+		state := m.Host.Sys().MemoryPath(b.Name, "state")
 		if err := t.write(state, sysfs.BlockOffline, ops(state, onlineAs(b))...); err != nil {
 			return n, &OfflineError{Block: b.Name, Region: r, Err: err}
 		}

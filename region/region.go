@@ -17,11 +17,13 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/cxlv/cxlv/host"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
 )
@@ -33,10 +35,10 @@ const DefaultTimeout = 20 * time.Second
 // alloc_hpa and dpa_size_store both want multiples of 256 MiB).
 const regionAlign = 256 << 20
 
-// Manager creates and destroys regions and namespaces on one sysfs tree.
+// Manager creates and destroys regions and namespaces on one system.
 type Manager struct {
-	FS sysfs.FS
-	W  writer.Writer
+	Host host.Root
+	W    writer.Writer
 	// Simulate is set when W does not change the kernel (a dry run, or a
 	// recorder over a captured tree): waits are skipped and the names of
 	// objects the kernel would create are predicted.
@@ -68,17 +70,17 @@ func (m *Manager) tools() Tools {
 
 // cxlDev is the path of an attribute of a device on the CXL bus.
 func (m *Manager) cxlDev(name, attr string) string {
-	return m.FS.Path("bus", "cxl", "devices", name, attr)
+	return m.Host.Sys().Path("bus", "cxl", "devices", name, attr)
 }
 
 // ndDev is the path of an attribute of a device on the nvdimm bus.
 func (m *Manager) ndDev(name, attr string) string {
-	return m.FS.Path("bus", "nd", "devices", name, attr)
+	return m.Host.Sys().Path("bus", "nd", "devices", name, attr)
 }
 
 // driverFile is bind or unbind of a driver.
 func (m *Manager) driverFile(bus, driver, file string) string {
-	return m.FS.Path("bus", bus, "drivers", driver, file)
+	return m.Host.Sys().Path("bus", bus, "drivers", driver, file)
 }
 
 // ErrInvalid is matched (errors.Is) by errors about input that was
@@ -140,12 +142,17 @@ func (e *MountedError) Error() string {
 
 func (e *MountedError) Is(target error) bool { return target == syscall.EBUSY }
 
-// checkNotMounted refuses a namespace whose block device is mounted.
-func checkNotMounted(ns sysfs.Namespace) error {
+// checkNotMounted refuses a namespace whose block device is mounted. A
+// procfs always has self/mounts; a captured tree made before it was
+// recorded has none, and so no mounts.
+func (m *Manager) checkNotMounted(ns sysfs.Namespace) error {
 	if ns.BlockDev == "" {
 		return nil
 	}
-	b, err := os.ReadFile("/proc/self/mounts")
+	b, err := os.ReadFile(m.Host.Proc("self", "mounts"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}

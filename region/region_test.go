@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cxlv/cxlv/internal/hostfixture"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
 	"github.com/cxlv/cxlv/writer/writertest"
@@ -41,7 +42,7 @@ func uuidN(n int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", n
 // manager works on a captured tree: the recorder performs nothing, so
 // waits are skipped and new names predicted.
 func manager(fs sysfs.FS, w writer.Writer, tools *bytes.Buffer) *Manager {
-	return &Manager{FS: fs, W: w, Simulate: true, NewUUID: uuids(), Tools: PrintTools{DryRun: &writer.DryRun{Out: tools}}}
+	return &Manager{Host: hostfixture.Of(fs), W: w, Simulate: true, NewUUID: uuids(), Tools: PrintTools{DryRun: &writer.DryRun{Out: tools}}}
 }
 
 // want is one expected write and the writes that undo it.
@@ -203,7 +204,7 @@ func TestRollbackKeepsGoing(t *testing.T) {
 	seq := regionWrites(fs)
 	// Fail the commit (9th write); the first undo (target0 "") is the 10th.
 	rec := &failAt{fail: map[int]bool{9: true, 10: true}}
-	m := &Manager{FS: fs, W: rec, Simulate: true, NewUUID: uuids()}
+	m := &Manager{Host: hostfixture.Of(fs), W: rec, Simulate: true, NewUUID: uuids()}
 	_, err := m.Create(context.Background(), Spec{Memdev: "mem0"})
 	var rerr *Error
 	if !errors.As(err, &rerr) || rerr.RollbackErr == nil {
@@ -353,7 +354,7 @@ func TestHints(t *testing.T) {
 		{"bus/cxl/devices/region0/commit", syscall.EBUSY, ""},
 	} {
 		err := &Error{Op: "region create", Err: &writer.WriteError{Path: fs.Path(c.attr), Value: "x", Err: c.errno}}
-		if got := hintFor(err.Err); got == "" && c.hint != "" || !strings.Contains(got, c.hint) || c.hint == "" && got != "" {
+		if got := hintFor(err.Err, hostfixture.Of(fs)); got == "" && c.hint != "" || !strings.Contains(got, c.hint) || c.hint == "" && got != "" {
 			t.Errorf("%s %v: hint %q, want %q", c.attr, c.errno, got, c.hint)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cxlv/cxlv/host"
 	"github.com/cxlv/cxlv/writer"
 )
 
@@ -26,8 +27,10 @@ type tx struct {
 	// ctx, when set, makes the transaction interruptible: once it is
 	// done, the next write fails with its cause and the caller rolls
 	// back. Teardowns leave it nil: stopping one halfway helps no one.
-	ctx   context.Context
-	w     writer.Writer
+	ctx context.Context
+	w   writer.Writer
+	// host is the system written to, whose CPU a failure's hint may name.
+	host  host.Root
 	undos []undo
 }
 
@@ -140,7 +143,7 @@ func (t *tx) finish(op string, err *error) {
 	if *err == nil {
 		return
 	}
-	*err = &Error{Op: op, Err: *err, RollbackErr: t.rollback()}
+	*err = &Error{Op: op, Err: *err, RollbackErr: t.rollback(), hint: hintFor(*err, t.host)}
 }
 
 // Error is a failed operation and what happened to the work it had done.
@@ -150,12 +153,14 @@ type Error struct {
 	// RollbackErr lists the undo steps that failed; nil means the kernel
 	// is back in the state it was in before Op started.
 	RollbackErr error
+	// hint says what a person can do about Err; empty when nothing is known.
+	hint string
 }
 
 func (e *Error) Error() string {
 	msg := fmt.Sprintf("%s: %v", e.Op, e.Err)
-	if hint := hintFor(e.Err); hint != "" {
-		msg += " (" + hint + ")"
+	if e.hint != "" {
+		msg += " (" + e.hint + ")"
 	}
 	if e.RollbackErr != nil {
 		return msg + "; rollback incomplete: " + e.RollbackErr.Error()

@@ -24,10 +24,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// DefaultRoot is where sysfs is mounted on a running system.
-const DefaultRoot = "/sys"
-
-// FS is a sysfs tree rooted at a directory: /sys, or a captured copy.
+// FS is a sysfs tree rooted at a directory: where sysfs is mounted, or a
+// captured copy (host.Root holds it with the other mount points).
 type FS struct {
 	root string
 }

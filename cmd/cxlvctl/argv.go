@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/cxlv/cxlv/debugfs"
+	"github.com/cxlv/cxlv/units"
 )
 
 // normalizeArgs rewrites a command line into the one form urfave/cli v2
@@ -310,7 +310,7 @@ func checkSerial(value string) error {
 
 func checkNonZeroSize(hint string) func(string) error {
 	return func(value string) error {
-		if v, err := debugfs.ParseSize(value); err == nil && v == 0 {
+		if v, err := units.ParseSize(value); err == nil && v == 0 {
 			return fmt.Errorf("too small: %s", hint)
 		}
 		return nil // the command parses the rest and says what is wrong

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/debugfs"
+	"github.com/cxlv/cxlv/units"
 )
 
 func createCommand() *cli.Command {
@@ -46,7 +47,7 @@ func runCreate(c *cli.Context) error {
 		dst  *uint64
 	}{{"memstart", &spec.Memstart}, {"size", &spec.Memsize}, {"serial", &spec.Serial}} {
 		if s := c.String(f.name); s != "" {
-			v, err := debugfs.ParseSize(s)
+			v, err := units.ParseSize(s)
 			if err != nil {
 				return fmt.Errorf("--%s: %w", f.name, err)
 			}
@@ -77,14 +78,14 @@ func runCreate(c *cli.Context) error {
 
 // printCapacity says how much of the range asked for became capacity.
 func printCapacity(e *env, name string, asked uint64) error {
-	devs, err := e.sys.VirtDevices()
+	devs, err := e.host.Sys().VirtDevices()
 	if err != nil {
 		return err
 	}
 	for _, d := range devs {
 		if d.Name == name && d.Capacity != nil {
 			fmt.Fprintf(e.out, "%s: capacity %s of the %s range asked for (metadata first, then whole 256M blocks)\n",
-				name, debugfs.FormatSize(*d.Capacity), debugfs.FormatSize(asked))
+				name, units.FormatSize(*d.Capacity), units.FormatSize(asked))
 		}
 	}
 	return nil

@@ -13,8 +13,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
-	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/units"
 )
 
 func infoCommand() *cli.Command {
@@ -77,13 +77,13 @@ func runInfo(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	out := infoJSON{Nodes: []nodeJSON{}, VirtLoaded: e.sys.VirtLoaded(), CacheInvalidation: e.sys.VirtCacheInvalidation()}
+	out := infoJSON{Nodes: []nodeJSON{}, VirtLoaded: e.host.Sys().VirtLoaded(), CacheInvalidation: e.host.Sys().VirtCacheInvalidation()}
 	if mem != nil {
 		out.TotalPhysicalBytes, out.TotalUsableBytes = mem.TotalPhysicalBytes, mem.TotalUsableBytes
 	}
 	var memdevs []sysfs.Memdev
 	regionsOn := map[int][]string{}
-	if top, err := e.sys.Topology(); err == nil {
+	if top, err := e.host.Sys().Topology(); err == nil {
 		out.CXLLoaded, memdevs = true, top.Memdevs
 		for _, r := range top.Regions {
 			if st := top.RAM[r.Name]; st != nil {
@@ -114,7 +114,7 @@ func runInfo(c *cli.Context) error {
 		return writeJSON(e.out, out)
 	}
 	fmt.Fprintf(e.out, "memory: %s physical, %s usable\ncxl: %s, cxl_virt: %s\n",
-		debugfs.HumanSize(uint64(out.TotalPhysicalBytes)), debugfs.HumanSize(uint64(out.TotalUsableBytes)),
+		units.HumanSize(uint64(out.TotalPhysicalBytes)), units.HumanSize(uint64(out.TotalUsableBytes)),
 		loaded(out.CXLLoaded), loaded(out.VirtLoaded))
 	if out.CacheInvalidation != "" {
 		text := cacheInvalidationText[out.CacheInvalidation]
@@ -143,7 +143,7 @@ func runInfo(c *cli.Context) error {
 		case n.MemoryBytes == 0:
 			kind = "cpu-only"
 		}
-		rows = append(rows, []string{strconv.Itoa(n.ID), kind, strconv.Itoa(n.Cores), debugfs.HumanSize(uint64(n.MemoryBytes)),
+		rows = append(rows, []string{strconv.Itoa(n.ID), kind, strconv.Itoa(n.Cores), units.HumanSize(uint64(n.MemoryBytes)),
 			view.Dash(strings.Join(dist, " ")), view.Dash(strings.Join(n.Memdevs, ",")), view.Dash(strings.Join(n.Regions, ","))})
 	}
 	return writeTable(e.out, tableHeader(c, []string{"NODE", "KIND", "CORES", "MEMORY", "DISTANCES", "MEMDEVS", "CXL_RAM"}), rows)
@@ -154,7 +154,7 @@ func runInfo(c *cli.Context) error {
 // hardware class), from the --sysfs-root and --proc-root trees. A missing
 // /proc/meminfo (a captured tree may lack it) leaves mem nil with a warning.
 func hostMemory(e *env) (*topology.Info, *memory.Info, error) {
-	root, cleanup, err := ghwRoot(e.sys.Root(), e.procRoot)
+	root, cleanup, err := ghwRoot(e.host.Sys().Root(), e.host.Proc())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
+	"github.com/cxlv/cxlv/internal/hostfixture"
 	"github.com/cxlv/cxlv/region"
-	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
 	"github.com/cxlv/cxlv/writer/writertest"
 )
@@ -101,12 +101,8 @@ func TestJSONSchema(t *testing.T) {
 			{Memdev: "mem0", Type: region.TypePmem, Namespace: region.ModeDevdax},
 			{Memdev: "mem0", Type: region.TypeRAM, Online: region.OnlineMovable},
 		} {
-			sys, err := sysfs.NewFS(filepath.Join(fixtureDir(name), "sys"))
-			if err != nil {
-				t.Fatal(err)
-			}
 			var tools bytes.Buffer
-			m := &region.Manager{FS: sys, W: &writertest.Recorder{}, Simulate: true, Tools: region.PrintTools{DryRun: &writer.DryRun{Out: &tools}}}
+			m := &region.Manager{Host: hostfixture.Root(t, name), W: &writertest.Recorder{}, Simulate: true, Tools: region.PrintTools{DryRun: &writer.DryRun{Out: &tools}}}
 			res, err := m.Create(t.Context(), spec)
 			if err != nil {
 				continue // the tree has a region already, or no ram capacity

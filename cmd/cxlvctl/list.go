@@ -68,7 +68,7 @@ type listOptions struct {
 // printDevice prints the list entry of one cxl_virt device: with --json
 // the object itself, not a list of one.
 func printDevice(e *env, asJSON bool, name string) error {
-	t, err := e.sys.Topology()
+	t, err := e.host.Sys().Topology()
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func printDevice(e *env, asJSON bool, name string) error {
 }
 
 func printLinks(e *env, opt listOptions) error {
-	t, err := e.sys.Topology()
+	t, err := e.host.Sys().Topology()
 	if errors.Is(err, sysfs.ErrNotSupported) {
 		// `cxl list` prints nothing on a machine without CXL and succeeds;
 		// say why on stderr.

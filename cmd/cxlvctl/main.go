@@ -31,6 +31,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/debugfs"
+	"github.com/cxlv/cxlv/host"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
 )
@@ -109,9 +110,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "sysfs-root", Value: sysfs.DefaultRoot, Usage: "sysfs mount point (a captured tree in tests)"},
-			&cli.StringFlag{Name: "debugfs-root", Value: debugfs.DefaultRoot, Usage: "debugfs mount point"},
-			&cli.StringFlag{Name: "proc-root", Value: debugfs.DefaultProcRoot, Usage: "procfs mount point"},
+			&cli.StringFlag{Name: "sysfs-root", Value: host.DefaultSys, Usage: "sysfs mount point (a captured tree in tests)"},
+			&cli.StringFlag{Name: "debugfs-root", Value: host.DefaultDebugfs, Usage: "debugfs mount point"},
+			&cli.StringFlag{Name: "proc-root", Value: host.DefaultProc, Usage: "procfs mount point"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the kernel writes as shell commands instead of doing them"},
 			&cli.BoolFlag{Name: "version", Usage: "print the versions of cxlvctl and of the loaded cxl_virt module"},
 			cli.HelpFlag, // urfave/cli adds it only to apps without a help command
@@ -184,9 +185,7 @@ func exitCode(err error) int {
 
 // env is what every command needs, from the global flags.
 type env struct {
-	sys         sysfs.FS
-	debugfsRoot string
-	procRoot    string
+	host        host.Root
 	dryRun      bool
 	w           writer.Writer
 	out, errOut io.Writer
@@ -198,13 +197,11 @@ func newEnv(c *cli.Context) (*env, error) {
 		return nil, err
 	}
 	e := &env{
-		sys:         sys,
-		debugfsRoot: c.String("debugfs-root"),
-		procRoot:    c.String("proc-root"),
-		dryRun:      c.Bool("dry-run"),
-		w:           kernelWriter,
-		out:         c.App.Writer,
-		errOut:      c.App.ErrWriter,
+		host:   host.New(sys, c.String("proc-root"), c.String("debugfs-root")),
+		dryRun: c.Bool("dry-run"),
+		w:      kernelWriter,
+		out:    c.App.Writer,
+		errOut: c.App.ErrWriter,
 	}
 	if e.dryRun {
 		dry := &writer.DryRun{Out: e.out, JSON: c.Bool("json")}
@@ -232,7 +229,7 @@ func (e *env) dryRunWriter() *writer.DryRun {
 
 // control returns the cxl_virt control for this environment.
 func (e *env) control() *debugfs.Control {
-	ctl := debugfs.NewControl(e.sys, e.debugfsRoot, e.w)
+	ctl := debugfs.NewControl(e.host, e.w)
 	ctl.DryRun = e.dryRun
 	return ctl
 }

@@ -6,8 +6,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
-	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/region"
+	"github.com/cxlv/cxlv/units"
 )
 
 func namespaceCommand() *cli.Command {
@@ -50,7 +50,7 @@ func runNamespaceCreate(c *cli.Context) error {
 	}
 	spec := region.NamespaceSpec{Region: c.String("region"), Mode: mode}
 	if s := c.String("size"); s != "" {
-		if spec.Size, err = debugfs.ParseSize(s); err != nil {
+		if spec.Size, err = units.ParseSize(s); err != nil {
 			return fmt.Errorf("--size: %w", err)
 		}
 	}
@@ -76,13 +76,13 @@ func printNamespace(e *env, ns region.NamespaceResult) {
 		how = "re-assembled from labels"
 	}
 	fmt.Fprintf(e.out, "%s: %s %s, %s, uuid %s (%s)\n", ns.Name, ns.Mode, view.Dash(ns.BlockDev+ns.CharDev),
-		debugfs.FormatSize(ns.Size), ns.UUID, how)
+		units.FormatSize(ns.Size), ns.UUID, how)
 }
 
 func runNamespaceDestroy(c *cli.Context) error {
 	return destroyEach(c, "namespace destroy needs namespace names (namespaceR.N)",
 		func(m *region.Manager, name string) error {
-			ns, err := m.FS.Namespace(name)
+			ns, err := m.Host.Sys().Namespace(name)
 			if err == nil && ns.Idle() {
 				err = fmt.Errorf("namespace destroy %s: %w", name, region.ErrIdle)
 			}

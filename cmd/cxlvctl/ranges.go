@@ -7,6 +7,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/debugfs"
+	"github.com/cxlv/cxlv/hostmem"
+	"github.com/cxlv/cxlv/units"
 )
 
 func rangesCommand() *cli.Command {
@@ -48,7 +50,7 @@ type rangesJSON struct {
 }
 
 func runRanges(c *cli.Context) error {
-	size, err := debugfs.ParseSize(c.String("size"))
+	size, err := units.ParseSize(c.String("size"))
 	if err != nil {
 		return fmt.Errorf("--size: %w", err)
 	}
@@ -56,7 +58,7 @@ func runRanges(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	hm, err := debugfs.Host{Sys: e.sys, ProcRoot: e.procRoot}.Read()
+	hm, err := hostmem.Read(e.host)
 	if err != nil {
 		return err
 	}
@@ -64,7 +66,7 @@ func runRanges(c *cli.Context) error {
 		fmt.Fprintln(e.errOut, "cxlvctl: warning: /proc/iomem hides addresses from non-root users; run as root to see every range")
 	}
 	out := rangesJSON{Reserved: []rangeJSON{}}
-	for _, r := range hm.Usable() {
+	for _, r := range hm.Usable(debugfs.MinDeviceSize) {
 		j := rangeJSON{Start: r.Start, Size: r.Size, Sources: r.Sources}
 		for _, u := range r.UsedBy {
 			j.UsedBy = append(j.UsedBy, usedJSON{Device: u.Device, Start: u.Start, Size: u.Size})
@@ -75,7 +77,7 @@ func runRanges(c *cli.Context) error {
 		out.Reserved = append(out.Reserved, j)
 	}
 	if s, ok := hm.Suggest(size); ok {
-		out.Suggest = debugfs.MemmapArg(s)
+		out.Suggest = hostmem.MemmapArg(s)
 	}
 	if c.Bool("json") {
 		return writeJSON(e.out, out)
@@ -91,10 +93,10 @@ func runRanges(c *cli.Context) error {
 			used = strings.Join(names, ",")
 		}
 		if r.Free != nil {
-			free = fmt.Sprintf("%s@%#x", debugfs.FormatSize(r.Free.Size), r.Free.Start)
+			free = fmt.Sprintf("%s@%#x", units.FormatSize(r.Free.Size), r.Free.Start)
 		}
 		rows = append(rows, []string{fmt.Sprintf("%#x", r.Start), fmt.Sprintf("%#x", r.Start+r.Size-1),
-			debugfs.FormatSize(r.Size), strings.Join(r.Sources, ","), used, free})
+			units.FormatSize(r.Size), strings.Join(r.Sources, ","), used, free})
 	}
 	if len(rows) == 0 {
 		fmt.Fprintln(e.out, "no reserved range of 256M or more")
@@ -105,7 +107,7 @@ func runRanges(c *cli.Context) error {
 		fmt.Fprintf(e.out, "\nto reserve %s more, add to the kernel command line and reboot: %s\n"+
 			"in /etc/default/grub: GRUB_CMDLINE_LINUX_DEFAULT=\"... %s\", then update-grub;\n"+
 			"after the reboot /proc/cmdline must show %s\n",
-			debugfs.FormatSize(size), out.Suggest, debugfs.GrubDefaultArg(out.Suggest), out.Suggest)
+			units.FormatSize(size), out.Suggest, hostmem.GrubDefaultArg(out.Suggest), out.Suggest)
 	}
 	return nil
 }

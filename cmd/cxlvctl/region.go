@@ -14,6 +14,7 @@ import (
 	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/region"
 	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/units"
 )
 
 func regionCommand() *cli.Command {
@@ -72,7 +73,7 @@ func regionCommand() *cli.Command {
 
 // regionManager is the region library bound to this environment.
 func regionManager(e *env, timeout time.Duration) *region.Manager {
-	m := &region.Manager{FS: e.sys, W: e.w, Simulate: e.dryRun, Timeout: timeout,
+	m := &region.Manager{Host: e.host, W: e.w, Simulate: e.dryRun, Timeout: timeout,
 		Progress: func(ev region.Event) {
 			if ev.Done {
 				fmt.Fprintf(e.errOut, "%s: done in %v\n", ev.Step, ev.Elapsed.Round(time.Millisecond))
@@ -120,7 +121,7 @@ func runRegionCreate(c *cli.Context) error {
 	case (dev == "") == (md == ""):
 		return usagef("region create needs one of --device cxlvN or --memdev memN")
 	case dev != "":
-		if spec.Memdev, err = memdevOf(e.sys, dev); err != nil {
+		if spec.Memdev, err = memdevOf(e.host.Sys(), dev); err != nil {
 			return err
 		}
 		if spec.Memdev == "" {
@@ -130,7 +131,7 @@ func runRegionCreate(c *cli.Context) error {
 		spec.Memdev = md
 	}
 	if s := c.String("size"); s != "" {
-		if spec.Size, err = debugfs.ParseSize(s); err != nil {
+		if spec.Size, err = units.ParseSize(s); err != nil {
 			return fmt.Errorf("--size: %w", err)
 		}
 	}
@@ -155,7 +156,7 @@ func runRegionCreate(c *cli.Context) error {
 		return nil
 	}
 	fmt.Fprintf(e.out, "%s: %s pmem region on %s (%s -> %s), uuid %s, nd %s\n", res.Region,
-		debugfs.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, res.UUID, res.NDRegion)
+		units.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, res.UUID, res.NDRegion)
 	for _, ns := range res.Namespaces {
 		printNamespace(e, ns)
 	}
@@ -172,18 +173,18 @@ func printRAMResult(e *env, res *region.Result) {
 	r := res.RAMResult
 	if r.Via == region.ViaKmem {
 		fmt.Fprintf(e.out, "%s: %s pmem region on %s (%s -> %s), nd %s, devdax %s, %s to kmem (%s offers no create_ram_region)\n",
-			res.Region, debugfs.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, res.NDRegion,
+			res.Region, units.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, res.NDRegion,
 			res.Namespaces[0].Name, r.Dax, res.RootDecoder)
 	} else {
 		fmt.Fprintf(e.out, "%s: %s ram region on %s (%s -> %s), %s\n", res.Region,
-			debugfs.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, r.Dax)
+			units.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, r.Dax)
 	}
 	node := "-"
 	if r.TargetNode != nil {
 		node = strconv.Itoa(*r.TargetNode)
 	}
 	fmt.Fprintf(e.out, "memory: %s added in %d blocks of %s, %s online (%s), node %s (blocks on node %s)\n",
-		debugfs.FormatSize(r.MemoryBytes), r.Blocks, debugfs.FormatSize(r.BlockSize), debugfs.FormatSize(r.OnlineBytes),
+		units.FormatSize(r.MemoryBytes), r.Blocks, units.FormatSize(r.BlockSize), units.FormatSize(r.OnlineBytes),
 		onlineText(r.Online, r.Zones), node, view.Dash(view.JoinInts(r.Nodes)))
 	fmt.Fprintf(e.out, "took %v (memory added %v after the bind, online %v)\n", res.TotalTime.Round(time.Millisecond),
 		r.AddTime.Round(time.Millisecond), r.OnlineTime.Round(time.Millisecond))
@@ -217,7 +218,7 @@ func memdevOf(sys sysfs.FS, device string) (string, error) {
 // teardown destroys the namespaces, regions and DPA of a cxl_virt device
 // for `remove --force`.
 func teardown(e *env, device string) error {
-	memdev, err := memdevOf(e.sys, device)
+	memdev, err := memdevOf(e.host.Sys(), device)
 	if err != nil || memdev == "" {
 		return err // without a memdev nothing can have been built on it
 	}
@@ -227,7 +228,7 @@ func teardown(e *env, device string) error {
 func runRegionDestroy(c *cli.Context) error {
 	keep := c.Bool("keep-namespaces")
 	return destroyEach(c, "region destroy needs region names (regionN)",
-		func(m *region.Manager, name string) error { _, err := m.FS.Region(name); return err },
+		func(m *region.Manager, name string) error { _, err := m.Host.Sys().Region(name); return err },
 		func(m *region.Manager, name string) error { return m.DestroyRegion(name, keep) })
 }
 
@@ -271,7 +272,7 @@ func runRegionList(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	t, err := e.sys.Topology()
+	t, err := e.host.Sys().Topology()
 	if err != nil {
 		return err
 	}

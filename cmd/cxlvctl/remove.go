@@ -8,8 +8,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
-	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/units"
 )
 
 func removeCommand() *cli.Command {
@@ -63,7 +63,7 @@ func (e busyError) Is(target error) bool { return target == syscall.EBUSY }
 // module would refuse anyway (the region exists), but cannot say that
 // the memory is the reason or what to do about it.
 func refuseOnlineMemory(e *env, device string) error {
-	t, err := e.sys.Topology()
+	t, err := e.host.Sys().Topology()
 	if errors.Is(err, sysfs.ErrNotSupported) {
 		return nil // no CXL bus: no region, and the remove says what is missing
 	}
@@ -80,7 +80,7 @@ func refuseOnlineMemory(e *env, device string) error {
 				continue
 			}
 			return busyError{fmt.Sprintf("remove %s: %s has %s of memory online (%s): run `cxlvctl region destroy %s` first (it offlines the memory), or `cxlvctl remove --force %s`",
-				device, r.Region.Name, debugfs.FormatSize(st.Summary.OnlineBytes()), memoryWhere(st), r.Region.Name, device)}
+				device, r.Region.Name, units.FormatSize(st.Summary.OnlineBytes()), memoryWhere(st), r.Region.Name, device)}
 		}
 	}
 	return nil

@@ -3,9 +3,9 @@ package view
 import (
 	"strings"
 
-	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/region"
 	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/units"
 )
 
 // RegionListJSON is a region of `region list --json`: as `cxl list -R`
@@ -56,7 +56,7 @@ func RegionTable(t *sysfs.Topology) (header []string, rows [][]string) {
 				namespaces = strings.Join(names, ",")
 			}
 		}
-		row := []string{r.Name, Dash(r.UUID), debugfs.FormatSize(r.Size), r.Decoder,
+		row := []string{r.Name, Dash(r.UUID), units.FormatSize(r.Size), r.Decoder,
 			Dash(strings.Join(r.Targets, ",")), state, ndName, namespaces}
 		if withMemory {
 			row = append(row, memoryCell(l.RAM))

@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/units"
 )
 
 // ListTable is the table of `cxlvctl list`: one row per namespace, else
@@ -54,14 +54,14 @@ func linkRows(l sysfs.DeviceLink) []listRow {
 	if l.Virt != nil {
 		device = l.Virt.Name
 		if l.Virt.Memsize != nil {
-			size = debugfs.FormatSize(*l.Virt.Memsize)
+			size = units.FormatSize(*l.Virt.Memsize)
 		}
 		if l.Virt.Pmem != nil {
 			kind = memoryType(*l.Virt.Pmem)
 		}
 	}
 	if m := l.Memdev; m != nil {
-		memdev, size = m.Name, debugfs.FormatSize(m.PmemSize+m.RAMSize)
+		memdev, size = m.Name, units.FormatSize(m.PmemSize+m.RAMSize)
 		kind = memoryType(m.PmemSize > 0)
 		if m.PmemSize > 0 && m.RAMSize > 0 {
 			kind = "ram+pmem"
@@ -178,10 +178,10 @@ func memoryText(st *sysfs.RAMState) string {
 	}
 	txt := "node " + node + ": " + strconv.Itoa(s.Online) + "/" + strconv.Itoa(s.Blocks) + " blocks online"
 	if s.Online > 0 {
-		txt += " (" + debugfs.FormatSize(s.OnlineBytes()) + " " + strings.Join(s.Zones, ",") + ")"
+		txt += " (" + units.FormatSize(s.OnlineBytes()) + " " + strings.Join(s.Zones, ",") + ")"
 	}
 	if s.Offline > 0 {
-		txt += ", " + debugfs.FormatSize(s.OfflineBytes()) + " offline"
+		txt += ", " + units.FormatSize(s.OfflineBytes()) + " offline"
 	}
 	return txt
 }

@@ -9,7 +9,7 @@ setup=$1
 . "$setup"
 
 dst=$OUT/fixture
-mkdir -p "$dst/proc"
+mkdir -p "$dst/proc/self"
 # NUMA nodes and memory blocks: what ghw and the memory views read.
 roots=(/sys/bus/cxl /sys/bus/nd /sys/bus/dax /sys/firmware/memmap
 	/sys/devices/system/node /sys/devices/system/memory)
@@ -24,7 +24,9 @@ if [ -e "$dst$debugfs" ]; then
 	mv "$dst$debugfs" "$dst/debugfs/cxl/"
 	rm -r "$dst/sys/kernel"
 fi
-for f in iomem meminfo cmdline; do
+# cpuinfo and self/mounts: what region reads (the hypervisor flag, the
+# mounted namespaces).
+for f in iomem meminfo cmdline cpuinfo self/mounts; do
 	cat "/proc/$f" >"$dst/proc/$f"
 done
 

@@ -1,4 +1,7 @@
-package debugfs
+// Package hostmem finds the host's physical memory ranges: /proc/iomem,
+// the firmware's map (/sys/firmware/memmap) and the memmap= reservations
+// of the kernel command line, and which cxl_virt devices use them.
+package hostmem
 
 import (
 	"bufio"
@@ -10,11 +13,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cxlv/cxlv/host"
 	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/units"
 )
-
-// DefaultProcRoot is where procfs is mounted.
-const DefaultProcRoot = "/proc"
 
 // IomemEntry is one line of /proc/iomem.
 type IomemEntry struct {
@@ -107,11 +109,11 @@ func CmdlineMemmaps(cmdline string) ([]Range, error) {
 			if !ok {
 				continue // memmap=nn!ss (legacy pmem), nn#ss (ACPI), nn@ss (RAM)
 			}
-			sz, err := ParseSize(size)
+			sz, err := units.ParseSize(size)
 			if err != nil {
 				return nil, fmt.Errorf("kernel argument %s: %w", arg, err)
 			}
-			st, err := ParseSize(start)
+			st, err := units.ParseSize(start)
 			if err != nil {
 				return nil, fmt.Errorf("kernel argument %s: %w", arg, err)
 			}
@@ -166,13 +168,7 @@ func (r Reserved) Free() Range {
 	return best
 }
 
-// Host is the view of host memory used to find and check reserved ranges.
-type Host struct {
-	Sys      sysfs.FS
-	ProcRoot string
-}
-
-// HostMemory is what Host.Read finds.
+// HostMemory is what Read finds.
 type HostMemory struct {
 	Reserved []Reserved
 	// SystemRAM are the top-level System RAM ranges of /proc/iomem.
@@ -181,13 +177,13 @@ type HostMemory struct {
 	Hidden bool
 }
 
-// Read collects the reserved ranges meant for devices and the cxl_virt
-// devices using them. A Reserved range of /proc/iomem counts only where the
+// Read collects, from the files of h, the reserved ranges meant for
+// devices and the cxl_virt devices using them. A Reserved range of /proc/iomem counts only where the
 // firmware's own map (/sys/firmware/memmap, which memmap= does not change)
 // calls it System RAM: what the firmware reserves (ACPI, PCI holes) is
 // never device memory, and the kernel merges adjacent reserved ranges.
 // memmap=SIZE$START arguments of the kernel command line count too.
-func (h Host) Read() (HostMemory, error) {
+func Read(h host.Root) (HostMemory, error) {
 	var hm HostMemory
 	add := func(r Range, source string) {
 		for i := range hm.Reserved {
@@ -198,7 +194,7 @@ func (h Host) Read() (HostMemory, error) {
 		}
 		hm.Reserved = append(hm.Reserved, Reserved{Range: r, Sources: []string{source}})
 	}
-	f, err := os.Open(filepath.Join(h.ProcRoot, "iomem"))
+	f, err := os.Open(h.Proc("iomem"))
 	if err != nil {
 		return hm, err
 	}
@@ -219,7 +215,7 @@ func (h Host) Read() (HostMemory, error) {
 			hm.SystemRAM = append(hm.SystemRAM, r)
 		}
 	}
-	memmap, err := ReadFirmwareMemmap(h.Sys)
+	memmap, err := ReadFirmwareMemmap(h.Sys())
 	if err != nil {
 		return hm, err
 	}
@@ -228,7 +224,7 @@ func (h Host) Read() (HostMemory, error) {
 			add(piece, "iomem")
 		}
 	}
-	if cmdline, err := os.ReadFile(filepath.Join(h.ProcRoot, "cmdline")); err == nil {
+	if cmdline, err := os.ReadFile(h.Proc("cmdline")); err == nil {
 		args, err := CmdlineMemmaps(string(cmdline))
 		if err != nil {
 			return hm, err
@@ -237,7 +233,7 @@ func (h Host) Read() (HostMemory, error) {
 			add(r, "cmdline")
 		}
 	}
-	devs, err := h.Sys.VirtDevices()
+	devs, err := h.Sys().VirtDevices()
 	if err != nil && !isNotSupported(err) {
 		return hm, err
 	}
@@ -282,11 +278,12 @@ func subtractFirmware(r Range, memmap []MemmapEntry) []Range {
 	return pieces
 }
 
-// Usable are the reserved ranges big enough for a device.
-func (hm HostMemory) Usable() []Reserved {
+// Usable are the reserved ranges of at least minSize bytes (what a device
+// needs).
+func (hm HostMemory) Usable(minSize uint64) []Reserved {
 	var out []Reserved
 	for _, r := range hm.Reserved {
-		if r.Size >= MinDeviceSize {
+		if r.Size >= minSize {
 			out = append(out, r)
 		}
 	}
@@ -295,7 +292,7 @@ func (hm HostMemory) Usable() []Reserved {
 
 // MemmapArg is the kernel argument that reserves r ("memmap=2G$0x180000000").
 func MemmapArg(r Range) string {
-	return fmt.Sprintf("memmap=%s$%#x", FormatSize(r.Size), r.Start)
+	return fmt.Sprintf("memmap=%s$%#x", units.FormatSize(r.Size), r.Start)
 }
 
 // GrubDefaultArg is a kernel argument as written inside the double quotes of
@@ -311,12 +308,12 @@ func GrubDefaultArg(arg string) string {
 func (hm HostMemory) Suggest(size uint64) (Range, bool) {
 	var best Range
 	for _, r := range hm.SystemRAM {
-		if r.End() > 4*GiB && r.Size > best.Size {
+		if r.End() > 4*units.GiB && r.Size > best.Size {
 			best = r
 		}
 	}
-	start := alignDown(best.End()-size, GiB)
-	if best.Size == 0 || size >= best.Size || start < best.Start || start < 4*GiB {
+	start := alignDown(best.End()-size, units.GiB)
+	if best.Size == 0 || size >= best.Size || start < best.Start || start < 4*units.GiB {
 		return Range{}, false
 	}
 	return Range{Start: start, Size: size}, true

@@ -1,4 +1,4 @@
-package debugfs
+package hostmem
 
 import (
 	"os"
@@ -8,11 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/debugfs"
+	"github.com/cxlv/cxlv/internal/hostfixture"
+	"github.com/cxlv/cxlv/units"
 )
 
 func TestParseIomemFixture(t *testing.T) {
-	f, err := os.Open(filepath.Join("..", "test", "fixtures", "qemu-bare", "proc", "iomem"))
+	f, err := os.Open(hostfixture.Root(t, "qemu-bare").Proc("iomem"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +51,7 @@ func TestParseIomemHidden(t *testing.T) {
 
 func TestCmdlineMemmaps(t *testing.T) {
 	got, err := CmdlineMemmaps(`console=ttyS0 memmap=1G$0x100000000 memmap=512M!0x140000000 memmap=2G$6G,256M$8G quiet`)
-	want := []Range{{0x100000000, GiB}, {6 * GiB, 2 * GiB}, {8 * GiB, 256 * MiB}}
+	want := []Range{{0x100000000, units.GiB}, {6 * units.GiB, 2 * units.GiB}, {8 * units.GiB, 256 * units.MiB}}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("CmdlineMemmaps = %v, %v; want %v", got, err, want)
 	}
@@ -68,47 +70,42 @@ func TestSubtractFirmware(t *testing.T) {
 		{Start: 0x100000000, End: 0x17fffffff, Type: "System RAM"},
 	}
 	got := subtractFirmware(merged, fw)
-	if want := []Range{{Start: 0x100000000, Size: GiB}}; !reflect.DeepEqual(got, want) {
+	if want := []Range{{Start: 0x100000000, Size: units.GiB}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("subtractFirmware = %v; want %v", got, want)
 	}
 }
 
 func TestReservedFree(t *testing.T) {
-	r := Reserved{Range: Range{Start: 4 * GiB, Size: 4 * GiB}, UsedBy: []Used{
-		{Device: "cxlv1", Range: Range{Start: 6 * GiB, Size: GiB}},
-		{Device: "cxlv0", Range: Range{Start: 4 * GiB, Size: GiB}},
+	r := Reserved{Range: Range{Start: 4 * units.GiB, Size: 4 * units.GiB}, UsedBy: []Used{
+		{Device: "cxlv1", Range: Range{Start: 6 * units.GiB, Size: units.GiB}},
+		{Device: "cxlv0", Range: Range{Start: 4 * units.GiB, Size: units.GiB}},
 	}}
-	if got, want := r.Free(), (Range{Start: 5 * GiB, Size: GiB}); got != want {
+	if got, want := r.Free(), (Range{Start: 5 * units.GiB, Size: units.GiB}); got != want {
 		t.Errorf("Free() = %+v; want %+v (the first of the two equal gaps)", got, want)
 	}
 	r.UsedBy = r.UsedBy[1:] // only cxlv0, at the start
-	if got, want := r.Free(), (Range{Start: 5 * GiB, Size: 3 * GiB}); got != want {
+	if got, want := r.Free(), (Range{Start: 5 * units.GiB, Size: 3 * units.GiB}); got != want {
 		t.Errorf("Free() = %+v; want %+v (all after cxlv0)", got, want)
 	}
 }
 
 func TestHostReadFixture(t *testing.T) {
-	dir := filepath.Join("..", "test", "fixtures", "qemu-bare")
-	sys, err := sysfs.NewFS(filepath.Join(dir, "sys"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hm, err := Host{Sys: sys, ProcRoot: filepath.Join(dir, "proc")}.Read()
+	hm, err := Read(hostfixture.Root(t, "qemu-bare"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Only the kernel's own first page is reserved outside the firmware map.
-	if len(hm.Usable()) != 0 || hm.Hidden {
-		t.Errorf("usable = %+v, hidden %v; want none: all big ranges are firmware ranges", hm.Usable(), hm.Hidden)
+	if len(hm.Usable(debugfs.MinDeviceSize)) != 0 || hm.Hidden {
+		t.Errorf("usable = %+v, hidden %v; want none: all big ranges are firmware ranges", hm.Usable(debugfs.MinDeviceSize), hm.Hidden)
 	}
 	if len(hm.SystemRAM) != 2 {
 		t.Errorf("System RAM = %+v", hm.SystemRAM)
 	}
-	if _, ok := hm.Suggest(2 * GiB); ok {
+	if _, ok := hm.Suggest(2 * units.GiB); ok {
 		t.Error("suggested a range on a guest without RAM above 4 GiB")
 	}
-	big := HostMemory{SystemRAM: []Range{{Start: 4 * GiB, Size: 20 * GiB}}}
-	if got, ok := big.Suggest(2 * GiB); !ok || got != (Range{Start: 22 * GiB, Size: 2 * GiB}) || MemmapArg(got) != "memmap=2G$0x580000000" {
+	big := HostMemory{SystemRAM: []Range{{Start: 4 * units.GiB, Size: 20 * units.GiB}}}
+	if got, ok := big.Suggest(2 * units.GiB); !ok || got != (Range{Start: 22 * units.GiB, Size: 2 * units.GiB}) || MemmapArg(got) != "memmap=2G$0x580000000" {
 		t.Errorf("Suggest = %+v, %v, %s", got, ok, MemmapArg(got))
 	}
 }
@@ -116,7 +113,7 @@ func TestHostReadFixture(t *testing.T) {
 // The line ranges suggests for /etc/default/grub, sourced by bash as
 // grub-mkconfig does, leaves \$ for GRUB's parser, which makes it $.
 func TestGrubDefaultArgSurvivesBothExpansions(t *testing.T) {
-	arg := MemmapArg(Range{Start: 6 * GiB, Size: 2 * GiB})
+	arg := MemmapArg(Range{Start: 6 * units.GiB, Size: 2 * units.GiB})
 	file := filepath.Join(t.TempDir(), "grub")
 	line := `GRUB_CMDLINE_LINUX_DEFAULT="quiet ` + GrubDefaultArg(arg) + `"` + "\n"
 	if err := os.WriteFile(file, []byte(line), 0o644); err != nil {

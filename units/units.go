@@ -1,6 +1,9 @@
-package debugfs
+// Package units parses and prints sizes and physical addresses in the
+// binary units of the command line (2G, 512M, 0x180000000).
+package units
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 	"strconv"
@@ -16,6 +19,12 @@ const (
 )
 
 var unitShift = map[byte]uint{'K': 10, 'M': 20, 'G': 30, 'T': 40}
+
+// ErrInvalid is matched by every request refused before anything was
+// written: bad sizes, misaligned or unreserved ranges, bad names. It is
+// here, below every package that refuses input, so that they all match one
+// value (debugfs.ErrInvalid is this one).
+var ErrInvalid = errors.New("invalid request")
 
 // SizeError is a size or address that could not be parsed.
 type SizeError struct {
