@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/internal/hostfixture"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
@@ -290,7 +291,7 @@ func TestCreateRefusesBadInput(t *testing.T) {
 	} {
 		rec := &writertest.Recorder{}
 		_, err := manager(fs, rec, &bytes.Buffer{}).Create(context.Background(), c.spec)
-		if err == nil || !strings.Contains(err.Error(), c.msg) || errors.Is(err, ErrInvalid) != c.invalid {
+		if err == nil || !strings.Contains(err.Error(), c.msg) || errors.Is(err, cxlverr.ErrInvalid) != c.invalid {
 			t.Errorf("%+v: got %v, want %q (invalid input: %v)", c.spec, err, c.msg, c.invalid)
 		}
 		if len(rec.Ops()) != 0 {
@@ -429,13 +430,13 @@ func TestCreateInterruptedRollsBack(t *testing.T) {
 	}
 }
 
-// waitFor ends with a *TimeoutError naming what was still pending when its
+// waitFor ends with a *cxlverr.TimeoutError naming what was still pending when its
 // deadline passes, and with the cancel cause when ctx ends otherwise, even
 // if nothing is pending any more.
 func TestWaitForEnds(t *testing.T) {
 	m := &Manager{Timeout: 20 * time.Millisecond}
 	err := m.waitFor(t.Context(), "the probe", func() (string, error) { return "still probing", nil })
-	var te *TimeoutError
+	var te *cxlverr.TimeoutError
 	if !errors.As(err, &te) || te.Pending != "still probing" || te.What != "the probe" {
 		t.Errorf("deadline: %v", err)
 	}
