@@ -348,13 +348,15 @@ func TestHints(t *testing.T) {
 		attr  string
 		errno error
 		hint  string
+		open  bool
 	}{
-		{"bus/cxl/devices/decoder2.0/dpa_size", syscall.ENOSPC, "less free pmem capacity"},
-		{"bus/cxl/devices/region0/uuid", syscall.EBUSY, "already has this uuid"},
-		{"bus/cxl/devices/region0/commit", syscall.EACCES, "as root"},
-		{"bus/cxl/devices/region0/commit", syscall.EBUSY, ""},
+		{"bus/cxl/devices/decoder2.0/dpa_size", syscall.ENOSPC, "less free pmem capacity", false},
+		{"bus/cxl/devices/region0/uuid", syscall.EBUSY, "already has this uuid", false},
+		{"bus/cxl/devices/region0/commit", syscall.EACCES, "as root", false},
+		{"bus/cxl/devices/region0/commit", syscall.EBUSY, "", false},
+		{"bus/cxl/drivers/cxl_region/bind", syscall.ENOENT, "the driver is not loaded", true},
 	} {
-		err := &Error{Op: "region create", Err: &writer.WriteError{Path: fs.Path(c.attr), Value: "x", Err: c.errno}}
+		err := &Error{Op: "region create", Err: &writer.WriteError{Open: c.open, Path: fs.Path(c.attr), Value: "x", Err: c.errno}}
 		if got := hintFor(err.Err, hostfixture.Of(fs)); got == "" && c.hint != "" || !strings.Contains(got, c.hint) || c.hint == "" && got != "" {
 			t.Errorf("%s %v: hint %q, want %q", c.attr, c.errno, got, c.hint)
 		}
