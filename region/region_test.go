@@ -24,7 +24,7 @@ func fixture(t *testing.T, scenario string) sysfs.FS {
 	t.Helper()
 	fs, err := sysfs.NewFS(filepath.Join("..", "test", "fixtures", scenario, "sys"))
 	if err != nil {
-		t.Skipf("fixture %s not captured: %v", scenario, err)
+		t.Fatalf("fixture %s: %v", scenario, err)
 	}
 	return fs
 }
