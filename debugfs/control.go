@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/host"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
@@ -47,7 +48,7 @@ type Files struct {
 // Every cxl_virt has the sysfs pair and its last_error (kmod/cxlv_ctl.c).
 func (c *Control) Files() (Files, error) {
 	if !c.Host.Sys().VirtLoaded() {
-		return Files{}, &sysfs.FeatureError{Name: "cxl_virt control files", Module: "cxl_virt"}
+		return Files{}, &cxlverr.FeatureError{Name: "cxl_virt control files", Module: "cxl_virt"}
 	}
 	bus := c.Host.Sys().Path("bus", "cxl_virt")
 	f := Files{Create: filepath.Join(bus, "create"), Remove: filepath.Join(bus, "remove"), LastError: filepath.Join(bus, "last_error")}
@@ -70,15 +71,6 @@ func (c *Control) lockedDown() bool {
 	b, err := os.ReadFile(c.Host.Sys().Path("kernel", "security", "lockdown"))
 	return err == nil && !strings.Contains(string(b), "[none]")
 }
-
-// Error is a failed request, with a one-line message that names the fix.
-type Error struct {
-	Msg string
-	Err error
-}
-
-func (e *Error) Error() string { return e.Msg }
-func (e *Error) Unwrap() error { return e.Err }
 
 // write sends value to path, retrying on the sysfs fallback when debugfs
 // says EPERM to root (lockdown that the lockdown file did not show).
@@ -136,7 +128,7 @@ func (c *Control) explain(op string, f Files, err error) error {
 	default:
 		msg = fmt.Sprintf("%s: rejected by cxl_virt: %s", op, with(errnoText(err)+" (see dmesg)"))
 	}
-	return &Error{Msg: msg, Err: err}
+	return &cxlverr.Error{Msg: msg, Err: err}
 }
 
 func errnoText(err error) string {
@@ -185,7 +177,7 @@ func (c *Control) Create(spec CreateSpec) (Created, error) {
 			return Created{Name: after[i].Name, Device: &after[i]}, nil
 		}
 	}
-	return Created{}, &Error{Msg: "create: the module accepted the request but no new cxlvN appeared; see dmesg"}
+	return Created{}, &cxlverr.Error{Msg: "create: the module accepted the request but no new cxlvN appeared; see dmesg"}
 }
 
 func (c *Control) deviceNames() (map[string]bool, error) {
@@ -207,9 +199,9 @@ func (c *Control) Remove(name string) error {
 		return err
 	}
 	if _, err := c.Host.Sys().VirtDevice(fmt.Sprintf("cxlv%d", id)); err != nil {
-		var nf *sysfs.NotFoundError
+		var nf *cxlverr.NotFoundError
 		if errors.As(err, &nf) {
-			return &Error{Msg: fmt.Sprintf("remove: no device %s: see `cxlvctl list`", nf.Name), Err: err}
+			return &cxlverr.Error{Msg: fmt.Sprintf("remove: no device %s: see `cxlvctl list`", nf.Name), Err: err}
 		}
 		return err
 	}
@@ -223,13 +215,10 @@ func (c *Control) Remove(name string) error {
 	return nil
 }
 
-// ErrTimeout is returned when a wait ran out of time.
-var ErrTimeout = errors.New("timed out")
-
 // WaitMemdev waits until the device's memdev is bound to cxl_mem and has
 // its endpoint: cxl_pci and cxl_mem probe asynchronously after a create.
 // progress, if not nil, is told each state change. A deadline gives
-// ErrTimeout; any other end of ctx gives its cause.
+// cxlverr.ErrTimeout; any other end of ctx gives its cause.
 func (c *Control) WaitMemdev(ctx context.Context, name string, progress func(string)) (string, error) {
 	last := ""
 	tell := func(s string) {
@@ -255,8 +244,7 @@ func (c *Control) WaitMemdev(ctx context.Context, name string, progress func(str
 				return "", fmt.Errorf("%s: stopped waiting for its memdev (%s): %w; the device stays (cxlvctl remove %s)",
 					name, state, context.Cause(ctx), name)
 			}
-			return "", &Error{Msg: fmt.Sprintf("%s: memdev not ready (%s) after waiting: check dmesg for cxl_pci/cxl_mem errors", name, state),
-				Err: ErrTimeout}
+			return "", cxlverr.Errorf(cxlverr.ErrTimeout, "%s: memdev not ready (%s) after waiting: check dmesg for cxl_pci/cxl_mem errors", name, state)
 		case <-tick.C:
 		}
 	}
@@ -284,5 +272,5 @@ func (c *Control) memdevState(name string) (state, memdev string, err error) {
 		}
 		return "ready", l.Memdev.Name, nil
 	}
-	return "", "", &sysfs.NotFoundError{Kind: "cxl_virt device", Name: name}
+	return "", "", &cxlverr.NotFoundError{Kind: "cxl_virt device", Name: name}
 }

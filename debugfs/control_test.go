@@ -2,6 +2,7 @@ package debugfs
 
 import (
 	"errors"
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/units"
 	"os"
 	"path/filepath"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/cxlv/cxlv/host"
 	"github.com/cxlv/cxlv/internal/hostfixture"
-	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
 	"github.com/cxlv/cxlv/writer/writertest"
 )
@@ -22,10 +22,10 @@ func TestModuleNotLoaded(t *testing.T) {
 	rec := &writertest.Recorder{}
 	c := &Control{Host: hostfixture.Root(t, "qemu-bare"), W: rec}
 	_, err := c.Create(CreateSpec{Memstart: 4 * units.GiB, Memsize: units.GiB, Pmem: true})
-	if !errors.Is(err, sysfs.ErrNotSupported) || !strings.Contains(err.Error(), "modprobe cxl_virt") {
+	if !errors.Is(err, cxlverr.ErrNotSupported) || !strings.Contains(err.Error(), "modprobe cxl_virt") {
 		t.Errorf("Create error = %v; want module cxl_virt not loaded", err)
 	}
-	if err := c.Remove("cxlv0"); !errors.Is(err, sysfs.ErrNotSupported) {
+	if err := c.Remove("cxlv0"); !errors.Is(err, cxlverr.ErrNotSupported) {
 		t.Errorf("Remove error = %v; want module cxl_virt not loaded", err)
 	}
 	if ops := rec.Ops(); len(ops) != 0 {
@@ -38,12 +38,12 @@ func TestCreateInvalidWritesNothing(t *testing.T) {
 	rec := &writertest.Recorder{}
 	c := &Control{Host: hostfixture.Root(t, "qemu-bare"), W: rec}
 	for _, spec := range []CreateSpec{{Memsize: units.GiB}, {Memstart: 4 * units.GiB, Memsize: units.MiB}} {
-		if _, err := c.Create(spec); !errors.Is(err, ErrInvalid) {
-			t.Errorf("Create(%+v) = %v; want ErrInvalid", spec, err)
+		if _, err := c.Create(spec); !errors.Is(err, cxlverr.ErrInvalid) {
+			t.Errorf("Create(%+v) = %v; want cxlverr.ErrInvalid", spec, err)
 		}
 	}
-	if err := c.Remove("mem0"); !errors.Is(err, ErrInvalid) {
-		t.Errorf("Remove(mem0) = %v; want ErrInvalid", err)
+	if err := c.Remove("mem0"); !errors.Is(err, cxlverr.ErrInvalid) {
+		t.Errorf("Remove(mem0) = %v; want cxlverr.ErrInvalid", err)
 	}
 	if ops := rec.Ops(); len(ops) != 0 {
 		t.Errorf("wrote %v", ops)

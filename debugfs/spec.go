@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/units"
 )
 
@@ -43,25 +44,17 @@ const pageSize = 4096
 func (s CreateSpec) Validate() error {
 	switch {
 	case s.Memstart == 0:
-		return invalidf("--memstart is required: the start of a memmap= reserved range (see `cxlvctl ranges`)")
+		return cxlverr.Invalidf("--memstart is required: the start of a memmap= reserved range (see `cxlvctl ranges`)")
 	case s.Memsize == 0:
-		return invalidf("--size is required: how much of the reserved range the device uses")
+		return cxlverr.Invalidf("--size is required: how much of the reserved range the device uses")
 	case s.Memstart+s.Memsize < s.Memstart:
-		return invalidf("memstart %#x + size %#x wraps past the end of the address space", s.Memstart, s.Memsize)
+		return cxlverr.Invalidf("memstart %#x + size %#x wraps past the end of the address space", s.Memstart, s.Memsize)
 	case s.Memsize < MinDeviceSize:
-		return invalidf("size %s is too small: a device needs at least 256M of reserved memory", units.FormatSize(s.Memsize))
+		return cxlverr.Invalidf("size %s is too small: a device needs at least 256M of reserved memory", units.FormatSize(s.Memsize))
 	case s.Memsize%pageSize != 0:
-		return invalidf("size %d is not a multiple of the %d-byte page size; the module refuses it", s.Memsize, pageSize)
+		return cxlverr.Invalidf("size %d is not a multiple of the %d-byte page size; the module refuses it", s.Memsize, pageSize)
 	}
 	return nil
-}
-
-// ErrInvalid is matched by every request refused before anything was
-// written: bad sizes, misaligned or unreserved ranges, bad names.
-var ErrInvalid = units.ErrInvalid
-
-func invalidf(format string, args ...any) error {
-	return &Error{Msg: fmt.Sprintf(format, args...), Err: ErrInvalid}
 }
 
 // String is the text written to the create file. Numbers are decimal: the
@@ -85,7 +78,7 @@ func RemoveString(id int) string { return "cxlv_dev_id=" + strconv.Itoa(id) }
 func DeviceID(name string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimPrefix(name, "cxlv"))
 	if err != nil || n < 0 || n >= 1<<31 {
-		return 0, invalidf("invalid device name %q: use cxlvN as shown by `cxlvctl list`", name)
+		return 0, cxlverr.Invalidf("invalid device name %q: use cxlvN as shown by `cxlvctl list`", name)
 	}
 	return n, nil
 }

@@ -2,6 +2,7 @@ package debugfs
 
 import (
 	"errors"
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/units"
 	"strings"
 	"testing"
@@ -39,8 +40,8 @@ func TestValidate(t *testing.T) {
 		{CreateSpec{Memstart: 6 * units.GiB, Memsize: 255 * units.MiB}, "too small"},
 	} {
 		err := tc.spec.Validate()
-		if err == nil || !strings.Contains(err.Error(), tc.reason) || !errors.Is(err, ErrInvalid) {
-			t.Errorf("Validate(%+v) = %v; want an ErrInvalid saying %q", tc.spec, err, tc.reason)
+		if err == nil || !strings.Contains(err.Error(), tc.reason) || !errors.Is(err, cxlverr.ErrInvalid) {
+			t.Errorf("Validate(%+v) = %v; want an cxlverr.ErrInvalid saying %q", tc.spec, err, tc.reason)
 		}
 	}
 }
@@ -52,8 +53,8 @@ func TestDeviceID(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"", "cxlv", "mem0", "cxlv-1", "cxlv1x", "cxlv99999999999"} {
-		if _, err := DeviceID(in); !errors.Is(err, ErrInvalid) {
-			t.Errorf("DeviceID(%q) error = %v; want ErrInvalid", in, err)
+		if _, err := DeviceID(in); !errors.Is(err, cxlverr.ErrInvalid) {
+			t.Errorf("DeviceID(%q) error = %v; want cxlverr.ErrInvalid", in, err)
 		}
 	}
 	if got := RemoveString(2); got != "cxlv_dev_id=2" {

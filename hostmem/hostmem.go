@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/host"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/units"
@@ -321,4 +322,4 @@ func (hm HostMemory) Suggest(size uint64) (Range, bool) {
 
 func alignDown(v, a uint64) uint64 { return v &^ (a - 1) }
 
-func isNotSupported(err error) bool { return errors.Is(err, sysfs.ErrNotSupported) }
+func isNotSupported(err error) bool { return errors.Is(err, cxlverr.ErrNotSupported) }

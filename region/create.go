@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/units"
 	"github.com/cxlv/cxlv/writer"
@@ -140,10 +141,10 @@ func (m *Manager) Create(ctx context.Context, s Spec) (res *Result, err error) {
 
 func (s Spec) validate() error {
 	if s.Memdev == "" {
-		return invalidf("no memdev given: name one with --memdev memN or --device cxlvN")
+		return cxlverr.Invalidf("no memdev given: name one with --memdev memN or --device cxlvN")
 	}
 	if s.Size%regionAlign != 0 {
-		return invalidf("region size %s is not a multiple of 256M: CXL regions come in 256M steps (e.g. --size %s)",
+		return cxlverr.Invalidf("region size %s is not a multiple of 256M: CXL regions come in 256M steps (e.g. --size %s)",
 			units.FormatSize(s.Size), units.FormatSize(max(regionAlign, s.Size/regionAlign*regionAlign)))
 	}
 	switch s.Type {
@@ -151,10 +152,10 @@ func (s Spec) validate() error {
 		return s.validateRAM()
 	case "", TypePmem:
 	default:
-		return invalidf("unknown region type %q: use pmem or ram", s.Type)
+		return cxlverr.Invalidf("unknown region type %q: use pmem or ram", s.Type)
 	}
 	if s.Online != "" {
-		return invalidf("--online is for RAM regions: add --type ram, or drop --online")
+		return cxlverr.Invalidf("--online is for RAM regions: add --type ram, or drop --online")
 	}
 	if s.Namespace != "" {
 		if _, err := ParseMode(string(s.Namespace)); err != nil {
@@ -164,18 +165,18 @@ func (s Spec) validate() error {
 	switch s.Filesystem {
 	case "":
 		if s.MountDir != "" {
-			return invalidf("--mount needs --fs xfs|ext4")
+			return cxlverr.Invalidf("--mount needs --fs xfs|ext4")
 		}
 		return nil
 	case "xfs", "ext4":
 	default:
-		return invalidf("unknown filesystem %q: use xfs or ext4", s.Filesystem)
+		return cxlverr.Invalidf("unknown filesystem %q: use xfs or ext4", s.Filesystem)
 	}
 	if s.Namespace != ModeFsdax {
-		return invalidf("a DAX filesystem needs an fsdax namespace: add --namespace fsdax")
+		return cxlverr.Invalidf("a DAX filesystem needs an fsdax namespace: add --namespace fsdax")
 	}
 	if s.MountDir == "" {
-		return invalidf("--fs %s needs --mount DIR", s.Filesystem)
+		return cxlverr.Invalidf("--fs %s needs --mount DIR", s.Filesystem)
 	}
 	return checkMountDir(s.MountDir)
 }
@@ -199,7 +200,7 @@ func (m *Manager) plan(s Spec) (plan, error) {
 // planPmem picks the decoders, the size and the uuid of a pmem region.
 func (m *Manager) planPmem(s Spec, md sysfs.Memdev) (plan, error) {
 	if md.PmemSize == 0 {
-		return plan{}, fmt.Errorf("%s has no persistent capacity: create the device with --pmem (pmem=1), or make a RAM region (--type ram, Linux 6.3+)", md.Name)
+		return plan{}, fmt.Errorf("%s has no persistent capacity: create the device with --pmem (pmem=1), or make a RAM region (--type ram, Linux %s+)", md.Name, cxlverr.KernelRAMRegions)
 	}
 	if md.LabelStorageSize == 0 {
 		return plan{}, fmt.Errorf("%s has no label storage area: libnvdimm cannot host namespaces on it", md.Name)
@@ -282,7 +283,7 @@ func (m *Manager) pickRoot(memdev string) (sysfs.Decoder, error) {
 			return d, nil
 		}
 	}
-	return sysfs.Decoder{}, &sysfs.FeatureError{Name: "a pmem-capable root decoder above " + memdev, MinKernel: "6.0"}
+	return sysfs.Decoder{}, &cxlverr.FeatureError{Name: "a pmem-capable root decoder above " + memdev, MinKernel: cxlverr.KernelPmemRegions}
 }
 
 // regionSteps is the libcxl sequence (ndctl cxl/region.c create_region)

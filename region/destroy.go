@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/sysfs"
 )
 
@@ -136,7 +137,7 @@ func (m *Manager) freeDPA(port string, detached map[string]bool) error {
 // it before anything is changed.
 func (m *Manager) Teardown(memdev string) error {
 	decoders, err := m.Host.Sys().EndpointDecodersOf(memdev)
-	if errors.As(err, new(*sysfs.NotFoundError)) {
+	if errors.Is(err, cxlverr.ErrNotFound) {
 		return nil // no endpoint: nothing was built on it
 	}
 	if err != nil {
@@ -184,7 +185,7 @@ func (m *Manager) Teardown(memdev string) error {
 func (m *Manager) checkUnmounted(regions []sysfs.Region) error {
 	for _, r := range regions {
 		nd, err := m.Host.Sys().NDRegion(r.Name)
-		if errors.As(err, new(*sysfs.NotFoundError)) {
+		if errors.Is(err, cxlverr.ErrNotFound) {
 			continue
 		}
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/writer"
 )
 
@@ -76,7 +77,7 @@ func (p PrintTools) Unmount(dir string) error { return p.print([]string{"umount"
 // anything is made.
 func checkMountDir(dir string) error {
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return invalidf("mount point %s is not a directory: create it first (mkdir -p %s)", dir, dir)
+		return cxlverr.Invalidf("mount point %s is not a directory: create it first (mkdir -p %s)", dir, dir)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package region
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,16 +49,12 @@ func hintFor(err error, h host.Root) string {
 	if errno == syscall.EACCES || errno == syscall.EPERM {
 		return "kernel state can only be changed as root"
 	}
-	// The kernel refuses a value with a *writer.WriteError; a missing
-	// file (an unloaded driver's bind) fails the open with an *fs.PathError.
+	// The kernel refuses a value, or a missing file (an unloaded driver's
+	// bind) the open, with a *writer.WriteError.
 	var we *writer.WriteError
-	var pe *fs.PathError
 	var attr string
-	switch {
-	case errors.As(err, &we):
+	if errors.As(err, &we) {
 		attr = filepath.Base(we.Path)
-	case errors.As(err, &pe):
-		attr = filepath.Base(pe.Path)
 	}
 	if attr == "commit" && errno == syscall.ENXIO && underHypervisor(h.Proc("cpuinfo")) {
 		return hypervisorHint

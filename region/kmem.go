@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"syscall"
 	"time"
 
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/sysfs"
 )
 
@@ -126,7 +126,7 @@ func (e *KmemHeldError) Error() string {
 	return fmt.Sprintf("%s's %s is system RAM (kmem): give the memory back first with cxlvctl region destroy %s", e.Namespace, e.Dax, e.Region)
 }
 
-func (e *KmemHeldError) Is(target error) bool { return target == syscall.EBUSY }
+func (e *KmemHeldError) Is(target error) bool { return target == cxlverr.ErrBusy }
 
 // refuseKmemHeld refuses a namespace whose dax device kmem holds.
 func (m *Manager) refuseKmemHeld(ns sysfs.Namespace) error {
@@ -134,7 +134,7 @@ func (m *Manager) refuseKmemHeld(ns sysfs.Namespace) error {
 		return nil
 	}
 	devs, err := m.Host.Sys().DaxDevices()
-	if errors.Is(err, sysfs.ErrNotSupported) {
+	if errors.Is(err, cxlverr.ErrNotSupported) {
 		return nil // no dax bus: nothing holds it
 	}
 	if err != nil {

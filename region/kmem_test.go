@@ -6,6 +6,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
 	"github.com/cxlv/cxlv/writer/writertest"
@@ -83,7 +84,7 @@ func TestKmemNeedsItsDrivers(t *testing.T) {
 		t.Fatalf("cxlv-kmem-bare has the drivers: %v", err)
 	}
 	m = manager(fixture(t, "cxlv-ram-bare"), &writertest.Recorder{}, &bytes.Buffer{})
-	var fe *sysfs.FeatureError
+	var fe *cxlverr.FeatureError
 	if err := m.checkDrivers(kmemDrivers); !errors.As(err, &fe) || fe.Module != "dax_pmem" {
 		t.Errorf("without dax_pmem: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/units"
 )
@@ -28,7 +29,7 @@ func ParseMode(s string) (Mode, error) {
 	case ModeNone, ModeFsdax, ModeDevdax, ModeRaw:
 		return m, nil
 	}
-	return "", invalidf("unknown namespace mode %q: use fsdax, devdax, raw or none", s)
+	return "", cxlverr.Invalidf("unknown namespace mode %q: use fsdax, devdax, raw or none", s)
 }
 
 // NamespaceSpec says what CreateNamespace makes.
@@ -71,7 +72,7 @@ func namespaceResult(ns sysfs.Namespace, reassembled bool) NamespaceResult {
 // everything it did is undone.
 func (m *Manager) CreateNamespace(ctx context.Context, s NamespaceSpec) (res NamespaceResult, err error) {
 	if s.Mode == ModeNone || s.Mode == "" {
-		return res, invalidf("namespace create needs --mode fsdax, devdax or raw")
+		return res, cxlverr.Invalidf("namespace create needs --mode fsdax, devdax or raw")
 	}
 	if _, err := ParseMode(string(s.Mode)); err != nil {
 		return res, err
@@ -96,7 +97,7 @@ func (m *Manager) createNamespace(ctx context.Context, t *tx, s NamespaceSpec, n
 	ns := nd.NamespaceSeed
 	size := s.Size
 	if size != 0 && nd.Align > 0 && size%nd.Align != 0 {
-		return NamespaceResult{}, invalidf("namespace size %s is not a multiple of nd %s's alignment %s",
+		return NamespaceResult{}, cxlverr.Invalidf("namespace size %s is not a multiple of nd %s's alignment %s",
 			units.FormatSize(size), nd.Name, units.FormatSize(nd.Align))
 	}
 	if size == 0 {

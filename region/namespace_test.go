@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/writer/writertest"
 )
 
@@ -34,7 +35,7 @@ func TestCreateNamespaceRefusals(t *testing.T) {
 	} {
 		rec := &writertest.Recorder{}
 		_, err := manager(fs, rec, &bytes.Buffer{}).CreateNamespace(t.Context(), c.spec)
-		if err == nil || !strings.Contains(err.Error(), c.msg) || errors.Is(err, ErrInvalid) != c.invalid || len(rec.Ops()) != 0 {
+		if err == nil || !strings.Contains(err.Error(), c.msg) || errors.Is(err, cxlverr.ErrInvalid) != c.invalid || len(rec.Ops()) != 0 {
 			t.Errorf("%+v: %v (wrote %v), want %q", c.spec, err, rec.Ops(), c.msg)
 		}
 	}

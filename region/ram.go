@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/sysfs"
 )
 
@@ -42,7 +43,7 @@ func ParseOnline(s string) (OnlinePolicy, error) {
 	case OnlineMovable, OnlineNormal, OnlineNone:
 		return p, nil
 	}
-	return "", invalidf("unknown --online %q: use movable, normal or none", s)
+	return "", cxlverr.Invalidf("unknown --online %q: use movable, normal or none", s)
 }
 
 // autoOnline is the auto_online_blocks value that onlines hot-added
@@ -125,7 +126,7 @@ func (s Spec) validateRAM() error {
 		{s.Namespace != "" && s.Namespace != ModeNone, "--namespace"},
 	} {
 		if bad.set {
-			return invalidf("%s is for pmem regions: a RAM region becomes system memory, with no uuid, namespace or filesystem", bad.flag)
+			return cxlverr.Invalidf("%s is for pmem regions: a RAM region becomes system memory, with no uuid, namespace or filesystem", bad.flag)
 		}
 	}
 	return nil
@@ -187,10 +188,10 @@ func (m *Manager) planRAM(s Spec, md sysfs.Memdev) (plan, error) {
 func ramRootMissing(memdev string, roots []sysfs.Decoder) error {
 	for _, d := range roots {
 		if d.CapRAM && !d.CanCreateRAMRegion {
-			return &sysfs.FeatureError{Name: "RAM regions", MinKernel: "6.3", Attr: "create_ram_region"}
+			return &cxlverr.FeatureError{Name: "RAM regions", MinKernel: cxlverr.KernelRAMRegions, Attr: "create_ram_region"}
 		}
 	}
-	return &sysfs.FeatureError{Name: "a ram-capable root decoder above " + memdev, MinKernel: "6.3", Attr: "cap_ram"}
+	return &cxlverr.FeatureError{Name: "a ram-capable root decoder above " + memdev, MinKernel: cxlverr.KernelRAMRegions, Attr: "cap_ram"}
 }
 
 // driverNeed is a driver a path needs, and the module that provides it.
@@ -207,7 +208,7 @@ func (m *Manager) checkRAMDrivers() error { return m.checkDrivers(ramDrivers) }
 func (m *Manager) checkDrivers(needs []driverNeed) error {
 	for _, d := range needs {
 		if !dirExists(m.Host.Sys().Path("bus", d.bus, "drivers", d.driver)) {
-			return &sysfs.FeatureError{Name: "RAM regions as memory", Module: d.module, Attr: d.bus + " driver " + d.driver}
+			return &cxlverr.FeatureError{Name: "RAM regions as memory", Module: d.module, Attr: d.bus + " driver " + d.driver}
 		}
 	}
 	return nil
@@ -436,7 +437,7 @@ func errnoOf(err error) error {
 // *OfflineError; the caller rolls t back.
 func (m *Manager) offlineRAM(t *tx, r string) (int, error) {
 	st, err := m.ramState(r)
-	if _, gone := err.(*sysfs.NotFoundError); gone {
+	if errors.Is(err, cxlverr.ErrNotFound) {
 		return 0, nil
 	}
 	if err != nil {

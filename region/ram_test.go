@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/host"
 	"github.com/cxlv/cxlv/internal/fixturetest"
 	"github.com/cxlv/cxlv/internal/hostfixture"
@@ -28,8 +29,8 @@ func TestRAMOn61NeedsKmem(t *testing.T) {
 	fs := fixture(t, "qemu-bare")
 	rec := &writertest.Recorder{}
 	_, err := manager(fs, rec, &bytes.Buffer{}).Create(context.Background(), Spec{Memdev: "mem0", Type: TypeRAM})
-	var fe *sysfs.FeatureError
-	if !errors.As(err, &fe) || !errors.Is(err, sysfs.ErrNotSupported) || fe.Module != "kmem" {
+	var fe *cxlverr.FeatureError
+	if !errors.As(err, &fe) || !errors.Is(err, cxlverr.ErrNotSupported) || fe.Module != "kmem" {
 		t.Errorf("ram region on 6.1 without kmem: %v", err)
 	}
 	if len(rec.Ops()) != 0 {
@@ -54,7 +55,7 @@ func TestRAMSpecRefusesPmemFlags(t *testing.T) {
 	} {
 		rec := &writertest.Recorder{}
 		_, err := manager(fs, rec, &bytes.Buffer{}).Create(context.Background(), c.spec)
-		if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.msg) {
+		if err == nil || !errors.Is(err, cxlverr.ErrInvalid) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%+v: %v; want invalid input %q", c.spec, err, c.msg)
 		}
 		if len(rec.Ops()) != 0 {

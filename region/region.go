@@ -20,9 +20,9 @@ import (
 	"io/fs"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/host"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
@@ -83,19 +83,6 @@ func (m *Manager) driverFile(bus, driver, file string) string {
 	return m.Host.Sys().Path("bus", bus, "drivers", driver, file)
 }
 
-// ErrInvalid is matched (errors.Is) by errors about input that was
-// refused before anything was written.
-var ErrInvalid = errors.New("invalid input")
-
-type invalidError struct{ msg string }
-
-func (e *invalidError) Error() string        { return e.msg }
-func (e *invalidError) Is(target error) bool { return target == ErrInvalid }
-
-func invalidf(format string, args ...any) error {
-	return &invalidError{msg: fmt.Sprintf(format, args...)}
-}
-
 // newUUID makes a random (version 4) UUID in canonical form.
 func newUUID() string {
 	var b [16]byte
@@ -122,16 +109,16 @@ func ParseUUID(s string) (string, error) {
 		}
 	}
 	if bad {
-		return "", invalidf("invalid uuid %q: want 8-4-4-4-12 hex digits, e.g. %s", s, newUUID())
+		return "", cxlverr.Invalidf("invalid uuid %q: want 8-4-4-4-12 hex digits, e.g. %s", s, newUUID())
 	}
 	if strings.Trim(u, "0-") == "" {
-		return "", invalidf("invalid uuid %q: the nil uuid cannot name a region", s)
+		return "", cxlverr.Invalidf("invalid uuid %q: the nil uuid cannot name a region", s)
 	}
 	return u, nil
 }
 
 // MountedError is a namespace whose block device is mounted; it matches
-// syscall.EBUSY.
+// cxlverr.ErrBusy.
 type MountedError struct {
 	Namespace, Dev, Dir string
 }
@@ -140,7 +127,7 @@ func (e *MountedError) Error() string {
 	return fmt.Sprintf("%s (%s) is mounted on %s: unmount it first (umount %s)", e.Dev, e.Namespace, e.Dir, e.Dir)
 }
 
-func (e *MountedError) Is(target error) bool { return target == syscall.EBUSY }
+func (e *MountedError) Is(target error) bool { return target == cxlverr.ErrBusy }
 
 // checkNotMounted refuses a namespace whose block device is mounted. A
 // procfs always has self/mounts; a captured tree made before it was

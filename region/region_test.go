@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/internal/hostfixture"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
@@ -23,7 +24,7 @@ func fixture(t *testing.T, scenario string) sysfs.FS {
 	t.Helper()
 	fs, err := sysfs.NewFS(filepath.Join("..", "test", "fixtures", scenario, "sys"))
 	if err != nil {
-		t.Skipf("fixture %s not captured: %v", scenario, err)
+		t.Fatalf("fixture %s: %v", scenario, err)
 	}
 	return fs
 }
@@ -290,7 +291,7 @@ func TestCreateRefusesBadInput(t *testing.T) {
 	} {
 		rec := &writertest.Recorder{}
 		_, err := manager(fs, rec, &bytes.Buffer{}).Create(context.Background(), c.spec)
-		if err == nil || !strings.Contains(err.Error(), c.msg) || errors.Is(err, ErrInvalid) != c.invalid {
+		if err == nil || !strings.Contains(err.Error(), c.msg) || errors.Is(err, cxlverr.ErrInvalid) != c.invalid {
 			t.Errorf("%+v: got %v, want %q (invalid input: %v)", c.spec, err, c.msg, c.invalid)
 		}
 		if len(rec.Ops()) != 0 {
@@ -347,13 +348,15 @@ func TestHints(t *testing.T) {
 		attr  string
 		errno error
 		hint  string
+		open  bool
 	}{
-		{"bus/cxl/devices/decoder2.0/dpa_size", syscall.ENOSPC, "less free pmem capacity"},
-		{"bus/cxl/devices/region0/uuid", syscall.EBUSY, "already has this uuid"},
-		{"bus/cxl/devices/region0/commit", syscall.EACCES, "as root"},
-		{"bus/cxl/devices/region0/commit", syscall.EBUSY, ""},
+		{"bus/cxl/devices/decoder2.0/dpa_size", syscall.ENOSPC, "less free pmem capacity", false},
+		{"bus/cxl/devices/region0/uuid", syscall.EBUSY, "already has this uuid", false},
+		{"bus/cxl/devices/region0/commit", syscall.EACCES, "as root", false},
+		{"bus/cxl/devices/region0/commit", syscall.EBUSY, "", false},
+		{"bus/cxl/drivers/cxl_region/bind", syscall.ENOENT, "the driver is not loaded", true},
 	} {
-		err := &Error{Op: "region create", Err: &writer.WriteError{Path: fs.Path(c.attr), Value: "x", Err: c.errno}}
+		err := &Error{Op: "region create", Err: &writer.WriteError{Open: c.open, Path: fs.Path(c.attr), Value: "x", Err: c.errno}}
 		if got := hintFor(err.Err, hostfixture.Of(fs)); got == "" && c.hint != "" || !strings.Contains(got, c.hint) || c.hint == "" && got != "" {
 			t.Errorf("%s %v: hint %q, want %q", c.attr, c.errno, got, c.hint)
 		}
@@ -429,13 +432,13 @@ func TestCreateInterruptedRollsBack(t *testing.T) {
 	}
 }
 
-// waitFor ends with a *TimeoutError naming what was still pending when its
+// waitFor ends with a *cxlverr.TimeoutError naming what was still pending when its
 // deadline passes, and with the cancel cause when ctx ends otherwise, even
 // if nothing is pending any more.
 func TestWaitForEnds(t *testing.T) {
 	m := &Manager{Timeout: 20 * time.Millisecond}
 	err := m.waitFor(t.Context(), "the probe", func() (string, error) { return "still probing", nil })
-	var te *TimeoutError
+	var te *cxlverr.TimeoutError
 	if !errors.As(err, &te) || te.Pending != "still probing" || te.What != "the probe" {
 		t.Errorf("deadline: %v", err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/cxlv/cxlv/cxlverr"
 )
 
 // Event is one progress report: a step started (Done false) or finished.
@@ -17,17 +19,6 @@ type Event struct {
 // take milliseconds to a second; polling keeps the package free of uevent
 // plumbing and works the same on a captured tree.
 const pollInterval = 5 * time.Millisecond
-
-// TimeoutError is a kernel probe that did not finish in time.
-type TimeoutError struct {
-	What    string
-	Pending string // what was still missing at the end
-	Timeout time.Duration
-}
-
-func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("timed out after %v waiting for %s: %s (dmesg may say why)", e.Timeout, e.What, e.Pending)
-}
 
 // waitFor polls pending until it reports nothing pending, fails, or the
 // manager's timeout passes, reporting progress around it. ctx is checked
@@ -43,7 +34,7 @@ func (m *Manager) waitFor(ctx context.Context, what string, pending func() (stri
 		switch ctx.Err() {
 		case nil:
 		case context.DeadlineExceeded:
-			return &TimeoutError{What: what, Pending: missing, Timeout: m.timeout()}
+			return &cxlverr.TimeoutError{What: what, Pending: missing, Timeout: m.timeout()}
 		default:
 			return fmt.Errorf("%w while waiting for %s", context.Cause(ctx), what)
 		}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+
+	"github.com/cxlv/cxlv/cxlverr"
 )
 
 // CXL bus objects (/sys/bus/cxl/devices). Ports, endpoints, decoders and
@@ -153,7 +155,7 @@ type NvdimmBridge struct {
 
 // errNoCXL is a sysfs without /sys/bus/cxl: cxl_virt pulls in cxl_core and
 // makes the bus, without the firmware tables cxl_acpi needs.
-func errNoCXL() error { return &FeatureError{Name: "CXL bus", Module: "cxl_virt"} }
+func errNoCXL() error { return &cxlverr.FeatureError{Name: "CXL bus", Module: "cxl_virt"} }
 
 // Memdevs lists the CXL memory devices.
 func (f FS) Memdevs() ([]Memdev, error) {
@@ -173,11 +175,11 @@ func (f FS) Memdev(name string) (Memdev, error) {
 // has the expected form.
 func (f FS) busEntry(bus, name, prefix, kind string) (string, error) {
 	if _, ok := numberedName(name, prefix); !ok {
-		return "", &NotFoundError{Kind: kind, Name: name}
+		return "", &cxlverr.NotFoundError{Kind: kind, Name: name}
 	}
 	p, err := f.resolve(f.Path("bus", bus, "devices", name))
 	if isNotExist(err) {
-		return "", &NotFoundError{Kind: kind, Name: name}
+		return "", &cxlverr.NotFoundError{Kind: kind, Name: name}
 	}
 	return p, err
 }
@@ -309,7 +311,7 @@ func (f FS) Decoder(name string) (Decoder, error) {
 			return d, nil
 		}
 	}
-	return Decoder{}, &NotFoundError{Kind: "decoder", Name: name}
+	return Decoder{}, &cxlverr.NotFoundError{Kind: "decoder", Name: name}
 }
 
 func readDecoder(p string, port Port) (Decoder, error) {
@@ -385,7 +387,7 @@ func (f FS) Region(name string) (Region, error) {
 			return r, nil
 		}
 	}
-	return Region{}, &NotFoundError{Kind: "region", Name: name}
+	return Region{}, &cxlverr.NotFoundError{Kind: "region", Name: name}
 }
 
 func readRegion(p, decoder string) (Region, error) {

@@ -1,6 +1,10 @@
 package sysfs
 
-import "path/filepath"
+import (
+	"path/filepath"
+
+	"github.com/cxlv/cxlv/cxlverr"
+)
 
 // Feature is a kernel capability cxlvctl cares about, detected from the
 // presence of the attribute that provides it on an object that exists.
@@ -19,11 +23,11 @@ var featureProbes = []struct {
 	// (6.12 hides create_ram_region on a decoder that is not cap_ram).
 	capability string
 }{
-	{"pmem regions (create_pmem_region)", "6.0", "root-decoder", "create_pmem_region", "cap_pmem"},
-	{"ram regions (create_ram_region)", "6.3", "root-decoder", "create_ram_region", "cap_ram"},
-	{"decoder qos_class", "6.5", "root-decoder", "qos_class", ""},
-	{"port parent_dport", "6.3", "port", "parent_dport", ""},
-	{"port decoders_committed", "6.7", "port", "decoders_committed", ""},
+	{"pmem regions (create_pmem_region)", cxlverr.KernelPmemRegions, "root-decoder", "create_pmem_region", "cap_pmem"},
+	{"ram regions (create_ram_region)", cxlverr.KernelRAMRegions, "root-decoder", "create_ram_region", "cap_ram"},
+	{"decoder qos_class", cxlverr.KernelQosClass, "root-decoder", "qos_class", ""},
+	{"port parent_dport", cxlverr.KernelParentDport, "port", "parent_dport", ""},
+	{"port decoders_committed", cxlverr.KernelDecodersCommitted, "port", "decoders_committed", ""},
 }
 
 // Features reports the features that can be decided on this system: those

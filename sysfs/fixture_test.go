@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/internal/fixturetest"
 )
 
@@ -76,7 +77,7 @@ func TestPortsQemu(t *testing.T) {
 }
 
 func isNotFound(err error) bool {
-	var nf *NotFoundError
+	var nf *cxlverr.NotFoundError
 	return errors.As(err, &nf)
 }
 
@@ -226,9 +227,9 @@ func TestNamesQemu(t *testing.T) {
 func TestVirtNotLoaded(t *testing.T) {
 	fs := fixture(t, "qemu-bare")
 	_, err := fs.VirtDevices()
-	var fe *FeatureError
-	if !errors.As(err, &fe) || !errors.Is(err, ErrNotSupported) || fe.Module != "cxl_virt" {
-		t.Fatalf("VirtDevices() error = %v; want a FeatureError for module cxl_virt", err)
+	var fe *cxlverr.FeatureError
+	if !errors.As(err, &fe) || !errors.Is(err, cxlverr.ErrNotSupported) || fe.Module != "cxl_virt" {
+		t.Fatalf("VirtDevices() error = %v; want a cxlverr.FeatureError for module cxl_virt", err)
 	}
 	if fs.VirtLoaded() {
 		t.Error("VirtLoaded() = true on a tree without cxl_virt")
@@ -240,8 +241,8 @@ func TestMissingCXLBus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fs.Topology(); !errors.Is(err, ErrNotSupported) {
-		t.Errorf("Topology() on an empty sysfs = %v; want ErrNotSupported", err)
+	if _, err := fs.Topology(); !errors.Is(err, cxlverr.ErrNotSupported) {
+		t.Errorf("Topology() on an empty sysfs = %v; want cxlverr.ErrNotSupported", err)
 	}
 	if _, err := NewFS(filepath.Join(t.TempDir(), "missing")); err == nil {
 		t.Error("NewFS(missing dir) succeeded")
@@ -292,7 +293,7 @@ func TestVirtDevicesCxlv(t *testing.T) {
 		t.Errorf("cxlv0 = %+v\nwant   %+v", d, want)
 	}
 	if _, err := fs.VirtDevice("cxlv1"); !isNotFound(err) {
-		t.Errorf("VirtDevice(cxlv1) error = %v; want NotFoundError", err)
+		t.Errorf("VirtDevice(cxlv1) error = %v; want cxlverr.NotFoundError", err)
 	}
 }
 

@@ -6,8 +6,8 @@
 // The sysfs mount point is a value (FS), the way prometheus/procfs does it,
 // so every reader runs unchanged on a tree captured from a real VM. Kernel
 // features are detected from the presence of attributes, never assumed from
-// a version number; a missing one is a *FeatureError that matches
-// ErrNotSupported.
+// a version number; a missing one is a *cxlverr.FeatureError that matches
+// cxlverr.ErrNotSupported.
 package sysfs
 
 import (

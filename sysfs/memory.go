@@ -1,11 +1,14 @@
 package sysfs
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cxlv/cxlv/cxlverr"
 )
 
 // Memory blocks (/sys/devices/system/memory) and NUMA nodes
@@ -63,7 +66,7 @@ func parseHex(s string) (uint64, error) {
 }
 
 func errNoHotplug() error {
-	return &FeatureError{Name: "memory hotplug (/sys/devices/system/memory)", MinKernel: "2.6.15"}
+	return &cxlverr.FeatureError{Name: "memory hotplug (/sys/devices/system/memory)", MinKernel: cxlverr.KernelMemoryHotplug}
 }
 
 // MemoryBlockSize is the size of one memory block (block_size_bytes).
@@ -96,7 +99,7 @@ func (f FS) AutoOnlineBlocks() (string, error) {
 func (f FS) MemoryBlock(id uint64) (MemoryBlock, error) {
 	p := f.memoryDir("memory" + strconv.FormatUint(id, 10))
 	if !exists(p) {
-		return MemoryBlock{}, &NotFoundError{Kind: "memory block", Name: filepath.Base(p)}
+		return MemoryBlock{}, &cxlverr.NotFoundError{Kind: "memory block", Name: filepath.Base(p)}
 	}
 	return readMemoryBlock(p)
 }
@@ -128,7 +131,7 @@ func (f FS) MemoryBlocksIn(start, size uint64) ([]MemoryBlock, uint64, error) {
 	var out []MemoryBlock
 	for id := start / bs; id <= (start+size-1)/bs; id++ {
 		b, err := f.MemoryBlock(id)
-		if _, missing := err.(*NotFoundError); missing {
+		if errors.Is(err, cxlverr.ErrNotFound) {
 			continue
 		}
 		if err != nil {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"testing"
+
+	"github.com/cxlv/cxlv/cxlverr"
 )
 
 // Memory blocks and nodes of the 6.1 guests (q35, -m 2G: 16 blocks of
@@ -34,7 +36,7 @@ func TestMemoryBlocksQemu(t *testing.T) {
 		t.Errorf("MemoryBlocksIn(memory15..) = %+v, %v; want memory15 alone", blocks, err)
 	}
 	if _, err := fs.MemoryBlock(16); !isNotFound(err) {
-		t.Errorf("MemoryBlock(16) = %v; want NotFoundError", err)
+		t.Errorf("MemoryBlock(16) = %v; want cxlverr.NotFoundError", err)
 	}
 	s := Summarize(blocks, bs)
 	if s.Blocks != 16 || s.Online != 16 || s.OnlineBytes() != 2<<30 || s.OfflineBytes() != 0 ||
@@ -51,7 +53,7 @@ func TestNoMemoryHotplug(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fs.MemoryBlockSize(); !errors.Is(err, ErrNotSupported) {
+	if _, err := fs.MemoryBlockSize(); !errors.Is(err, cxlverr.ErrNotSupported) {
 		t.Errorf("MemoryBlockSize() on a tree without memory blocks: %v", err)
 	}
 }
@@ -117,7 +119,7 @@ func TestRAMStateCxlv(t *testing.T) {
 	if name, err := bare.NextRegionName(root, "ram"); err != nil || name != "region0" {
 		t.Errorf("NextRegionName(ram) = %q, %v", name, err)
 	}
-	if _, err := bare.NextRegionName(root, "pmem"); !errors.Is(err, ErrNotSupported) {
+	if _, err := bare.NextRegionName(root, "pmem"); !errors.Is(err, cxlverr.ErrNotSupported) {
 		t.Errorf("NextRegionName(pmem) on a ram-only decoder: %v", err)
 	}
 	if p, err := bare.AutoOnlineBlocks(); err != nil || p != "online" {

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/cxlv/cxlv/cxlverr"
 )
 
 // nvdimm bus objects (/sys/bus/nd/devices) and device-dax devices
@@ -112,7 +114,7 @@ func (d DaxDevice) Mode() string {
 
 // NDRegions lists the nvdimm regions with their namespaces.
 func (f FS) NDRegions() ([]NDRegion, error) {
-	return busObjects(f, "nd", "region", &FeatureError{Name: "nvdimm bus", Module: "libnvdimm"}, readNDRegion)
+	return busObjects(f, "nd", "region", &cxlverr.FeatureError{Name: "nvdimm bus", Module: "libnvdimm"}, readNDRegion)
 }
 
 // NDRegion returns the nd region called name ("region0").
@@ -232,7 +234,7 @@ func blockDevNode(dir string) string {
 
 // DaxDevices lists the device-dax instances.
 func (f FS) DaxDevices() ([]DaxDevice, error) {
-	return busObjects(f, "dax", "dax", &FeatureError{Name: "dax bus", Module: "device_dax"}, readDaxDevice)
+	return busObjects(f, "dax", "dax", &cxlverr.FeatureError{Name: "dax bus", Module: "device_dax"}, readDaxDevice)
 }
 
 func readDaxDevice(p string) (DaxDevice, error) {

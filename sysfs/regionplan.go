@@ -1,6 +1,10 @@
 package sysfs
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/cxlv/cxlv/cxlverr"
+)
 
 // Readers the region package plans a region with: which decoders a memdev
 // can use and what name the next region of a root decoder gets.
@@ -14,7 +18,7 @@ func (f FS) EndpointDecodersOf(memdev string) ([]Decoder, error) {
 	}
 	ep := endpointOf(ports, memdev)
 	if ep == nil {
-		return nil, &NotFoundError{Kind: "endpoint port of memdev", Name: memdev}
+		return nil, &cxlverr.NotFoundError{Kind: "endpoint port of memdev", Name: memdev}
 	}
 	return f.decodersOf(ep.Name)
 }
@@ -27,7 +31,7 @@ func (f FS) RootDecodersOf(memdev string) ([]Decoder, error) {
 	}
 	root := rootOf(ports, endpointOf(ports, memdev))
 	if root == nil {
-		return nil, &NotFoundError{Kind: "CXL root of memdev", Name: memdev}
+		return nil, &cxlverr.NotFoundError{Kind: "CXL root of memdev", Name: memdev}
 	}
 	return f.decodersOf(root.Name)
 }
@@ -58,11 +62,11 @@ func (f FS) NextRegionName(d Decoder, mode string) (string, error) {
 		return "", a.err
 	}
 	if !ok {
-		minKernel, what := "6.0", "pmem regions"
+		minKernel, what := cxlverr.KernelPmemRegions, "pmem regions"
 		if mode == "ram" {
-			minKernel, what = "6.3", "RAM regions"
+			minKernel, what = cxlverr.KernelRAMRegions, "RAM regions"
 		}
-		return "", &FeatureError{Name: what + " on " + d.Name, MinKernel: minKernel, Attr: attr}
+		return "", &cxlverr.FeatureError{Name: what + " on " + d.Name, MinKernel: minKernel, Attr: attr}
 	}
 	return name, nil
 }
@@ -72,16 +76,16 @@ func (f FS) Namespace(name string) (Namespace, error) {
 	rest, ok := strings.CutPrefix(name, "namespace")
 	id, _, dot := strings.Cut(rest, ".")
 	if !ok || !dot {
-		return Namespace{}, &NotFoundError{Kind: "namespace", Name: name}
+		return Namespace{}, &cxlverr.NotFoundError{Kind: "namespace", Name: name}
 	}
 	r, err := f.NDRegion("region" + id)
 	if err != nil {
-		return Namespace{}, &NotFoundError{Kind: "namespace", Name: name}
+		return Namespace{}, &cxlverr.NotFoundError{Kind: "namespace", Name: name}
 	}
 	for _, ns := range r.Namespaces {
 		if ns.Name == name {
 			return ns, nil
 		}
 	}
-	return Namespace{}, &NotFoundError{Kind: "namespace", Name: name}
+	return Namespace{}, &cxlverr.NotFoundError{Kind: "namespace", Name: name}
 }

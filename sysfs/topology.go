@@ -1,6 +1,10 @@
 package sysfs
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/cxlv/cxlv/cxlverr"
+)
 
 // Topology is one read of every object cxlvctl shows, linked: cxl_virt
 // device -> memdev -> endpoint -> root -> root decoders -> regions -> nd
@@ -125,7 +129,7 @@ func (t *Topology) memdevOfDecoder(name string) *Memdev {
 
 // droppedIfUnloaded drops the error of a bus whose module is not loaded.
 func droppedIfUnloaded(err error) error {
-	if errors.Is(err, ErrNotSupported) {
+	if errors.Is(err, cxlverr.ErrNotSupported) {
 		return nil
 	}
 	return err

@@ -1,6 +1,10 @@
 package sysfs
 
-import "path/filepath"
+import (
+	"path/filepath"
+
+	"github.com/cxlv/cxlv/cxlverr"
+)
 
 // VirtDevice is a cxl_virt device, cxlvN: a CXL type-3 device the cxl_virt
 // module made from reserved host memory, with the attributes every
@@ -30,7 +34,7 @@ type VirtDevice struct {
 	Driver string
 }
 
-func errNoVirt() error { return &FeatureError{Name: "cxl_virt devices", Module: "cxl_virt"} }
+func errNoVirt() error { return &cxlverr.FeatureError{Name: "cxl_virt devices", Module: "cxl_virt"} }
 
 // VirtLoaded reports whether the cxl_virt module is loaded.
 func (f FS) VirtLoaded() bool { return exists(f.Path("bus", "cxl_virt")) }

@@ -3,11 +3,12 @@
 package units
 
 import (
-	"errors"
 	"fmt"
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/cxlv/cxlv/cxlverr"
 )
 
 // Binary size units accepted on the command line.
@@ -20,12 +21,6 @@ const (
 
 var unitShift = map[byte]uint{'K': 10, 'M': 20, 'G': 30, 'T': 40}
 
-// ErrInvalid is matched by every request refused before anything was
-// written: bad sizes, misaligned or unreserved ranges, bad names. It is
-// here, below every package that refuses input, so that they all match one
-// value (debugfs.ErrInvalid is this one).
-var ErrInvalid = errors.New("invalid request")
-
 // SizeError is a size or address that could not be parsed.
 type SizeError struct {
 	Input  string
@@ -37,8 +32,8 @@ func (e *SizeError) Error() string {
 		e.Input, e.Reason)
 }
 
-// Is makes a SizeError match ErrInvalid.
-func (e *SizeError) Is(target error) bool { return target == ErrInvalid }
+// Is makes a SizeError match cxlverr.ErrInvalid.
+func (e *SizeError) Is(target error) bool { return target == cxlverr.ErrInvalid }
 
 // ParseSize parses a size or physical address: decimal, 0x hexadecimal, or
 // decimal with one binary suffix K, M, G or T (also KiB…TiB, any case).

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/cxlv/cxlv/cxlverr"
 )
 
 func TestParseSize(t *testing.T) {
@@ -50,8 +52,8 @@ func TestParseSizeErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.reason) {
 			t.Errorf("ParseSize(%q) error = %v; want it to say %q", tc.in, err, tc.reason)
 		}
-		if !errors.Is(err, ErrInvalid) {
-			t.Errorf("ParseSize(%q) error does not match ErrInvalid", tc.in)
+		if !errors.Is(err, cxlverr.ErrInvalid) {
+			t.Errorf("ParseSize(%q) error does not match cxlverr.ErrInvalid", tc.in)
 		}
 	}
 }

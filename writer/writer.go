@@ -33,29 +33,40 @@ type Kernel struct{}
 func (Kernel) Write(path, value string) error {
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
-		return err
+		return &WriteError{Open: true, Path: path, Value: value, Err: errnoOf(err)}
 	}
 	_, werr := f.Write([]byte(value + "\n"))
 	cerr := f.Close()
 	if werr != nil {
-		// The kernel's errno is what matters; the path is already named.
-		var pathErr *fs.PathError
-		if errors.As(werr, &pathErr) {
-			werr = pathErr.Err
-		}
-		return &WriteError{Path: path, Value: value, Err: werr}
+		return &WriteError{Path: path, Value: value, Err: errnoOf(werr)}
 	}
 	return cerr
 }
 
-// WriteError is a write the kernel refused.
+// errnoOf is the kernel's errno of a failed open or write: the path is
+// already named.
+func errnoOf(err error) error {
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) {
+		return pathErr.Err
+	}
+	return err
+}
+
+// WriteError is a write the kernel refused, or the open before it (a
+// missing file: an unloaded driver's bind).
 type WriteError struct {
+	// Open is a failed open: the file is missing or not writable.
+	Open  bool
 	Path  string
 	Value string
 	Err   error
 }
 
 func (e *WriteError) Error() string {
+	if e.Open {
+		return fmt.Sprintf("open %s: %v", e.Path, e.Err)
+	}
 	return fmt.Sprintf("write %q to %s: %v", e.Value, e.Path, e.Err)
 }
 

@@ -41,6 +41,20 @@ func TestKernelReportsErrnoOnce(t *testing.T) {
 	}
 }
 
+// A file that cannot be opened (an unloaded driver's bind) is a
+// *WriteError too, worded as the open's own error was.
+func TestKernelReportsOpenFailure(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bind")
+	err := (Kernel{}).Write(path, "region0")
+	var werr *WriteError
+	if !errors.As(err, &werr) || !werr.Open || werr.Path != path || !errors.Is(err, syscall.ENOENT) || !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("got %#v, want an open WriteError wrapping ENOENT", err)
+	}
+	if want := "open " + path + ": no such file or directory"; err.Error() != want {
+		t.Fatalf("got %q, want %q", err.Error(), want)
+	}
+}
+
 func TestDryRunPrintsShellCommands(t *testing.T) {
 	var out bytes.Buffer
 	d := &DryRun{Out: &out}

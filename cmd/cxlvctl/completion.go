@@ -25,7 +25,7 @@ func completionCommand() *cli.Command {
 			}
 			script, err := completions.Script(c.Args().First())
 			if err != nil {
-				return usageError{err}
+				return usagef("%s", err)
 			}
 			_, err = c.App.Writer.Write(script)
 			return err

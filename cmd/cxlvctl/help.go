@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/cxlv/cxlv/cxlverr"
 )
 
 // helpWidth is the column that help text wraps at.
@@ -25,7 +27,7 @@ var examples = map[string][]example{
 	},
 	"create": {
 		{"2 GiB of pmem on the range reserved with memmap=2G$6G", "cxlvctl create --memstart 6G --size 2G --pmem"},
-		{"volatile capacity, for a RAM region (Linux 6.3+)", "cxlvctl create --memstart 0x180000000 --size 1G"},
+		{"volatile capacity, for a RAM region (Linux " + cxlverr.KernelRAMRegions + "+)", "cxlvctl create --memstart 0x180000000 --size 1G"},
 		{"the same, printed as the control-file write it makes", "cxlvctl create --memstart 6G --size 2G --pmem --dry-run"},
 	},
 	"remove": {

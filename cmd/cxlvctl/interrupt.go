@@ -2,12 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"golang.org/x/sys/unix"
+	"github.com/cxlv/cxlv/cxlverr"
 )
 
 // exitInterrupted is the shell's code for a command stopped by SIGINT.
@@ -16,17 +15,11 @@ const exitInterrupted = 128 + int(syscall.SIGINT)
 // interruptSignals are the ways a user or a service manager stops us.
 var interruptSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
 
-// InterruptedError is the cause of a context cancelled by a signal. The
-// region transactions stop at their next kernel write or wait and roll
-// back, so Ctrl-C in the middle of a region create leaves nothing behind
-// (not even a changed auto_online_blocks).
-type InterruptedError struct{ Signal syscall.Signal }
-
-func (e *InterruptedError) Error() string {
-	return fmt.Sprintf("interrupted by %s", unix.SignalName(e.Signal))
-}
-
-// interruptible returns a context that the first interrupt signal cancels;
+// interruptible returns a context that the first interrupt signal cancels,
+// with a *cxlverr.InterruptedError as its cause. The region transactions
+// stop at their next kernel write or wait and roll back, so Ctrl-C in the
+// middle of a region create leaves nothing behind (not even a changed
+// auto_online_blocks);
 // a second one kills the process the default way, in case a rollback hangs.
 // stop releases the signals.
 func interruptible(parent context.Context) (ctx context.Context, stop func()) {
@@ -37,7 +30,7 @@ func interruptible(parent context.Context) (ctx context.Context, stop func()) {
 		select {
 		case sig := <-sigs:
 			signal.Stop(sigs)
-			cancel(&InterruptedError{Signal: sig.(syscall.Signal)})
+			cancel(&cxlverr.InterruptedError{Signal: sig.(syscall.Signal)})
 		case <-ctx.Done():
 		}
 	}()

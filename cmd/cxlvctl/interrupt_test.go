@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cxlv/cxlv/cxlverr"
 )
 
 // A signal cancels the context with an *InterruptedError, which a command
@@ -24,7 +26,7 @@ func TestInterruptSignal(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%v did not cancel the context", sig)
 		}
-		var ie *InterruptedError
+		var ie *cxlverr.InterruptedError
 		err := fmt.Errorf("region create: %w; nothing was left behind", context.Cause(ctx))
 		if !errors.As(err, &ie) || ie.Signal != sig || exitCode(err) != exitInterrupted || exitInterrupted != 130 ||
 			err.Error() != "region create: interrupted by "+unix.SignalName(sig)+"; nothing was left behind" {

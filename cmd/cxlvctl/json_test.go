@@ -164,7 +164,10 @@ func TestListHumanMatchesCxlListU(t *testing.T) {
 		if a, b := must(json.Marshal(ours)), must(json.Marshal(theirs)); !bytes.Equal(a, b) {
 			t.Errorf("%s: list --json -u memdev\n%s\ncxl list -M -u\n%s", name, a, b)
 		}
-		plain, _, _ := cxlvctl(t, name, "list", "--json")
+		plain, errOut, rc := cxlvctl(t, name, "list", "--json")
+		if rc != 0 {
+			t.Fatalf("%s: list --json: exit %d: %s", name, rc, errOut)
+		}
 		hex := theirs["serial"].(string)
 		serial, err := strconv.ParseUint(strings.TrimPrefix(hex, "0x"), 16, 64)
 		if err != nil {

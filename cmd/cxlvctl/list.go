@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/sysfs"
 )
 
@@ -81,12 +82,12 @@ func printDevice(e *env, asJSON bool, name string) error {
 		}
 		return printTable(e.out, []sysfs.DeviceLink{l}, listOptions{headers: true})
 	}
-	return &sysfs.NotFoundError{Kind: "cxl_virt device", Name: name}
+	return &cxlverr.NotFoundError{Kind: "cxl_virt device", Name: name}
 }
 
 func printLinks(e *env, opt listOptions) error {
 	t, err := e.host.Sys().Topology()
-	if errors.Is(err, sysfs.ErrNotSupported) {
+	if errors.Is(err, cxlverr.ErrNotSupported) {
 		// `cxl list` prints nothing on a machine without CXL and succeeds;
 		// say why on stderr.
 		fmt.Fprintf(e.errOut, "cxlvctl: %v\n", err)
@@ -162,17 +163,17 @@ func (f linkFilter) check(t *sysfs.Topology) error {
 	}
 	for _, name := range f.names {
 		if !known[name] {
-			return &sysfs.NotFoundError{Kind: "cxl_virt device or memdev", Name: name}
+			return &cxlverr.NotFoundError{Kind: "cxl_virt device or memdev", Name: name}
 		}
 	}
 	if f.memdev != "" && !slices.ContainsFunc(t.Memdevs, func(m sysfs.Memdev) bool { return m.Name == f.memdev }) {
-		return &sysfs.NotFoundError{Kind: "memdev", Name: f.memdev}
+		return &cxlverr.NotFoundError{Kind: "memdev", Name: f.memdev}
 	}
 	if f.region != "" && !slices.ContainsFunc(t.Regions, func(r sysfs.Region) bool { return r.Name == f.region }) {
-		return &sysfs.NotFoundError{Kind: "region", Name: f.region}
+		return &cxlverr.NotFoundError{Kind: "region", Name: f.region}
 	}
 	if f.decoder != "" && !slices.ContainsFunc(t.Decoders, func(d sysfs.Decoder) bool { return d.Name == f.decoder }) {
-		return &sysfs.NotFoundError{Kind: "decoder", Name: f.decoder}
+		return &cxlverr.NotFoundError{Kind: "decoder", Name: f.decoder}
 	}
 	return nil
 }

@@ -264,9 +264,9 @@ func TestRangesCxlv(t *testing.T) {
 	if rc != 0 || out != want {
 		t.Errorf("ranges --json: exit %d, %s\n%s", rc, out, errOut)
 	}
-	out, _, _ = cxlvctl(t, "cxlv-bare", "ranges")
-	if !strings.Contains(out, "0x100000000   0x13fffffff   1G     iomem,cmdline   cxlv0     512M@0x120000000") {
-		t.Errorf("ranges table:\n%s", out)
+	out, errOut, rc = cxlvctl(t, "cxlv-bare", "ranges")
+	if rc != 0 || !strings.Contains(out, "0x100000000   0x13fffffff   1G     iomem,cmdline   cxlv0     512M@0x120000000") {
+		t.Errorf("ranges: exit %d, %s, table:\n%s", rc, errOut, out)
 	}
 }
 
@@ -360,7 +360,10 @@ func TestDryRunJSON(t *testing.T) {
 			t.Errorf("step %+v is neither a write nor a command", s)
 		}
 	}
-	text, _, _ := cxlvctl(t, "qemu-bare", "--dry-run", "region", "create", "-m", "mem0", "--fs", "xfs", "--mount", t.TempDir())
+	text, errOut, rc := cxlvctl(t, "qemu-bare", "--dry-run", "region", "create", "-m", "mem0", "--fs", "xfs", "--mount", t.TempDir())
+	if rc != 0 {
+		t.Fatalf("text dry run: exit %d: %s", rc, errOut)
+	}
 	if want := strings.Count(text, "\n"); writes+commands != want || commands != 2 {
 		t.Errorf("%d writes and %d commands (mkfs, mount); the text dry run printed %d lines", writes, commands, want)
 	}

@@ -22,14 +22,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"regexp"
 	"runtime"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/host"
 	"github.com/cxlv/cxlv/sysfs"
@@ -153,32 +152,27 @@ func configureCommands(commands []*cli.Command) {
 	}
 }
 
-// usageError is a command line urfave/cli could not parse.
-type usageError struct{ error }
+// usagef is a command line that cannot be run: cxlverr.ErrInvalid.
+func usagef(format string, args ...any) error { return cxlverr.Invalidf(format, args...) }
 
-func (usageError) Is(target error) bool { return target == debugfs.ErrInvalid }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
-
-// exitCode maps an error to the documented exit codes.
+// exitCode maps an error to the documented exit codes: the one place that
+// does, from the kinds of cxlverr, first match first.
 func exitCode(err error) int {
-	var notFound *sysfs.NotFoundError
-	var interrupted *InterruptedError
-	switch {
-	case errors.As(err, &interrupted):
-		return exitInterrupted
-	case errors.Is(err, debugfs.ErrInvalid):
-		return exitInvalid
-	case errors.Is(err, fs.ErrPermission):
-		return exitPermission
-	case errors.Is(err, sysfs.ErrNotSupported):
-		return exitNotSupported
-	case errors.Is(err, syscall.EBUSY):
-		return exitBusy
-	case errors.As(err, &notFound):
-		return exitNotFound
-	case errors.Is(err, debugfs.ErrTimeout):
-		return exitTimeout
+	for _, k := range []struct {
+		kind error
+		code int
+	}{
+		{cxlverr.ErrInterrupted, exitInterrupted},
+		{cxlverr.ErrInvalid, exitInvalid},
+		{cxlverr.ErrPermission, exitPermission},
+		{cxlverr.ErrNotSupported, exitNotSupported},
+		{cxlverr.ErrBusy, exitBusy},
+		{cxlverr.ErrNotFound, exitNotFound},
+		{cxlverr.ErrTimeout, exitTimeout},
+	} {
+		if errors.Is(err, k.kind) {
+			return k.code
+		}
 	}
 	return exitFailure
 }

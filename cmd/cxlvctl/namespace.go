@@ -46,7 +46,7 @@ func runNamespaceCreate(c *cli.Context) error {
 	}
 	mode, err := region.ParseMode(c.String("mode"))
 	if err != nil {
-		return regionError(err)
+		return err
 	}
 	spec := region.NamespaceSpec{Region: c.String("region"), Mode: mode}
 	if s := c.String("size"); s != "" {
@@ -60,7 +60,7 @@ func runNamespaceCreate(c *cli.Context) error {
 	}
 	ns, err := regionManager(e, c.Duration("timeout")).CreateNamespace(c.Context, spec)
 	if err != nil || e.dryRun {
-		return regionError(err)
+		return err
 	}
 	if c.Bool("json") {
 		return writeJSON(e.out, view.NamespaceCreate(ns))

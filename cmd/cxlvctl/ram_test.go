@@ -70,7 +70,7 @@ func TestRAMTables(t *testing.T) {
 	if rc != 0 || len(lines) != 2 || !strings.HasSuffix(strings.TrimSpace(lines[0]), "MEMORY") || !reflect.DeepEqual(strings.Fields(lines[1]), want) {
 		t.Errorf("list: exit %d:\n%s\nwant the row %v", rc, out, want)
 	}
-	rc, out, errOut := runOn(t, "cxlv-ram-movable", "region", "list")
+	out, errOut, rc := cxlvctl(t, "cxlv-ram-movable", "region", "list")
 	if rc != 0 {
 		t.Errorf("region list: exit %d: %s", rc, errOut)
 	}
@@ -79,8 +79,8 @@ func TestRAMTables(t *testing.T) {
 		`region0 +- +768M +decoder0.0 +decoder2.0 +commit +- +dax0.0:system-ram +node 1: 6/6 blocks online \(768M Movable\) *`,
 	})
 	// No RAM region, no MEMORY column.
-	if out, _, _ := cxlvctl(t, "cxlv-ram-bare", "list"); strings.Contains(out, "MEMORY") {
-		t.Errorf("list without RAM regions has a MEMORY column:\n%s", out)
+	if out, errOut, rc := cxlvctl(t, "cxlv-ram-bare", "list"); rc != 0 || strings.Contains(out, "MEMORY") {
+		t.Errorf("list without RAM regions: exit %d, %s, or a MEMORY column:\n%s", rc, errOut, out)
 	}
 }
 
@@ -104,9 +104,9 @@ func TestRAMInfo(t *testing.T) {
 				t.Errorf("%s: 6.12 reported without %s", name, f.Name)
 			}
 		}
-		out, _, _ = cxlvctl(t, name, "info")
-		if !regexp.MustCompile(`(?m)^1 +memory-only +0 +\S+ +20 10 +- +region0 *$`).MatchString(out) {
-			t.Errorf("%s: info table:\n%s", name, out)
+		out, errOut, rc = cxlvctl(t, name, "info")
+		if rc != 0 || !regexp.MustCompile(`(?m)^1 +memory-only +0 +\S+ +20 10 +- +region0 *$`).MatchString(out) {
+			t.Errorf("%s: info: exit %d, %s, table:\n%s", name, rc, errOut, out)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -11,7 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
-	"github.com/cxlv/cxlv/debugfs"
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/region"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/units"
@@ -29,7 +28,7 @@ func regionCommand() *cli.Command {
 					"for the kernel's probes. On any failure everything it did is undone, DPA included.\n" +
 					"--uuid re-creates a region with a known uuid: namespaces whose labels the memdev\n" +
 					"keeps (region destroy --keep-namespaces) come back with their data.\n" +
-					"--type ram (Linux 6.3+, dax_cxl and kmem loaded) makes a volatile region that kmem adds\n" +
+					"--type ram (Linux " + cxlverr.KernelRAMRegions + "+, dax_cxl and kmem loaded) makes a volatile region that kmem adds\n" +
 					"as memory blocks, onlined per --online: movable (ZONE_MOVABLE, can be given back),\n" +
 					"normal (ZONE_NORMAL, usable by the kernel, may not offline again) or none; the\n" +
 					"kernel's auto_online_blocks policy is set for the bind and restored afterwards.\n" +
@@ -87,22 +86,6 @@ func regionManager(e *env, timeout time.Duration) *region.Manager {
 	return m
 }
 
-// regionError gives library errors the exit codes of main.go.
-func regionError(err error) error {
-	var timeout *region.TimeoutError
-	switch {
-	case errors.Is(err, region.ErrInvalid):
-		return usageError{err}
-	case errors.As(err, &timeout):
-		return timedOut{err}
-	}
-	return err
-}
-
-type timedOut struct{ error }
-
-func (timedOut) Is(target error) bool { return target == debugfs.ErrTimeout }
-
 func runRegionCreate(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("region create takes no arguments, got %q", c.Args().First())
@@ -114,7 +97,7 @@ func runRegionCreate(c *cli.Context) error {
 	spec := region.Spec{UUID: c.String("uuid"), Filesystem: c.String("fs"), MountDir: c.String("mount"), Type: c.String("type")}
 	if o := c.String("online"); o != "" {
 		if spec.Online, err = region.ParseOnline(o); err != nil {
-			return regionError(err)
+			return err
 		}
 	}
 	switch dev, md := c.String("device"), c.String("memdev"); {
@@ -141,12 +124,12 @@ func runRegionCreate(c *cli.Context) error {
 	}
 	if mode != "" {
 		if spec.Namespace, err = region.ParseMode(mode); err != nil {
-			return regionError(err)
+			return err
 		}
 	}
 	res, err := regionManager(e, c.Duration("timeout")).Create(c.Context, spec)
 	if err != nil || e.dryRun {
-		return regionError(err)
+		return err
 	}
 	if c.Bool("json") {
 		return writeJSON(e.out, view.RegionCreate(res))
@@ -212,7 +195,7 @@ func memdevOf(sys sysfs.FS, device string) (string, error) {
 		}
 		return l.Memdev.Name, nil
 	}
-	return "", &sysfs.NotFoundError{Kind: "cxl_virt device", Name: device}
+	return "", &cxlverr.NotFoundError{Kind: "cxl_virt device", Name: device}
 }
 
 // teardown destroys the namespaces, regions and DPA of a cxl_virt device
@@ -222,7 +205,7 @@ func teardown(e *env, device string) error {
 	if err != nil || memdev == "" {
 		return err // without a memdev nothing can have been built on it
 	}
-	return regionError(regionManager(e, defaultTimeout).Teardown(memdev))
+	return regionManager(e, defaultTimeout).Teardown(memdev)
 }
 
 func runRegionDestroy(c *cli.Context) error {
@@ -250,12 +233,12 @@ func destroyEach(c *cli.Context, usage string, resolve, destroy func(*region.Man
 			return usagef("%s is named twice", name)
 		}
 		if err := resolve(m, name); err != nil {
-			return regionError(err)
+			return err
 		}
 	}
 	for _, name := range names {
 		if err := destroy(m, name); err != nil {
-			return regionError(err)
+			return err
 		}
 		if !e.dryRun {
 			fmt.Fprintf(e.out, "destroyed %s\n", name)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"path/filepath"
 	"regexp"
@@ -9,23 +8,13 @@ import (
 	"testing"
 )
 
-func fixtureRoot(scenario string) string {
-	return filepath.Join("..", "..", "test", "fixtures", scenario, "sys")
-}
-
-// runOn runs cxlvctl against a captured sysfs tree.
-func runOn(t *testing.T, scenario string, args ...string) (rc int, stdout, stderr string) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	rc = run(t.Context(), append([]string{"cxlvctl", "--sysfs-root", fixtureRoot(scenario)}, args...), &out, &errOut)
-	return rc, out.String(), errOut.String()
-}
+func fixtureRoot(scenario string) string { return filepath.Join(fixtureDir(scenario), "sys") }
 
 // dryRun runs a --dry-run command that must succeed and returns its output
 // and the fixture root as a regular expression.
 func dryRun(t *testing.T, scenario string, args ...string) (out, root string) {
 	t.Helper()
-	rc, out, errOut := runOn(t, scenario, append([]string{"--dry-run"}, args...)...)
+	out, errOut, rc := cxlvctl(t, scenario, append([]string{"--dry-run"}, args...)...)
 	if rc != 0 {
 		t.Fatalf("rc %d: %s", rc, errOut)
 	}
@@ -101,7 +90,7 @@ func TestRegionCreateBadInput(t *testing.T) {
 		{[]string{"namespace", "create", "--region", "region0"}, exitNotFound, "nd region region0 not found"},
 		{[]string{"namespace", "destroy", "namespace3.0"}, exitNotFound, "namespace namespace3.0 not found"},
 	} {
-		rc, out, errOut := runOn(t, "qemu-bare", c.args...)
+		out, errOut, rc := cxlvctl(t, "qemu-bare", c.args...)
 		if rc != c.rc || !strings.Contains(errOut, c.msg) || strings.Count(errOut, "\n") != 1 || out != "" {
 			t.Errorf("%v: rc %d, stderr %q, stdout %q; want rc %d and one line with %q", c.args, rc, errOut, out, c.rc, c.msg)
 		}
@@ -109,7 +98,7 @@ func TestRegionCreateBadInput(t *testing.T) {
 }
 
 func TestRegionList(t *testing.T) {
-	rc, out, errOut := runOn(t, "qemu-region-devdax", "region", "list")
+	out, errOut, rc := cxlvctl(t, "qemu-region-devdax", "region", "list")
 	if rc != 0 {
 		t.Fatalf("rc %d: %s", rc, errOut)
 	}
@@ -117,7 +106,7 @@ func TestRegionList(t *testing.T) {
 		`REGION +UUID +SIZE +DECODER +TARGETS +STATE +ND_REGION +NAMESPACES *`,
 		`region0 +` + uuidRE + ` +512M +decoder0.0 +decoder2.0 +commit +region0 +namespace0.0:devdax *`,
 	})
-	rc, out, _ = runOn(t, "qemu-region-devdax", "region", "list", "--json")
+	out, _, rc = cxlvctl(t, "qemu-region-devdax", "region", "list", "--json")
 	var js []struct {
 		Region   string   `json:"region"`
 		UUID     string   `json:"uuid"`
@@ -136,7 +125,7 @@ func TestRegionList(t *testing.T) {
 		len(js[0].NDRegion.Namespaces) == 0 || js[0].NDRegion.Namespaces[0].Dev != "namespace0.0" {
 		t.Errorf("region list --json: %s", out)
 	}
-	if rc, out, _ := runOn(t, "qemu-bare", "region", "list", "--json"); rc != 0 || strings.TrimSpace(out) != "[]" {
+	if out, _, rc := cxlvctl(t, "qemu-bare", "region", "list", "--json"); rc != 0 || strings.TrimSpace(out) != "[]" {
 		t.Errorf("no regions: rc %d, %q", rc, out)
 	}
 }
@@ -179,7 +168,7 @@ func TestRegionCreateOnDevice(t *testing.T) {
 		"echo namespace0.0 > " + root + "/bus/nd/devices/dax0.0/namespace",
 		"echo dax0.0 > " + root + "/bus/nd/drivers/dax_pmem/bind",
 	})
-	if rc, _, errOut := runOn(t, "cxlv-bare", "region", "create", "--device", "cxlv3"); rc != exitNotFound || !strings.Contains(errOut, "cxlv3 not found") {
+	if _, errOut, rc := cxlvctl(t, "cxlv-bare", "region", "create", "--device", "cxlv3"); rc != exitNotFound || !strings.Contains(errOut, "cxlv3 not found") {
 		t.Errorf("unknown device: rc %d, %q", rc, errOut)
 	}
 }

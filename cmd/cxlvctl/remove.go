@@ -3,11 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/units"
 )
@@ -52,19 +52,13 @@ func runRemove(c *cli.Context) error {
 	return nil
 }
 
-// busyError is a refusal that matches syscall.EBUSY (exit code 5).
-type busyError struct{ msg string }
-
-func (e busyError) Error() string        { return e.msg }
-func (e busyError) Is(target error) bool { return target == syscall.EBUSY }
-
 // refuseOnlineMemory refuses to remove a device while a RAM region on it
 // has memory online, with the command that gives the memory back: the
 // module would refuse anyway (the region exists), but cannot say that
 // the memory is the reason or what to do about it.
 func refuseOnlineMemory(e *env, device string) error {
 	t, err := e.host.Sys().Topology()
-	if errors.Is(err, sysfs.ErrNotSupported) {
+	if errors.Is(err, cxlverr.ErrNotSupported) {
 		return nil // no CXL bus: no region, and the remove says what is missing
 	}
 	if err != nil {
@@ -79,8 +73,8 @@ func refuseOnlineMemory(e *env, device string) error {
 			if st == nil || st.Summary.Online == 0 {
 				continue
 			}
-			return busyError{fmt.Sprintf("remove %s: %s has %s of memory online (%s): run `cxlvctl region destroy %s` first (it offlines the memory), or `cxlvctl remove --force %s`",
-				device, r.Region.Name, units.FormatSize(st.Summary.OnlineBytes()), memoryWhere(st), r.Region.Name, device)}
+			return cxlverr.Errorf(cxlverr.ErrBusy, "remove %s: %s has %s of memory online (%s): run `cxlvctl region destroy %s` first (it offlines the memory), or `cxlvctl remove --force %s`",
+				device, r.Region.Name, units.FormatSize(st.Summary.OnlineBytes()), memoryWhere(st), r.Region.Name, device)
 		}
 	}
 	return nil
