@@ -59,7 +59,10 @@ ensure_root() {
 	rm -rf "$root.new"
 	local include
 	include=$(IFS=,; echo "${packages[*]}")
-	mmdebstrap --quiet --variant=apt --mode=root --include="$include" trixie "$root.new" \
+	# In a mount namespace of its own: mmdebstrap can leave the root's /proc
+	# mounted, and a stale proc under the checkout fails `go vet ./...`.
+	unshare --mount --propagation private -- \
+		mmdebstrap --quiet --variant=apt --mode=root --include="$include" trixie "$root.new" \
 		"deb $mirror trixie main" "deb $mirror trixie-updates main" \
 		"deb $security trixie-security main" \
 		"deb $mirror trixie-backports main" >&2
