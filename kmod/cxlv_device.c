@@ -424,7 +424,6 @@ CXLV_U64_ATTR(pmem, "%llu", cxlv->params.pmem, 0444);
 CXLV_U64_ATTR(serial, "%llu", cxlv->params.serial, 0444);
 CXLV_U64_ATTR(capacity, "%llu", cxlv->layout.capacity, 0444);
 CXLV_U64_ATTR(window_start, "%#llx", cxlv->layout.window_start, 0400);
-CXLV_U64_ATTR(window_size, "%llu", cxlv->layout.capacity, 0400);
 CXLV_U64_ATTR(mbox_cmds, "%llu",
 	      cxlv_live(cxlv) ? cxlv_emu_mbox_cmds(cxlv->emu) : 0, 0444);
 CXLV_U64_ATTR(commits, "%llu",
@@ -437,7 +436,6 @@ static struct attribute *cxlv_dev_attrs[] = {
 	&dev_attr_serial.attr,
 	&dev_attr_capacity.attr,
 	&dev_attr_window_start.attr,
-	&dev_attr_window_size.attr,
 	&dev_attr_pci_domain.attr,
 	&dev_attr_memdev.attr,
 	&dev_attr_root.attr,

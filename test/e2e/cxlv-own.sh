@@ -147,7 +147,7 @@ no_freed_ghosts() {
 no_freed_ghosts
 
 # physical addresses are for root only
-for a in memstart memsize window_start window_size; do
+for a in memstart memsize window_start; do
 	step "nobody cannot read $a" sh -c "! su -s /bin/sh -c 'cat /sys/bus/cxl_virt/devices/$dev/$a' nobody"
 	expect_eq "$a mode" "$(stat -c %a "/sys/bus/cxl_virt/devices/$dev/$a")" 400
 done
