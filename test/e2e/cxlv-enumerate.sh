@@ -29,7 +29,7 @@ root=$(attr "$dev" root)
 [[ $root =~ ^root[0-9]+$ ]] || fail "root attribute '$root'"
 grep -q "$(printf '%x' $start)" /proc/iomem || fail "range not in /proc/iomem"
 grep -A8 "$(printf '%x' $start)-" /proc/iomem
-for a in memstart memsize pmem serial capacity window_start \
+for a in memstart memsize pmem serial capacity window_start label_offset label_size \
 	pci_domain memdev root decoder state mbox_cmds commits; do
 	v=$(attr "$dev" "$a")
 	say "$dev/$a = $v"
