@@ -14,7 +14,7 @@
  *
  * Endpoint (01:00.0): class 0502/10 (CXL memory device), 64-bit prefetchable
  * BAR0, PCIe capability, Device Serial Number, the PCIe DVSEC for CXL
- * devices (CXL 2.0 8.1.3) and the Register Locator DVSEC (CXL 2.0 8.1.9)
+ * devices (CXL r3.0 8.1.3) and the Register Locator DVSEC (CXL r3.0 8.1.9)
  * naming the device and component register blocks in BAR0.
  *
  * No interrupts (INTERRUPT_PIN 0, no MSI/MSI-X): the 6.1 CXL drivers poll.
@@ -51,10 +51,10 @@
 				 PCI_COMMAND_MASTER | PCI_COMMAND_PARITY | \
 				 PCI_COMMAND_SERR | PCI_COMMAND_INTX_DISABLE)
 
-/* CXL 2.0 8.1.3.1-2: DVSEC CXL Capability and Control */
+/* CXL r3.0 8.1.3.1-2: DVSEC CXL Capability and Control */
 #define CXLV_DVSEC_IO_CAPABLE	BIT(1)
 #define CXLV_DVSEC_IO_ENABLE	BIT(1)
-/* CXL 2.0 8.1.3.8.2: Range Size Low, Media_Type and Memory_Class */
+/* CXL r3.0 8.1.3.8.2: Range Size Low, Media_Type and Memory_Class */
 #define CXLV_DVSEC_MEDIA_TYPE	GENMASK(4, 2)
 #define CXLV_DVSEC_MEM_CLASS	GENMASK(7, 5)
 #define CXLV_DVSEC_NONVOLATILE	1
@@ -216,7 +216,7 @@ void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv)
 	cfg_set(f, CXLV_EXT_DSN + 4, 4, lower_32_bits(cxlv->params.serial));
 	cfg_set(f, CXLV_EXT_DSN + 8, 4, upper_32_bits(cxlv->params.serial));
 
-	/* CXL 2.0 8.1.3: PCIe DVSEC for CXL devices, one HDM range */
+	/* CXL r3.0 8.1.3: PCIe DVSEC for CXL devices, one HDM range */
 	cfg_ext_header(f, d, PCI_EXT_CAP_ID_DVSEC, 1, r);
 	cfg_dvsec_header(f, d, 1, CXLV_DVSEC_DEV_LEN, CXL_DVSEC_PCIE_DEVICE);
 	cfg_set(f, d + CXL_DVSEC_CAP_OFFSET, 2, CXLV_DVSEC_IO_CAPABLE |
@@ -235,7 +235,7 @@ void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv)
 	cfg_rw(f, d + CXL_DVSEC_RANGE_BASE_LOW(0), 4,
 	       CXL_DVSEC_MEM_BASE_LOW_MASK);
 
-	/* CXL 2.0 8.1.9: Register Locator, both blocks in BAR0 */
+	/* CXL r3.0 8.1.9: Register Locator, both blocks in BAR0 */
 	cfg_ext_header(f, r, PCI_EXT_CAP_ID_DVSEC, 1, 0);
 	cfg_dvsec_header(f, r, 0, CXLV_DVSEC_REGLOC_LEN,
 			 CXL_DVSEC_REG_LOCATOR);

@@ -28,7 +28,7 @@
  *
  * - a rung mailbox doorbell is handed to an unbound worker, which copies
  *   the input payload out, has cxlv_mbox.c answer it, writes the output
- *   payload, its length, the return code (CXL 3.0 8.2.8.4) and clears the
+ *   payload, its length, the return code (CXL r3.0 8.2.8.4) and clears the
  *   doorbell last. The doorbell hint answers it at once in the task that
  *   rang it (cxlv_emu_mbox_hint()). Only a machine with a single online CPU
  *   answers in the tick itself: the spinning host would starve any worker
@@ -36,7 +36,7 @@
  * - on idle ticks the read-only capability layout is compared with what
  *   cxlv_regs.c laid out, and rewritten if software stored into it;
  * - each HDM decoder's commit state machine runs (the Commit, Committed and
- *   Error Not Committed bits of CXL 3.0 8.2.4.19.7). The emulator keeps the
+ *   Error Not Committed bits of CXL r3.0 8.2.4.19.7). The emulator keeps the
  *   answer itself and rewrites the two read-only bits from it on every
  *   tick, so whatever software leaves in them is never the answer: a set
  *   COMMIT is checked against the identity mapping the data relies on (HPA =
