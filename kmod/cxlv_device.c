@@ -219,7 +219,7 @@ int cxlv_create(const struct cxlv_params *req)
 		goto err_unclaim;
 	}
 	dev_info(&cxlv->dev, "%llu MiB %s at %#llx, serial %#llx\n",
-		 layout.capacity >> 20, p.pmem ? "persistent" : "volatile",
+		 layout.capacity / SZ_1M, p.pmem ? "persistent" : "volatile",
 		 layout.window_start, p.serial);
 	rc = id;
 	goto unlock;

@@ -7,6 +7,7 @@
 #include <linux/device.h>
 #include <linux/err.h>
 #include <linux/io.h>
+#include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rculist.h>
@@ -237,7 +238,7 @@ static void cxlv_emu_mbox_kick(struct cxlv_emu *emu)
 
 static u64 cxlv_emu_hdm_read64(struct cxlv_emu *emu, unsigned int low)
 {
-	return readl(emu->hdm + low) | (u64)readl(emu->hdm + low + 4) << 32;
+	return lo_hi_readq(emu->hdm + low);
 }
 
 static void cxlv_emu_hdm_read(struct cxlv_emu *emu, int id,
