@@ -25,7 +25,8 @@
  *                        forwards; it starts with endpoint BAR0
  *                        (CXLV_BAR_SIZE)
  *   memstart + 512 KiB   label storage area (CXLV_LSA_SIZE), in the window
- *                        but in no BAR
+ *                        but in no BAR; cxlvN's label_offset and
+ *                        label_size attributes say where
  *   ALIGN(.., 256 MiB)   device memory, up to ALIGN_DOWN(end, 256 MiB);
  *                        this is also the root decoder's window, so the
  *                        host physical address of DPA 0 is its start
