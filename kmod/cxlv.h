@@ -2,6 +2,7 @@
 #ifndef __CXLV_H__
 #define __CXLV_H__
 
+#include <linux/bits.h>
 #include <linux/device.h>
 #include <linux/ioport.h>
 #include <linux/mutex.h>
@@ -24,7 +25,8 @@
  *                        forwards; it starts with endpoint BAR0
  *                        (CXLV_BAR_SIZE)
  *   memstart + 512 KiB   label storage area (CXLV_LSA_SIZE), in the window
- *                        but in no BAR
+ *                        but in no BAR; cxlvN's label_offset and
+ *                        label_size attributes say where
  *   ALIGN(.., 256 MiB)   device memory, up to ALIGN_DOWN(end, 256 MiB);
  *                        this is also the root decoder's window, so the
  *                        host physical address of DPA 0 is its start
@@ -42,7 +44,11 @@
 #define CXLV_START_ALIGN	SZ_1M
 #define CXLV_WINDOW_ALIGN	SZ_256M	/* CXL_CAPACITY_MULTIPLIER */
 #define CXLV_DOMAIN_BASE	0x10000	/* above any ACPI segment, like VMD */
+#define CXLV_DOMAIN_COUNT	0x10000	/* domains tried from CXLV_DOMAIN_BASE */
 #define CXLV_SERIAL_TAG		0x43584c56ULL	/* "CXLV" */
+/* Default serial: CXLV_SERIAL_TAG above the range's start in MiB */
+#define CXLV_SERIAL_TAG_MASK	GENMASK_ULL(63, 32)
+#define CXLV_SERIAL_START_MASK	GENMASK_ULL(31, 0)
 #define CXLV_ERR_LEN		160
 
 /**

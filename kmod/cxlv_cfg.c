@@ -14,7 +14,7 @@
  *
  * Endpoint (01:00.0): class 0502/10 (CXL memory device), 64-bit prefetchable
  * BAR0, PCIe capability, Device Serial Number, the PCIe DVSEC for CXL
- * devices (CXL 2.0 8.1.3) and the Register Locator DVSEC (CXL 2.0 8.1.9)
+ * devices (CXL r3.0 8.1.3) and the Register Locator DVSEC (CXL r3.0 8.1.9)
  * naming the device and component register blocks in BAR0.
  *
  * No interrupts (INTERRUPT_PIN 0, no MSI/MSI-X): the 6.1 CXL drivers poll.
@@ -51,38 +51,74 @@
 				 PCI_COMMAND_MASTER | PCI_COMMAND_PARITY | \
 				 PCI_COMMAND_SERR | PCI_COMMAND_INTX_DISABLE)
 
-/* CXL 2.0 8.1.3.1-2: DVSEC CXL Capability and Control */
+/* CXL r3.0 8.1.3.1-2: DVSEC CXL Capability and Control */
 #define CXLV_DVSEC_IO_CAPABLE	BIT(1)
 #define CXLV_DVSEC_IO_ENABLE	BIT(1)
-/* CXL 2.0 8.1.3.8.2: Range Size Low, Media_Type and Memory_Class */
+/* CXL r3.0 8.1.3.8.2: Range Size Low, Media_Type and Memory_Class */
 #define CXLV_DVSEC_MEDIA_TYPE	GENMASK(4, 2)
 #define CXLV_DVSEC_MEM_CLASS	GENMASK(7, 5)
 #define CXLV_DVSEC_NONVOLATILE	1
 /* PCIe 5.0 7.9.6: DVSEC header 1 revision */
 #define CXLV_DVSEC_REVISION	GENMASK(19, 16)
 
+/* Registers every bit of which software may write */
+#define CXLV_RW8		GENMASK(7, 0)
+#define CXLV_RW16		GENMASK(15, 0)
+#define CXLV_RW32		GENMASK(31, 0)
+
+/* PCI 3.0 6.2.1: Class Code register over Prog IF, Sub-Class and Class */
+#define CXLV_CLASS_CODE		GENMASK(23, 8)
+#define CXLV_CLASS_PROG_IF	GENMASK(7, 0)
+
+/* PCIe 5.0 7.6.3: PCI Express Extended Capability Header */
+#define CXLV_EXT_CAP_ID		GENMASK(15, 0)
+#define CXLV_EXT_CAP_VER	GENMASK(19, 16)
+#define CXLV_EXT_CAP_NEXT	GENMASK(31, 20)
+
+/* PCIe 5.0 7.5.3.2: PCI Express Capabilities Register version */
+#define CXLV_EXP_FLAGS_VERSION	2
+
+/* PCIe 5.0 7.5.3.4: Device Control, all but Initiate FLR is RW */
+#define CXLV_EXP_DEVCTL_RW	((u16)~PCI_EXP_DEVCTL_BCR_FLR)
+/* PCIe 5.0 7.5.3.5: Device Status error bits, RW1C */
+#define CXLV_EXP_DEVSTA_RW1C	(PCI_EXP_DEVSTA_CED | PCI_EXP_DEVSTA_NFED | \
+				 PCI_EXP_DEVSTA_FED | PCI_EXP_DEVSTA_URD)
+/* PCIe 5.0 7.5.3.7: Link Control bits a x1 link at 2.5 GT/s keeps */
+#define CXLV_EXP_LNKCTL_RW	(PCI_EXP_LNKCTL_ASPMC | PCI_EXP_LNKCTL_CCC | \
+				 PCI_EXP_LNKCTL_ES | \
+				 PCI_EXP_LNKCTL_CLKREQ_EN | \
+				 PCI_EXP_LNKCTL_HAWD | PCI_EXP_LNKCTL_LBMIE | \
+				 PCI_EXP_LNKCTL_LABIE)
+/* PCIe 5.0 7.5.3.12: Root Control, the error and PME enables and CRS SV */
+#define CXLV_EXP_RTCTL_RW	GENMASK(4, 0)
+
+/* PCI-to-PCI Bridge 1.2 3.2.5: window registers, address bits only RW */
+#define CXLV_BRIDGE_IO_ADDR	GENMASK(7, 4)
+#define CXLV_BRIDGE_MEM_ADDR	GENMASK(15, 4)
+/* PCI-to-PCI Bridge 1.2 3.2.5.18: Bridge Control, bits 0-11 defined */
+#define CXLV_BRIDGE_CTL_RW	GENMASK(11, 0)
+
+/* Stores the low @size bytes of @val at @reg, little-endian. */
+static void cfg_put(u8 *reg, int size, u32 val)
+{
+	__le32 le = cpu_to_le32(val);
+
+	memcpy(reg, &le, size);
+}
+
 static void cfg_set(struct cxlv_cfg_func *f, int off, int size, u32 val)
 {
-	int i;
-
-	for (i = 0; i < size; i++)
-		f->data[off + i] = val >> (8 * i);
+	cfg_put(&f->data[off], size, val);
 }
 
 static void cfg_rw(struct cxlv_cfg_func *f, int off, int size, u32 mask)
 {
-	int i;
-
-	for (i = 0; i < size; i++)
-		f->wmask[off + i] = mask >> (8 * i);
+	cfg_put(&f->wmask[off], size, mask);
 }
 
 static void cfg_rw1c(struct cxlv_cfg_func *f, int off, int size, u32 mask)
 {
-	int i;
-
-	for (i = 0; i < size; i++)
-		f->w1cmask[off + i] = mask >> (8 * i);
+	cfg_put(&f->w1cmask[off], size, mask);
 }
 
 /* Registers both header types share (PCI 3.0 6.2). */
@@ -98,11 +134,11 @@ static void cfg_init_common(struct cxlv_cfg_func *f, u16 device, u32 class,
 	cfg_rw1c(f, PCI_STATUS, 2, CXLV_STATUS_RW1C);
 	cfg_set(f, PCI_REVISION_ID, 1, 1);
 	cfg_set(f, PCI_CLASS_PROG, 3, class);
-	cfg_rw(f, PCI_CACHE_LINE_SIZE, 1, 0xff);
-	cfg_rw(f, PCI_LATENCY_TIMER, 1, 0xff);
+	cfg_rw(f, PCI_CACHE_LINE_SIZE, 1, CXLV_RW8);
+	cfg_rw(f, PCI_LATENCY_TIMER, 1, CXLV_RW8);
 	cfg_set(f, PCI_HEADER_TYPE, 1, type);
 	cfg_set(f, PCI_CAPABILITY_LIST, 1, CXLV_PCIE_CAP);
-	cfg_rw(f, PCI_INTERRUPT_LINE, 1, 0xff);
+	cfg_rw(f, PCI_INTERRUPT_LINE, 1, CXLV_RW8);
 }
 
 /* PCIe 5.0 7.5.3: PCI Express Capability, version 2, x1 at 2.5 GT/s. */
@@ -112,25 +148,26 @@ static void cfg_init_pcie(struct cxlv_cfg_func *f, u8 type, u8 port)
 
 	cfg_set(f, c, 1, PCI_CAP_ID_EXP);
 	cfg_set(f, c + PCI_EXP_FLAGS, 2,
-		FIELD_PREP(PCI_EXP_FLAGS_TYPE, type) | 2);
+		FIELD_PREP(PCI_EXP_FLAGS_TYPE, type) |
+		FIELD_PREP(PCI_EXP_FLAGS_VERS, CXLV_EXP_FLAGS_VERSION));
 	cfg_set(f, c + PCI_EXP_DEVCAP, 4, PCI_EXP_DEVCAP_RBER |
 		FIELD_PREP(PCI_EXP_DEVCAP_PAYLOAD, 1));
-	cfg_rw(f, c + PCI_EXP_DEVCTL, 2, 0x7fff);
-	cfg_rw1c(f, c + PCI_EXP_DEVSTA, 2, 0x000f);
+	cfg_rw(f, c + PCI_EXP_DEVCTL, 2, CXLV_EXP_DEVCTL_RW);
+	cfg_rw1c(f, c + PCI_EXP_DEVSTA, 2, CXLV_EXP_DEVSTA_RW1C);
 	cfg_set(f, c + PCI_EXP_LNKCAP, 4, PCI_EXP_LNKCAP_SLS_2_5GB |
 		FIELD_PREP(PCI_EXP_LNKCAP_MLW, 1) |
 		FIELD_PREP(PCI_EXP_LNKCAP_PN, port));
-	cfg_rw(f, c + PCI_EXP_LNKCTL, 2, 0x0fc3);
+	cfg_rw(f, c + PCI_EXP_LNKCTL, 2, CXLV_EXP_LNKCTL_RW);
 	cfg_set(f, c + PCI_EXP_LNKSTA, 2, PCI_EXP_LNKSTA_CLS_2_5GB |
 		FIELD_PREP(PCI_EXP_LNKSTA_NLW, 1));
 	cfg_rw1c(f, c + PCI_EXP_LNKSTA, 2, PCI_EXP_LNKSTA_LBMS |
 		 PCI_EXP_LNKSTA_LABS);
-	cfg_rw(f, c + PCI_EXP_DEVCTL2, 2, 0xffff);
+	cfg_rw(f, c + PCI_EXP_DEVCTL2, 2, CXLV_RW16);
 	cfg_set(f, c + PCI_EXP_LNKCAP2, 4, PCI_EXP_LNKCAP2_SLS_2_5GB);
 	cfg_set(f, c + PCI_EXP_LNKCTL2, 2, PCI_EXP_LNKCTL2_TLS_2_5GT);
-	cfg_rw(f, c + PCI_EXP_LNKCTL2, 2, 0xffff);
+	cfg_rw(f, c + PCI_EXP_LNKCTL2, 2, CXLV_RW16);
 	if (type == PCI_EXP_TYPE_ROOT_PORT) {
-		cfg_rw(f, c + PCI_EXP_RTCTL, 2, 0x001f);
+		cfg_rw(f, c + PCI_EXP_RTCTL, 2, CXLV_EXP_RTCTL_RW);
 		cfg_rw1c(f, c + PCI_EXP_RTSTA, 4, PCI_EXP_RTSTA_PME);
 	}
 }
@@ -138,7 +175,9 @@ static void cfg_init_pcie(struct cxlv_cfg_func *f, u8 type, u8 port)
 static void cfg_ext_header(struct cxlv_cfg_func *f, int off, u16 id, u8 ver,
 			   int next)
 {
-	cfg_set(f, off, 4, id | ver << 16 | next << 20);
+	cfg_set(f, off, 4, FIELD_PREP(CXLV_EXT_CAP_ID, id) |
+		FIELD_PREP(CXLV_EXT_CAP_VER, ver) |
+		FIELD_PREP(CXLV_EXT_CAP_NEXT, next));
 }
 
 static void cfg_dvsec_header(struct cxlv_cfg_func *f, int off, u8 rev,
@@ -159,32 +198,38 @@ void cxlv_cfg_init_rp(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv)
 {
 	u64 base = cxlv->pci_res.start, limit = cxlv->pci_res.end;
 
-	cfg_init_common(f, CXLV_PCI_DEVICE_RP, PCI_CLASS_BRIDGE_PCI << 8,
+	cfg_init_common(f, CXLV_PCI_DEVICE_RP,
+			FIELD_PREP(CXLV_CLASS_CODE, PCI_CLASS_BRIDGE_PCI),
 			PCI_HEADER_TYPE_BRIDGE);
 	cfg_set(f, PCI_PRIMARY_BUS, 1, 0);
 	cfg_set(f, PCI_SECONDARY_BUS, 1, 1);
 	cfg_set(f, PCI_SUBORDINATE_BUS, 1, 1);
-	cfg_rw(f, PCI_PRIMARY_BUS, 4, 0xffffffff);
+	cfg_rw(f, PCI_PRIMARY_BUS, 4, CXLV_RW32);
 
 	/* I/O and non-prefetchable windows: base above limit, disabled */
-	cfg_set(f, PCI_IO_BASE, 1, 0xf0);
-	cfg_rw(f, PCI_IO_BASE, 2, 0xf0f0);
+	cfg_set(f, PCI_IO_BASE, 1, CXLV_BRIDGE_IO_ADDR);
+	cfg_rw(f, PCI_IO_BASE, 1, CXLV_BRIDGE_IO_ADDR);
+	cfg_rw(f, PCI_IO_LIMIT, 1, CXLV_BRIDGE_IO_ADDR);
 	cfg_rw1c(f, PCI_SEC_STATUS, 2, CXLV_STATUS_RW1C);
-	cfg_set(f, PCI_MEMORY_BASE, 2, 0xfff0);
-	cfg_rw(f, PCI_MEMORY_BASE, 4, 0xfff0fff0);
+	cfg_set(f, PCI_MEMORY_BASE, 2, CXLV_BRIDGE_MEM_ADDR);
+	cfg_rw(f, PCI_MEMORY_BASE, 2, CXLV_BRIDGE_MEM_ADDR);
+	cfg_rw(f, PCI_MEMORY_LIMIT, 2, CXLV_BRIDGE_MEM_ADDR);
 
 	/* 64-bit prefetchable window, 1 MiB granular, over the PCI window */
-	cfg_set(f, PCI_PREF_MEMORY_BASE, 2,
-		((base >> 16) & PCI_PREF_RANGE_MASK) | PCI_PREF_RANGE_TYPE_64);
-	cfg_set(f, PCI_PREF_MEMORY_LIMIT, 2,
-		((limit >> 16) & PCI_PREF_RANGE_MASK) | PCI_PREF_RANGE_TYPE_64);
-	cfg_rw(f, PCI_PREF_MEMORY_BASE, 4, 0xfff0fff0);
+	cfg_set(f, PCI_PREF_MEMORY_BASE, 2, PCI_PREF_RANGE_TYPE_64 |
+		FIELD_PREP(CXLV_BRIDGE_MEM_ADDR,
+			   lower_32_bits(base) / CXLV_PCI_WINDOW_SIZE));
+	cfg_set(f, PCI_PREF_MEMORY_LIMIT, 2, PCI_PREF_RANGE_TYPE_64 |
+		FIELD_PREP(CXLV_BRIDGE_MEM_ADDR,
+			   lower_32_bits(limit) / CXLV_PCI_WINDOW_SIZE));
+	cfg_rw(f, PCI_PREF_MEMORY_BASE, 2, CXLV_BRIDGE_MEM_ADDR);
+	cfg_rw(f, PCI_PREF_MEMORY_LIMIT, 2, CXLV_BRIDGE_MEM_ADDR);
 	cfg_set(f, PCI_PREF_BASE_UPPER32, 4, upper_32_bits(base));
 	cfg_set(f, PCI_PREF_LIMIT_UPPER32, 4, upper_32_bits(limit));
-	cfg_rw(f, PCI_PREF_BASE_UPPER32, 4, 0xffffffff);
-	cfg_rw(f, PCI_PREF_LIMIT_UPPER32, 4, 0xffffffff);
+	cfg_rw(f, PCI_PREF_BASE_UPPER32, 4, CXLV_RW32);
+	cfg_rw(f, PCI_PREF_LIMIT_UPPER32, 4, CXLV_RW32);
 
-	cfg_rw(f, PCI_BRIDGE_CONTROL, 2, 0x0fff);
+	cfg_rw(f, PCI_BRIDGE_CONTROL, 2, CXLV_BRIDGE_CTL_RW);
 	cfg_init_pcie(f, PCI_EXP_TYPE_ROOT_PORT, CXLV_DPORT_ID);
 }
 
@@ -200,13 +245,14 @@ void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv)
 	int d = CXLV_EXT_DVSEC_DEV, r = CXLV_EXT_DVSEC_REGLOC;
 
 	cfg_init_common(f, CXLV_PCI_DEVICE_EP,
-			PCI_CLASS_MEMORY_CXL << 8 | CXL_MEMORY_PROGIF,
+			FIELD_PREP(CXLV_CLASS_CODE, PCI_CLASS_MEMORY_CXL) |
+			FIELD_PREP(CXLV_CLASS_PROG_IF, CXL_MEMORY_PROGIF),
 			PCI_HEADER_TYPE_NORMAL);
 	cfg_set(f, PCI_BASE_ADDRESS_0, 4, lower_32_bits(l->bar0) |
 		PCI_BASE_ADDRESS_MEM_TYPE_64 | PCI_BASE_ADDRESS_MEM_PREFETCH);
 	cfg_rw(f, PCI_BASE_ADDRESS_0, 4, ~(CXLV_BAR_SIZE - 1));
 	cfg_set(f, PCI_BASE_ADDRESS_1, 4, upper_32_bits(l->bar0));
-	cfg_rw(f, PCI_BASE_ADDRESS_1, 4, 0xffffffff);
+	cfg_rw(f, PCI_BASE_ADDRESS_1, 4, CXLV_RW32);
 	cfg_set(f, PCI_SUBSYSTEM_VENDOR_ID, 2, CXLV_PCI_VENDOR_ID);
 	cfg_set(f, PCI_SUBSYSTEM_ID, 2, CXLV_PCI_DEVICE_EP);
 	cfg_init_pcie(f, PCI_EXP_TYPE_ENDPOINT, 0);
@@ -216,7 +262,7 @@ void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv)
 	cfg_set(f, CXLV_EXT_DSN + 4, 4, lower_32_bits(cxlv->params.serial));
 	cfg_set(f, CXLV_EXT_DSN + 8, 4, upper_32_bits(cxlv->params.serial));
 
-	/* CXL 2.0 8.1.3: PCIe DVSEC for CXL devices, one HDM range */
+	/* CXL r3.0 8.1.3: PCIe DVSEC for CXL devices, one HDM range */
 	cfg_ext_header(f, d, PCI_EXT_CAP_ID_DVSEC, 1, r);
 	cfg_dvsec_header(f, d, 1, CXLV_DVSEC_DEV_LEN, CXL_DVSEC_PCIE_DEVICE);
 	cfg_set(f, d + CXL_DVSEC_CAP_OFFSET, 2, CXLV_DVSEC_IO_CAPABLE |
@@ -231,11 +277,11 @@ void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv)
 	cfg_set(f, d + CXL_DVSEC_RANGE_SIZE_HIGH(0), 4,
 		upper_32_bits(l->capacity));
 	cfg_set(f, d + CXL_DVSEC_RANGE_SIZE_LOW(0), 4, size_lo);
-	cfg_rw(f, d + CXL_DVSEC_RANGE_BASE_HIGH(0), 4, 0xffffffff);
+	cfg_rw(f, d + CXL_DVSEC_RANGE_BASE_HIGH(0), 4, CXLV_RW32);
 	cfg_rw(f, d + CXL_DVSEC_RANGE_BASE_LOW(0), 4,
 	       CXL_DVSEC_MEM_BASE_LOW_MASK);
 
-	/* CXL 2.0 8.1.9: Register Locator, both blocks in BAR0 */
+	/* CXL r3.0 8.1.9: Register Locator, both blocks in BAR0 */
 	cfg_ext_header(f, r, PCI_EXT_CAP_ID_DVSEC, 1, 0);
 	cfg_dvsec_header(f, r, 0, CXLV_DVSEC_REGLOC_LEN,
 			 CXL_DVSEC_REG_LOCATOR);
@@ -260,12 +306,10 @@ void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv)
  */
 u32 cxlv_cfg_read(const struct cxlv_cfg_func *f, int where, int size)
 {
-	u32 val = 0;
-	int i;
+	__le32 le = 0;
 
-	for (i = 0; i < size; i++)
-		val |= (u32)f->data[where + i] << (8 * i);
-	return val;
+	memcpy(&le, &f->data[where], size);
+	return le32_to_cpu(le);
 }
 
 /**
@@ -277,14 +321,15 @@ u32 cxlv_cfg_read(const struct cxlv_cfg_func *f, int where, int size)
  */
 void cxlv_cfg_write(struct cxlv_cfg_func *f, int where, int size, u32 val)
 {
+	__le32 le32 = cpu_to_le32(val);
+	const u8 *le = (const u8 *)&le32;
 	int i;
 
 	for (i = 0; i < size; i++) {
-		u8 b = val >> (8 * i);
 		u8 *reg = &f->data[where + i];
 		u8 rw = f->wmask[where + i];
 
-		*reg = (*reg & ~rw) | (b & rw);
-		*reg &= ~(b & f->w1cmask[where + i]);
+		*reg = (*reg & ~rw) | (le[i] & rw);
+		*reg &= ~(le[i] & f->w1cmask[where + i]);
 	}
 }

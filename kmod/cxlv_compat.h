@@ -139,7 +139,7 @@ static inline int cxlv_decoder_add_1way(struct cxl_decoder *cxld, int dport_id)
  * its decoders. Later kernels do both when the first endpoint below it
  * enumerates (cxl_port's add_dport), and only for a root port that names a
  * component register block in a Register Locator DVSEC; cxl_virt's root
- * port has none (CXL 3.1 8.1.9 makes it optional there). So on those
+ * port has none (CXL r3.0 8.1.9 makes it optional there). So on those
  * kernels the module does the same steps, in the same order, with no
  * component registers for the dport, before any endpoint can probe.
  *
@@ -178,8 +178,8 @@ static inline int cxlv_port_add_root_port(struct cxl_port *port,
  * 7.x moved the CXL DVSEC definitions from drivers/cxl/cxlpci.h to
  * uapi/linux/pci_regs.h (PCI_DVSEC_CXL_*, fields as masks) and the register
  * block identifiers to <cxl/pci.h>. The module keeps the cxlpci.h names,
- * CXL 3.1 section 8.1.3 (PCIe DVSEC for CXL Devices) and 8.1.9 (Register
- * Locator DVSEC).
+ * CXL r3.0 8.1.3 (PCIe DVSEC for CXL Devices) and 8.1.9 (Register Locator
+ * DVSEC).
  */
 #ifdef CXLV_HAVE_PCI_DVSEC_CXL
 #define PCI_DVSEC_HEADER1_LENGTH_MASK		GENMASK(31, 20)

@@ -219,7 +219,7 @@ int cxlv_create(const struct cxlv_params *req)
 		goto err_unclaim;
 	}
 	dev_info(&cxlv->dev, "%llu MiB %s at %#llx, serial %#llx\n",
-		 layout.capacity >> 20, p.pmem ? "persistent" : "volatile",
+		 layout.capacity / SZ_1M, p.pmem ? "persistent" : "volatile",
 		 layout.window_start, p.serial);
 	rc = id;
 	goto unlock;
@@ -403,6 +403,13 @@ static ssize_t pci_domain_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(pci_domain);
 
+static ssize_t label_size_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lu\n", (unsigned long)CXLV_LSA_SIZE);
+}
+static DEVICE_ATTR_RO(label_size);
+
 /*
  * Physical addresses, and the sizes that give away where the range ends,
  * are root only (0400), like the CXL core's decoder start.
@@ -424,7 +431,8 @@ CXLV_U64_ATTR(pmem, "%llu", cxlv->params.pmem, 0444);
 CXLV_U64_ATTR(serial, "%llu", cxlv->params.serial, 0444);
 CXLV_U64_ATTR(capacity, "%llu", cxlv->layout.capacity, 0444);
 CXLV_U64_ATTR(window_start, "%#llx", cxlv->layout.window_start, 0400);
-CXLV_U64_ATTR(window_size, "%llu", cxlv->layout.capacity, 0400);
+CXLV_U64_ATTR(label_offset, "%#llx",
+	      cxlv->layout.lsa - cxlv->params.memstart, 0444);
 CXLV_U64_ATTR(mbox_cmds, "%llu",
 	      cxlv_live(cxlv) ? cxlv_emu_mbox_cmds(cxlv->emu) : 0, 0444);
 CXLV_U64_ATTR(commits, "%llu",
@@ -437,7 +445,8 @@ static struct attribute *cxlv_dev_attrs[] = {
 	&dev_attr_serial.attr,
 	&dev_attr_capacity.attr,
 	&dev_attr_window_start.attr,
-	&dev_attr_window_size.attr,
+	&dev_attr_label_offset.attr,
+	&dev_attr_label_size.attr,
 	&dev_attr_pci_domain.attr,
 	&dev_attr_memdev.attr,
 	&dev_attr_root.attr,

@@ -7,6 +7,7 @@
 #include <linux/device.h>
 #include <linux/err.h>
 #include <linux/io.h>
+#include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rculist.h>
@@ -28,7 +29,7 @@
  *
  * - a rung mailbox doorbell is handed to an unbound worker, which copies
  *   the input payload out, has cxlv_mbox.c answer it, writes the output
- *   payload, its length, the return code (CXL 3.0 8.2.8.4) and clears the
+ *   payload, its length, the return code (CXL r3.0 8.2.8.4) and clears the
  *   doorbell last. The doorbell hint answers it at once in the task that
  *   rang it (cxlv_emu_mbox_hint()). Only a machine with a single online CPU
  *   answers in the tick itself: the spinning host would starve any worker
@@ -36,7 +37,7 @@
  * - on idle ticks the read-only capability layout is compared with what
  *   cxlv_regs.c laid out, and rewritten if software stored into it;
  * - each HDM decoder's commit state machine runs (the Commit, Committed and
- *   Error Not Committed bits of CXL 3.0 8.2.4.19.7). The emulator keeps the
+ *   Error Not Committed bits of CXL r3.0 8.2.4.19.7). The emulator keeps the
  *   answer itself and rewrites the two read-only bits from it on every
  *   tick, so whatever software leaves in them is never the answer: a set
  *   COMMIT is checked against the identity mapping the data relies on (HPA =
@@ -237,7 +238,7 @@ static void cxlv_emu_mbox_kick(struct cxlv_emu *emu)
 
 static u64 cxlv_emu_hdm_read64(struct cxlv_emu *emu, unsigned int low)
 {
-	return readl(emu->hdm + low) | (u64)readl(emu->hdm + low + 4) << 32;
+	return lo_hi_readq(emu->hdm + low);
 }
 
 static void cxlv_emu_hdm_read(struct cxlv_emu *emu, int id,

@@ -18,15 +18,15 @@
 
 /* Endpoint BAR0 layout; offsets are what the Register Locator DVSEC names. */
 #define CXLV_BAR_SIZE		SZ_128K
-#define CXLV_DEV_REGS_OFFSET	0x00000	/* CXL 3.0 8.2.8 device registers */
+#define CXLV_DEV_REGS_OFFSET	0x00000	/* CXL r3.0 8.2.8 device registers */
 #define CXLV_DEV_REGS_SIZE	SZ_64K
-#define CXLV_COMP_REGS_OFFSET	0x10000	/* CXL 3.0 8.2.4 component registers */
+#define CXLV_COMP_REGS_OFFSET	0x10000	/* CXL r3.0 8.2.4 component registers */
 #define CXLV_COMP_REGS_SIZE	SZ_64K
 
 /*
- * Host-bridge component registers (CXL 3.0 8.2.4), in the PCI window after
+ * Host-bridge component registers (CXL r3.0 8.2.4), in the PCI window after
  * BAR0: a capability array without an HDM Decoder Capability, which a host
- * bridge with a single root port may omit (CXL 3.0 9.13.1), so the CXL core
+ * bridge with a single root port may omit (CXL r3.0 9.13.1), so the CXL core
  * decodes through it. 6.12 probes this block when the port is added.
  */
 #define CXLV_BRIDGE_REGS_OFFSET	SZ_256K

@@ -18,18 +18,18 @@
  * kprobes that tell it when the host just acted.
  */
 
-/* CXL 3.0 8.2.8 device register block: where each capability lives. */
+/* CXL r3.0 8.2.8 device register block: where each capability lives. */
 #define CXLV_DEV_CAP_COUNT	3
-#define CXLV_DEV_STATUS_OFFSET	0x100	/* CXL 3.0 8.2.8.3 */
+#define CXLV_DEV_STATUS_OFFSET	0x100	/* CXL r3.0 8.2.8.3 */
 #define CXLV_DEV_STATUS_SIZE	0x8
-#define CXLV_MEMDEV_OFFSET	0x200	/* CXL 3.0 8.2.8.5 */
+#define CXLV_MEMDEV_OFFSET	0x200	/* CXL r3.0 8.2.8.5 */
 #define CXLV_MEMDEV_SIZE	0x8
-#define CXLV_MBOX_OFFSET	0x1000	/* CXL 3.0 8.2.8.4 */
+#define CXLV_MBOX_OFFSET	0x1000	/* CXL r3.0 8.2.8.4 */
 #define CXLV_MBOX_PAYLOAD_SIZE	SZ_4K
 #define CXLV_MBOX_SIZE		(CXLDEV_MBOX_PAYLOAD_OFFSET + CXLV_MBOX_PAYLOAD_SIZE)
 
 /*
- * CXL 3.0 8.2.4 component register block: the HDM Decoder Capability
+ * CXL r3.0 8.2.4 component register block: the HDM Decoder Capability
  * Structure, relative to the CXL.cachemem capability array at CXL_CM_OFFSET.
  */
 #define CXLV_HDM_OFFSET		0x100
@@ -42,7 +42,7 @@
 
 /**
  * struct cxlv_mbox_state - what mailbox commands change on the device
- * @timestamp: CXL 3.0 8.2.9.4.2 the host's time at its last Set Timestamp,
+ * @timestamp: CXL r3.0 8.2.9.4.2 the host's time at its last Set Timestamp,
  *	in ns since the epoch
  * @timestamp_set_at: ktime_get_ns() at that Set Timestamp; 0: never set
  */
@@ -53,7 +53,7 @@ struct cxlv_mbox_state {
 
 /**
  * struct cxlv_mbox_cmd - one mailbox command as the handlers see it
- * @opcode: CXL 3.0 8.2.8.4.5 Command Register opcode
+ * @opcode: CXL r3.0 8.2.8.4.5 Command Register opcode
  * @in: input payload, already copied out of the payload registers
  * @in_len: bytes in @in
  * @out: output buffer of CXLV_MBOX_PAYLOAD_SIZE bytes
@@ -71,7 +71,7 @@ struct cxlv_mbox_cmd {
 
 /**
  * struct cxlv_hdm_decoder - the registers of one HDM decoder
- * @ctrl: CXL 3.0 8.2.4.19.7 HDM Decoder Control
+ * @ctrl: CXL r3.0 8.2.4.19.7 HDM Decoder Control
  * @base: HPA base
  * @size: HPA size
  * @skip: DPA skip (endpoint decoders)
@@ -84,7 +84,7 @@ struct cxlv_hdm_decoder {
 };
 
 /*
- * What the device says about a decoder (CXL 3.0 8.2.4.19.7): the emulator,
+ * What the device says about a decoder (CXL r3.0 8.2.4.19.7): the emulator,
  * not the register, is the authority on Committed and Error Not Committed.
  */
 enum cxlv_hdm_state {

@@ -28,19 +28,19 @@
  * no mapping.
  */
 
-/* CXL 3.0 8.2.9.5.2.1 Command Effects Log entry effects */
+/* CXL r3.0 8.2.9.5.2.1 Command Effects Log entry effects */
 #define CXLV_EFFECT_IMMEDIATE_CONFIG_CHANGE	BIT(1)
 #define CXLV_EFFECT_IMMEDIATE_DATA_CHANGE	BIT(2)
 #define CXLV_EFFECT_IMMEDIATE_POLICY_CHANGE	BIT(3)
 
-/* CXL 3.0 8.2.9.4 Timestamp command set, not in 6.1's cxlmem.h */
+/* CXL r3.0 8.2.9.4 Timestamp command set, not in 6.1's cxlmem.h */
 #define CXLV_MBOX_OP_GET_TIMESTAMP	0x0300
 #define CXLV_MBOX_OP_SET_TIMESTAMP	0x0301
 
 /* Input length of commands whose input is not a fixed size. */
 #define CXLV_MBOX_VARIABLE	SIZE_MAX
 
-/* CXL 3.0 8.2.9.8.3.1 Get Health Info output payload, not in 6.1 cxlmem.h */
+/* CXL r3.0 8.2.9.8.3.1 Get Health Info output payload, not in 6.1 cxlmem.h */
 struct cxlv_health_info {
 	u8 health_status;
 	u8 media_status;
@@ -52,7 +52,7 @@ struct cxlv_health_info {
 	__le32 corrected_persistent_errors;
 } __packed;
 
-/* The value the specification reserves for "no temperature sensor" */
+/* CXL r3.0 8.2.9.8.3.1: Device Temperature of a device without a sensor */
 #define CXLV_HEALTH_TEMPERATURE_NOT_IMPL	0xffff
 
 static const uuid_t cxlv_cel_uuid = DEFINE_CXL_CEL_UUID;
@@ -72,7 +72,7 @@ static u16 cxlv_mbox_get_supported_logs(const struct cxlv_emu_config *cfg,
 static u16 cxlv_mbox_get_log(const struct cxlv_emu_config *cfg,
 			     struct cxlv_mbox_cmd *cmd);
 
-/* CXL 3.0 8.2.9.8.1.1 Identify Memory Device */
+/* CXL r3.0 8.2.9.8.1.1 Identify Memory Device */
 static u16 cxlv_mbox_identify(const struct cxlv_emu_config *cfg,
 			      struct cxlv_mbox_cmd *cmd)
 {
@@ -96,7 +96,7 @@ static u16 cxlv_mbox_identify(const struct cxlv_emu_config *cfg,
 	return CXL_MBOX_CMD_RC_SUCCESS;
 }
 
-/* CXL 3.0 8.2.9.8.2.1 Get Partition Info: fixed, nothing pending */
+/* CXL r3.0 8.2.9.8.2.1 Get Partition Info: fixed, nothing pending */
 static u16 cxlv_mbox_get_partition_info(const struct cxlv_emu_config *cfg,
 					struct cxlv_mbox_cmd *cmd)
 {
@@ -118,7 +118,7 @@ static bool cxlv_mbox_lsa_range_ok(u32 offset, size_t length)
 	return offset <= CXLV_LSA_SIZE && length <= CXLV_LSA_SIZE - offset;
 }
 
-/* CXL 3.0 8.2.9.8.2.3 Get LSA */
+/* CXL r3.0 8.2.9.8.2.3 Get LSA */
 static u16 cxlv_mbox_get_lsa(const struct cxlv_emu_config *cfg,
 			     struct cxlv_mbox_cmd *cmd)
 {
@@ -135,7 +135,7 @@ static u16 cxlv_mbox_get_lsa(const struct cxlv_emu_config *cfg,
 	return CXL_MBOX_CMD_RC_SUCCESS;
 }
 
-/* CXL 3.0 8.2.9.8.2.4 Set LSA: offset, reserved, then the data */
+/* CXL r3.0 8.2.9.8.2.4 Set LSA: offset, reserved, then the data */
 static u16 cxlv_mbox_set_lsa(const struct cxlv_emu_config *cfg,
 			     struct cxlv_mbox_cmd *cmd)
 {
@@ -155,7 +155,7 @@ static u16 cxlv_mbox_set_lsa(const struct cxlv_emu_config *cfg,
 	return CXL_MBOX_CMD_RC_SUCCESS;
 }
 
-/* CXL 3.0 8.2.9.8.3.1 Get Health Info: healthy RAM, 0% worn, no sensor */
+/* CXL r3.0 8.2.9.8.3.1 Get Health Info: healthy RAM, 0% worn, no sensor */
 static u16 cxlv_mbox_get_health_info(const struct cxlv_emu_config *cfg,
 				     struct cxlv_mbox_cmd *cmd)
 {
@@ -170,7 +170,7 @@ static u16 cxlv_mbox_get_health_info(const struct cxlv_emu_config *cfg,
 	return CXL_MBOX_CMD_RC_SUCCESS;
 }
 
-/* CXL 3.0 8.2.9.4.1 Get Timestamp: 0 until set, then the host's clock */
+/* CXL r3.0 8.2.9.4.1 Get Timestamp: 0 until set, then the host's clock */
 static u16 cxlv_mbox_get_timestamp(const struct cxlv_emu_config *cfg,
 				   struct cxlv_mbox_cmd *cmd)
 {
@@ -185,7 +185,7 @@ static u16 cxlv_mbox_get_timestamp(const struct cxlv_emu_config *cfg,
 	return CXL_MBOX_CMD_RC_SUCCESS;
 }
 
-/* CXL 3.0 8.2.9.4.2 Set Timestamp */
+/* CXL r3.0 8.2.9.4.2 Set Timestamp */
 static u16 cxlv_mbox_set_timestamp(const struct cxlv_emu_config *cfg,
 				   struct cxlv_mbox_cmd *cmd)
 {
@@ -274,7 +274,7 @@ static size_t cxlv_mbox_build_cel(const struct cxlv_emu_config *cfg,
 	return n * sizeof(*cel);
 }
 
-/* CXL 3.0 8.2.9.5.1 Get Supported Logs: the CEL is the only log */
+/* CXL r3.0 8.2.9.5.1 Get Supported Logs: the CEL is the only log */
 static u16 cxlv_mbox_get_supported_logs(const struct cxlv_emu_config *cfg,
 					struct cxlv_mbox_cmd *cmd)
 {
@@ -289,7 +289,7 @@ static u16 cxlv_mbox_get_supported_logs(const struct cxlv_emu_config *cfg,
 	return CXL_MBOX_CMD_RC_SUCCESS;
 }
 
-/* CXL 3.0 8.2.9.5.2 Get Log: a window of the CEL */
+/* CXL r3.0 8.2.9.5.2 Get Log: a window of the CEL */
 static u16 cxlv_mbox_get_log(const struct cxlv_emu_config *cfg,
 			     struct cxlv_mbox_cmd *cmd)
 {
@@ -317,7 +317,7 @@ static u16 cxlv_mbox_get_log(const struct cxlv_emu_config *cfg,
  * @cfg: the device
  * @cmd: the command; on success @cmd->out_len says how much output there is
  *
- * Return: a CXL 3.0 8.2.8.4.5.1 return code for the Mailbox Status register.
+ * Return: a CXL r3.0 8.2.8.4.5.1 return code for the Mailbox Status register.
  */
 u16 cxlv_mbox_handle(const struct cxlv_emu_config *cfg,
 		     struct cxlv_mbox_cmd *cmd)

@@ -33,6 +33,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitfield.h>
 #include <linux/io.h>
 #include <linux/ioport.h>
 #include <linux/overflow.h>
@@ -142,7 +143,8 @@ bool cxlv_mem_overlaps(const struct cxlv_params *a,
 /* Stable per range, never 0: "CXLV" above the range's start in MiB. */
 u64 cxlv_default_serial(u64 memstart)
 {
-	return CXLV_SERIAL_TAG << 32 | (u32)(memstart >> 20);
+	return FIELD_PREP(CXLV_SERIAL_TAG_MASK, CXLV_SERIAL_TAG) |
+	       FIELD_PREP(CXLV_SERIAL_START_MASK, memstart / SZ_1M);
 }
 
 /* Removes one of our resources; a foreign child moves up, it is not lost. */

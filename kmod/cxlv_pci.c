@@ -82,8 +82,8 @@ static int cxlv_pci_find_domain(void)
 {
 	int domain;
 
-	for (domain = CXLV_DOMAIN_BASE; domain < CXLV_DOMAIN_BASE + 0x10000;
-	     domain++) {
+	for (domain = CXLV_DOMAIN_BASE;
+	     domain < CXLV_DOMAIN_BASE + CXLV_DOMAIN_COUNT; domain++) {
 		struct pci_bus *bus = pci_find_bus(domain, 0);
 
 		if (!bus)

@@ -14,11 +14,11 @@
  * host bridge's component block, the way cxl_pci and the cxl_port driver
  * expect to discover them:
  *
- * - the device register block (CXL 3.0 8.2.8): a capability array naming the
+ * - the device register block (CXL r3.0 8.2.8): a capability array naming the
  *   device status, primary mailbox and memory device capabilities, a 4 KiB
  *   mailbox payload, and a memory device status that says the mailbox is
  *   ready and the media is ready;
- * - the component register block (CXL 3.0 8.2.4): a CXL.cachemem capability
+ * - the component register block (CXL r3.0 8.2.4): a CXL.cachemem capability
  *   array with one entry, the HDM Decoder Capability, with CXLV_HDM_DECODERS
  *   decoders of one target each, all uncommitted;
  * - the host bridge's component block: an empty CXL.cachemem capability
@@ -28,12 +28,12 @@
  * the registers from then on.
  */
 
-/* CXL 3.0 8.2.8.1 Device Capabilities Array Register fields 6.1 lacks */
+/* CXL r3.0 8.2.8.1 Device Capabilities Array Register fields 6.1 lacks */
 #define CXLV_DEV_CAP_ARRAY_VERSION_MASK	GENMASK_ULL(23, 16)
 #define CXLV_DEV_CAP_ARRAY_TYPE_MASK	GENMASK_ULL(27, 24)
 #define   CXLV_DEV_CAP_ARRAY_TYPE_MEMDEV	1
 
-/* CXL 3.0 8.2.8.2 Device Capability Header Register */
+/* CXL r3.0 8.2.8.2 Device Capability Header Register */
 #define CXLV_DEV_CAP_HDR_VERSION_MASK	GENMASK(23, 16)
 #define CXLV_DEV_CAP_HDR_OFFSET		0x4
 #define CXLV_DEV_CAP_HDR_LENGTH		0x8
@@ -73,12 +73,12 @@ static void cxlv_regs_init_device(void __iomem *regs)
 	cxlv_regs_add_dev_cap(regs, 3, CXLDEV_CAP_CAP_ID_MEMDEV,
 			      CXLV_MEMDEV_OFFSET, CXLV_MEMDEV_SIZE);
 
-	/* CXL 3.0 8.2.8.4.3 Mailbox Capabilities: payload size as log2 */
+	/* CXL r3.0 8.2.8.4.3 Mailbox Capabilities: payload size as log2 */
 	writel(FIELD_PREP(CXLDEV_MBOX_CAP_PAYLOAD_SIZE_MASK,
 			  ilog2(CXLV_MBOX_PAYLOAD_SIZE)),
 	       regs + CXLV_MBOX_OFFSET + CXLDEV_MBOX_CAPS_OFFSET);
 
-	/* CXL 3.0 8.2.8.5.1.1 Memory Device Status */
+	/* CXL r3.0 8.2.8.5.1.1 Memory Device Status */
 	memdev_status = CXLMDEV_MBOX_IF_READY |
 			FIELD_PREP(CXLMDEV_STATUS_MEDIA_STATUS_MASK,
 				   CXLMDEV_MS_READY);
@@ -86,13 +86,13 @@ static void cxlv_regs_init_device(void __iomem *regs)
 }
 
 /*
- * CXL 3.0 8.2.4.19.1 HDM Decoder Capability Register: the decoder count is
+ * CXL r3.0 8.2.4.19.1 HDM Decoder Capability Register: the decoder count is
  * encoded as 0 for one decoder and n / 2 for 2, 4, 6 or 8 decoders.
  */
 #define CXLV_HDM_DECODER_COUNT_CODE \
 	(CXLV_HDM_DECODERS == 1 ? 0 : CXLV_HDM_DECODERS / 2)
 
-/* CXL 3.0 8.2.4.1 CXL Capability Header: @count capabilities follow */
+/* CXL r3.0 8.2.4.1 CXL Capability Header: @count capabilities follow */
 static void cxlv_regs_init_cm_header(void __iomem *cm, u32 count)
 {
 	writel(FIELD_PREP(CXL_CM_CAP_HDR_ID_MASK, CM_CAP_HDR_CAP_ID) |
@@ -115,7 +115,7 @@ static void cxlv_regs_init_component(void __iomem *regs)
 
 	cxlv_regs_init_cm_header(cm, 1);
 
-	/* CXL 3.0 8.2.4: HDM Decoder Capability Header, pointing at 8.2.4.19 */
+	/* CXL r3.0 8.2.4: HDM Decoder Capability Header, pointing at 8.2.4.19 */
 	writel(FIELD_PREP(CXL_CM_CAP_HDR_ID_MASK, CXL_CM_CAP_CAP_ID_HDM) |
 	       FIELD_PREP(CXL_CM_CAP_HDR_VERSION_MASK,
 			  CXL_CM_CAP_CAP_HDM_VERSION) |
@@ -224,8 +224,8 @@ void __iomem *cxlv_regs_hdm(const struct cxlv_emu_config *cfg)
 
 /*
  * What the CXL core maps of BAR0: the device capabilities by their length
- * in the capability array (CXL 3.0 8.2.8.2), and the HDM Decoder Capability
- * Structure up to its last decoder (CXL 3.0 8.2.4.19), or, where an HDM port
+ * in the capability array (CXL r3.0 8.2.8.2), and the HDM Decoder Capability
+ * Structure up to its last decoder (CXL r3.0 8.2.4.19), or, where an HDM port
  * claims all of it, the whole component block.
  */
 static const struct cxlv_bar_range cxlv_bar_caps[CXLV_BAR_CAPS] = {

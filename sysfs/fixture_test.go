@@ -285,7 +285,7 @@ func TestVirtDevicesCxlv(t *testing.T) {
 	want := VirtDevice{
 		Name: "cxlv0", ID: 0, Path: d.Path,
 		Memstart: u(4 << 30), Memsize: u(512 << 20), Capacity: u(256 << 20),
-		WindowStart: u(0x110000000), WindowSize: u(256 << 20), Pmem: &yes,
+		WindowStart: u(0x110000000), Pmem: &yes,
 		Serial: u(0x43584c5600001000), Memdev: "mem0", Root: "root0", Decoder: "decoder0.0",
 		State: "ready", Driver: "cxl_virt",
 	}

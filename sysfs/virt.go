@@ -18,10 +18,11 @@ type VirtDevice struct {
 	Memstart, Memsize *uint64
 	// Capacity is the device capacity the memdev reports.
 	Capacity *uint64
-	// WindowStart and WindowSize are the root decoder's HPA window.
-	WindowStart, WindowSize *uint64
-	Pmem                    *bool
-	Serial                  *uint64
+	// WindowStart is the start of the root decoder's HPA window, which
+	// is Capacity bytes long.
+	WindowStart *uint64
+	Pmem        *bool
+	Serial      *uint64
 	// Memdev and Root name the memN and rootN of the device, as the
 	// module's attributes of those names show them: Root "" until the
 	// device's probe has finished, Memdev "" while cxl_mem has not bound it.
@@ -106,7 +107,6 @@ func readVirtDevice(p string) (VirtDevice, error) {
 		Memsize:     a.optU64("memsize"),
 		Capacity:    a.optU64("capacity"),
 		WindowStart: a.optU64("window_start"),
-		WindowSize:  a.optU64("window_size"),
 		Pmem:        a.optBool("pmem"),
 		Serial:      a.optU64("serial"),
 		Memdev:      a.str("memdev"),

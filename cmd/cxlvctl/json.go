@@ -21,7 +21,7 @@ func writeJSON(out io.Writer, v any) error {
 var (
 	humanSizeKeys = map[string]bool{
 		"size": true, "pmem_size": true, "ram_size": true, "dpa_size": true, "available_size": true,
-		"memsize": true, "capacity": true, "window_size": true, "online_bytes": true, "offline_bytes": true,
+		"memsize": true, "capacity": true, "online_bytes": true, "offline_bytes": true,
 	}
 	humanHexKeys = map[string]bool{
 		"serial": true, "resource": true, "dpa_resource": true, "max_available_extent": true,

@@ -20,7 +20,6 @@ expect_eq memstart "$(attr "$dev" memstart)" "$(printf '%#x' $start)"
 expect_eq memsize "$(attr "$dev" memsize)" $size
 expect_eq pmem "$(attr "$dev" pmem)" 1
 expect_eq capacity "$(attr "$dev" capacity)" $want_cap
-expect_eq window_size "$(attr "$dev" window_size)" $want_cap
 expect_eq window_start "$(attr "$dev" window_start)" "$(printf '%#x' $((start + (256 << 20))))"
 serial=$(attr "$dev" serial)
 expect_eq serial "$serial" $(((0x43584c56 << 32) | (start >> 20)))
@@ -30,7 +29,7 @@ root=$(attr "$dev" root)
 [[ $root =~ ^root[0-9]+$ ]] || fail "root attribute '$root'"
 grep -q "$(printf '%x' $start)" /proc/iomem || fail "range not in /proc/iomem"
 grep -A8 "$(printf '%x' $start)-" /proc/iomem
-for a in memstart memsize pmem serial capacity window_start window_size \
+for a in memstart memsize pmem serial capacity window_start label_offset label_size \
 	pci_domain memdev root decoder state mbox_cmds commits; do
 	v=$(attr "$dev" "$a")
 	say "$dev/$a = $v"

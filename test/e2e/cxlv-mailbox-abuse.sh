@@ -21,17 +21,13 @@
 probe=/cxlv/test/tools/bin/cxl-mbox-probe
 [ -x $probe ] || fail "no $probe: test/tools/build.sh builds it"
 start=$((0x100000000)) size=$((1 << 30))
-bar_size=$((128 << 10))     # CXLV_BAR_SIZE
-meta_size=$((1 << 20))      # CXLV_PCI_WINDOW_SIZE: BAR0, then the LSA at 512 KiB
-window=$((start + (256 << 20))) # device memory, ALIGN(start + 1 MiB, 256 MiB)
-lsa_size=$((128 << 10))
 unsupported=0x3
 
-# snapshot FILE: the metadata window after BAR0 (LSA included) and the first
-# MiB of device memory, through /dev/mem.
+# snapshot FILE: the metadata window after BAR0 (the root port's window over
+# BAR0, LSA included) and the first MiB of device memory, through /dev/mem.
 snapshot() {
 	{
-		$probe phys-read $((start + bar_size)) $((meta_size - bar_size)) &&
+		$probe phys-read $bar_end $((meta_end - bar_end)) &&
 			$probe phys-read $window $((1 << 20))
 	} >"$1" || fail "cannot read the metadata window or device memory through /dev/mem"
 }
@@ -52,6 +48,14 @@ bdf=$(cxl list -m "$mem" | jq -r 'if type == "array" then .[0] else . end | .hos
 [ -e "/sys/bus/pci/devices/$bdf" ] || fail "$mem: host '$bdf' is not a PCI device"
 bar=$(($(cut -d' ' -f1 "/sys/bus/pci/devices/$bdf/resource" | head -1)))
 expect_eq "BAR0 of $bdf" "$(printf '%#x' $bar)" "$(printf '%#x' $start)"
+bar_end=$(($(cut -d' ' -f2 "/sys/bus/pci/devices/$bdf/resource" | head -1) + 1))
+rp=$(basename "$(dirname "$(readlink -f "/sys/bus/pci/devices/$bdf")")")
+while read -r s e _; do if ((s == bar)); then meta_end=$((e + 1)); fi; done <"/sys/bus/pci/devices/$rp/resource"
+[ -n "${meta_end-}" ] || fail "no window of root port $rp starts at BAR0"
+lsa_off=$(attr "$dev" label_offset) lsa_size=$(attr "$dev" label_size)
+((start + lsa_off >= bar_end && start + lsa_off + lsa_size <= meta_end)) ||
+	fail "label area $lsa_off+$lsa_size is not in the metadata window after BAR0"
+window=$(attr "$dev" window_start) # device memory
 say "$dev: $mem at $bdf, BAR0 $(printf '%#x' $bar)"
 
 # Labels with a pattern, so a clearing write would show.

@@ -34,8 +34,6 @@ COMMIT_CYCLES=${COMMIT_CYCLES:-50}
 probe=/cxlv/test/tools/bin/cxl-mbox-probe
 [ -x $probe ] || fail "no $probe: test/tools/build.sh builds it"
 start=$((0x100000000)) size=$((1 << 30))
-lsa_size=$((128 << 10))
-lsa_phys=$((start + (1 << 20))) # the module keeps the LSA after its 1 MiB PCI window
 cxl_dev=/sys/bus/cxl/devices
 
 # probe_expect WANT ARGS...: runs cxl-mbox-probe and checks its report line.
@@ -68,6 +66,8 @@ dev=$(create "memstart=$start,memsize=$size,cxltype=3,pmem=1")
 wait_ready "$dev"
 mem=$(attr "$dev" memdev)
 capacity=$(attr "$dev" capacity)
+lsa_size=$(attr "$dev" label_size)
+lsa_phys=$((start + $(attr "$dev" label_offset)))
 for ((i = 0; i < 100; i++)); do nmem=$(nmem_of "$dev") && break; sleep 0.1; done
 [ -n "$nmem" ] || fail "no nvdimm for $mem"
 say "$dev: $mem, $nmem, capacity $capacity"

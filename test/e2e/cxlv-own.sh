@@ -76,14 +76,15 @@ wait_ready "$dev"
 ws=$(attr "$dev" window_start)
 step "iomem: $dev and its windows" grep -E 'cxlv0|cxl_virt|CXL Window' /proc/iomem
 
-# busy parts: the label storage area (memstart + 512 KiB) and the unused
-# piece between the metadata and the window
-for a in $((base + 512 * 1024)) $((base + 2 * M)); do
+# busy parts: the label storage area (memstart + label_offset) and the
+# unused piece between the metadata and the window
+lsa=$((base + $(attr "$dev" label_offset)))
+for a in $lsa $((base + 2 * M)); do
 	refused "$a" $M "in the metadata"
 done
 # and /dev/mem will not map them (busy iomem, STRICT_DEVMEM)
 step "/dev/mem refuses the label storage area" \
-	sh -c "! /cxlv/test/tools/bin/cxl-mbox-probe phys-read $((base + 512 * 1024)) 64 >/dev/null"
+	sh -c "! /cxlv/test/tools/bin/cxl-mbox-probe phys-read $lsa 64 >/dev/null"
 
 # the PCI window: BAR0 (from the endpoint's resource file) but for what
 # cxl_pci and the endpoint port map, and every 64 KiB beyond it, the
@@ -147,7 +148,7 @@ no_freed_ghosts() {
 no_freed_ghosts
 
 # physical addresses are for root only
-for a in memstart memsize window_start window_size; do
+for a in memstart memsize window_start; do
 	step "nobody cannot read $a" sh -c "! su -s /bin/sh -c 'cat /sys/bus/cxl_virt/devices/$dev/$a' nobody"
 	expect_eq "$a mode" "$(stat -c %a "/sys/bus/cxl_virt/devices/$dev/$a")" 400
 done

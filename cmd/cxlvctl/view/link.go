@@ -16,7 +16,6 @@ type LinkJSON struct {
 	Pmem        *bool   `json:"pmem,omitempty"`
 	Capacity    *uint64 `json:"capacity,omitempty"`
 	WindowStart *uint64 `json:"window_start,omitempty"`
-	WindowSize  *uint64 `json:"window_size,omitempty"`
 	DeviceState string  `json:"device_state,omitempty"`
 	*MemdevJSON
 	Root         string           `json:"root,omitempty"`
@@ -48,7 +47,7 @@ func Link(l sysfs.DeviceLink, regions []sysfs.Region) LinkJSON {
 	var j LinkJSON
 	if v := l.Virt; v != nil {
 		j.Device, j.Memstart, j.Memsize, j.Pmem = v.Name, v.Memstart, v.Memsize, v.Pmem
-		j.Capacity, j.WindowStart, j.WindowSize, j.DeviceState = v.Capacity, v.WindowStart, v.WindowSize, v.State
+		j.Capacity, j.WindowStart, j.DeviceState = v.Capacity, v.WindowStart, v.State
 	}
 	if l.Memdev != nil {
 		m := Memdev(*l.Memdev)
