@@ -98,12 +98,14 @@ struct cxl_root_decoder;
  * @range_res: claims the whole reserved range in iomem
  * @pci_res: the PCI host bridge's memory window
  * @unused: busy fillers of the range outside both windows
- * @window_lock: guards @fence, @fenced, @regions, @pinned and @reported
+ * @window_lock: guards @fence, @fenced, @regions, @pinned, @reported and
+ *	@closed
  * @fence: busy claims that cover the CXL window while it has no region
  * @fenced: how many of @fence are held
  * @regions: regions below the device's root decoder
  * @pinned: holds a module reference because the window is not fenced
  * @reported: the log said why the fence cannot go up
+ * @closed: the window has left iomem; region events no longer touch it
  * @refence: tries the fence again while the window is unfenced and idle
  * @bar_lock: guards @bar_cover, @bar_bound, @bar_live and @bar_ep
  * @bar_cover: busy covers of BAR0's pieces (cxlv_bar.c)
@@ -119,7 +121,8 @@ struct cxl_root_decoder;
  * @ep: config space of the endpoint, 01:00.0
  * @root: CXL root port (rootN)
  * @cxlrd: root decoder over the device's window
- * @window_res: the root decoder's window published in iomem
+ * @window_res: the root decoder's window published in iomem; allocated
+ *	until the device is released, since the root decoder points at it
  * @probe_rc: why probe failed, for the creator to report
  */
 struct cxlv_dev {
@@ -136,6 +139,7 @@ struct cxlv_dev {
 	unsigned int regions;
 	bool pinned;
 	bool reported;
+	bool closed;
 	struct delayed_work refence;
 	struct mutex bar_lock;
 	struct resource *bar_cover[2 * CXLV_BAR_CAPS + 1];
@@ -185,6 +189,7 @@ bool cxlv_mem_overlaps(const struct cxlv_params *a,
 		       const struct cxlv_params *b);
 int cxlv_mem_claim(struct cxlv_dev *cxlv);
 void cxlv_mem_unclaim(struct cxlv_dev *cxlv);
+void cxlv_mem_free(struct cxlv_dev *cxlv);
 int cxlv_mem_setup(struct cxlv_dev *cxlv);
 int cxlv_mem_guard(struct cxlv_dev *cxlv);
 u64 cxlv_default_serial(u64 memstart);

@@ -35,7 +35,10 @@ static bool cxlv_unloading;	/* no creates once module exit began */
 
 static void cxlv_release(struct device *dev)
 {
-	kfree(to_cxlv_dev(dev));
+	struct cxlv_dev *cxlv = to_cxlv_dev(dev);
+
+	cxlv_mem_free(cxlv);
+	kfree(cxlv);
 }
 
 static void cxlv_emu_teardown(void *data)

@@ -265,7 +265,10 @@ int cxlv_mem_claim(struct cxlv_dev *cxlv)
  * cxlv_mem_unclaim() - give the range back; idempotent
  * @cxlv: the device
  *
- * Only what cxlv_mem_claim() inserted is removed, children first.
+ * Only what cxlv_mem_claim() inserted is removed, children first. The
+ * window's resource leaves iomem but stays allocated (cxlv_mem_free()):
+ * the root decoder, and a region made while the device unbinds, may still
+ * point at it.
  */
 void cxlv_mem_unclaim(struct cxlv_dev *cxlv)
 {
@@ -274,9 +277,6 @@ void cxlv_mem_unclaim(struct cxlv_dev *cxlv)
 	if (cxlv->window_res) {
 		cxlv_window_exit(cxlv);
 		cxlv_res_remove(cxlv, cxlv->window_res);
-		kfree(cxlv->window_res->name);
-		kfree(cxlv->window_res);
-		cxlv->window_res = NULL;
 	}
 	for (i = 0; i < ARRAY_SIZE(cxlv->unused); i++)
 		cxlv_res_remove(cxlv, &cxlv->unused[i]);
@@ -286,6 +286,19 @@ void cxlv_mem_unclaim(struct cxlv_dev *cxlv)
 		kfree(cxlv->range_res);
 		cxlv->range_res = NULL;
 	}
+}
+
+/**
+ * cxlv_mem_free() - free the window's resource, once the device is released
+ * @cxlv: the device, unclaimed
+ */
+void cxlv_mem_free(struct cxlv_dev *cxlv)
+{
+	if (!cxlv->window_res)
+		return;
+	kfree(cxlv->window_res->name);
+	kfree(cxlv->window_res);
+	cxlv->window_res = NULL;
 }
 
 static void cxlv_mem_release(void *data)

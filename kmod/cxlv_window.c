@@ -156,7 +156,9 @@ void cxlv_window_init(struct cxlv_dev *cxlv)
  * @cxlv: device being torn down; a pinned window means its probe failed
  *
  * Whatever still hangs in the window is handed up, not unlinked
- * (cxlv_mem_unclaim()).
+ * (cxlv_mem_unclaim()). A region that a racing create-region adds while
+ * the device unbinds goes only with the device itself, after this: its
+ * events find the window closed and leave it alone.
  */
 void cxlv_window_exit(struct cxlv_dev *cxlv)
 {
@@ -164,6 +166,7 @@ void cxlv_window_exit(struct cxlv_dev *cxlv)
 		return;
 	cancel_delayed_work_sync(&cxlv->refence);
 	mutex_lock(&cxlv->window_lock);
+	cxlv->closed = true;
 	cxlv_window_unfence(cxlv);
 	if (cxlv->pinned)
 		module_put(THIS_MODULE);
@@ -181,6 +184,10 @@ void cxlv_window_exit(struct cxlv_dev *cxlv)
 void cxlv_window_region_added(struct cxlv_dev *cxlv)
 {
 	mutex_lock(&cxlv->window_lock);
+	if (cxlv->closed) {
+		mutex_unlock(&cxlv->window_lock);
+		return;
+	}
 	if (!cxlv->regions++ && cxlv->fenced) {
 		if (try_module_get(THIS_MODULE)) {
 			cxlv_window_unfence(cxlv);
@@ -204,6 +211,10 @@ void cxlv_window_region_added(struct cxlv_dev *cxlv)
 void cxlv_window_region_removed(struct cxlv_dev *cxlv, struct resource *hpa)
 {
 	mutex_lock(&cxlv->window_lock);
+	if (cxlv->closed) {
+		mutex_unlock(&cxlv->window_lock);
+		return;
+	}
 	if (!--cxlv->regions && !cxlv_window_fence(cxlv, hpa)) {
 		cxlv->reported = false;
 		schedule_delayed_work(&cxlv->refence, CXLV_REFENCE_DELAY);
