@@ -36,7 +36,7 @@ fails_cleanly() {
 # uptime_ms: a clock busybox has (date has no %N).
 uptime_ms() { awk '{printf "%d\n", $1 * 1000}' /proc/uptime; }
 
-step "load CXL stack" load_cxl_stack
+step "load CXL stack" load_stack --qemu
 initial=$(cxl_state)
 echo "$initial"
 
