@@ -174,29 +174,29 @@ ram_scenarios() {
 	before=$(ram_state)
 	if out=$("$CXLVCTL" region destroy "$region" 2>&1); then
 		echo "$out"
-		echo "NOTE: the slab allocations did not pin node $node; destroy went through"
-	else
-		echo "$out"
-		step "the refusal is one line that names the block" one_line_refusal "$out"
-		step "a refused destroy changed nothing" ram_state_is "$before"
-		step "every block still online normal" all_blocks "$dax" "online Normal"
-		if [ "${1}" = --device ]; then
-			if out=$("$CXLVCTL" remove --force "$dev" 2>&1); then
-				fail "remove --force went through with memory that cannot be offlined: $out"
-			fi
-			echo "$out"
-			step "remove --force: one line" one_line_refusal "$out"
-			step "and changed nothing" ram_state_is "$before"
-		fi
-		unpin_slab
-		if "$CXLVCTL" region destroy "$region"; then
-			step "MemTotal back after unpinning" test "$(memtotal_kb)" = "$mt0"
-		else
-			echo "NOTE: ZONE_NORMAL memory of node $node still cannot be offlined after unpinning; region left"
-			RAM_REGION_LEFT=$region
-			return 0
-		fi
+		fail "the slab allocations did not pin node $node: destroy went through, the cannot-offline case is untested"
 	fi
+	echo "$out"
+	step "the refusal is one line that names the block" one_line_refusal "$out"
+	step "a refused destroy changed nothing" ram_state_is "$before"
+	step "every block still online normal" all_blocks "$dax" "online Normal"
+	if [ "${1}" = --device ]; then
+		if out=$("$CXLVCTL" remove --force "$dev" 2>&1); then
+			fail "remove --force went through with memory that cannot be offlined: $out"
+		fi
+		echo "$out"
+		step "remove --force: one line" one_line_refusal "$out"
+		step "and changed nothing" ram_state_is "$before"
+	fi
+	unpin_slab
+	if ! "$CXLVCTL" region destroy "$region"; then
+		# The kernel's to decide: slab that drop_caches freed may still
+		# hold pages of the node's ZONE_NORMAL blocks.
+		skip_check "ZONE_NORMAL memory of node $node still cannot be offlined after unpinning; region $region left"
+		RAM_REGION_LEFT=$region
+		return 0
+	fi
+	step "MemTotal back after unpinning" test "$(memtotal_kb)" = "$mt0"
 	step "state as before" ram_state_is "$initial"
 }
 
