@@ -73,3 +73,46 @@ destroy_lines_write_nothing() {
 	cli_refused 2 "did you mean --keep-namespaces?" region destroy "$1" --keep-namespace || return
 	same_state "$before"
 }
+
+# patterns_back DAX: the patterns check_devdax wrote at both ends of DAX
+# (16 MiB each) read back.
+patterns_back() {
+	local dax=$1 size
+	size=$(cat "/sys/bus/dax/devices/${dax#/dev/}/size")
+	step "pattern at start of $dax reads back" "$PATCHECK" verify --mmap --seed 11 --size 16M "$dax"
+	step "pattern at end of $dax reads back" \
+		"$PATCHECK" verify --mmap --seed 12 --offset $((size - (16 << 20))) --size 16M "$dax"
+}
+
+# devdax_comes_back BETWEEN TARGET...: `region create TARGET --namespace
+# devdax`, patterns at both ends of its dax device; the destroy lines that
+# must write nothing (the patterns still there after them); `region destroy
+# R --keep-namespaces` (the flag after the name); the function BETWEEN,
+# which may set the array TARGET anew; `region create TARGET --uuid`: the
+# namespace back from its labels (came_back) with the patterns. Sets
+# REGION_UUID, and REASSEMBLED to the JSON of the re-created region.
+devdax_comes_back() {
+	local between=$1 json region ns_uuid dax_uuid dax
+	shift
+	TARGET=("$@")
+	json=$("$CXLVCTL" region create "${TARGET[@]}" --namespace devdax --json) || fail "region create devdax"
+	printf '%s\n' "$json"
+	echo "TIME region create: $(jq '.region_ns / 1e6 | floor' <<<"$json") ms, namespace create: $(jq '.namespace_ns / 1e6 | floor' <<<"$json") ms, total: $(jq '.total_ns / 1e6 | floor' <<<"$json") ms"
+	region=$(jq -r .region <<<"$json")
+	REGION_UUID=$(jq -r .uuid <<<"$json")
+	ns_uuid=$(jq -r '.namespaces[0].raw_uuid' <<<"$json")
+	dax_uuid=$(jq -r '.namespaces[0].uuid' <<<"$json")
+	dax=$(jq -r '"/dev/" + .namespaces[0].chardev' <<<"$json")
+	step "$dax is a character device" test -c "$dax"
+	check_devdax "$dax"
+	step "destroy --dry-run, a bogus name, a misspelt flag write nothing" destroy_lines_write_nothing "$region"
+	patterns_back "$dax"
+	step "region destroy $region --keep-namespaces (flag after the name)" \
+		"$CXLVCTL" region destroy "$region" --keep-namespaces
+	"$between"
+	json=$("$CXLVCTL" region create "${TARGET[@]}" --uuid "$REGION_UUID" --json) || fail "region create --uuid"
+	printf '%s\n' "$json"
+	came_back "$json" "$REGION_UUID" "$ns_uuid" "$dax_uuid"
+	patterns_back "$(jq -r '"/dev/" + .namespaces[0].chardev' <<<"$json")"
+	REASSEMBLED=$json
+}

@@ -64,31 +64,11 @@ step "destroy released everything" same_state "$initial"
 step "endpoint DPA is 0" test "$(cat $EP/dpa_size)" = 0x0000000000000000
 
 # 2. Region + devdax, pattern through /dev/daxX.Y.
-json=$("$CXLVCTL" region create --memdev mem0 --namespace devdax --json) || fail "region create devdax"
-printf '%s\n' "$json"
-echo "TIME region create: $(jq '.region_ns / 1e6 | floor' <<<"$json") ms, namespace create: $(jq '.namespace_ns / 1e6 | floor' <<<"$json") ms, total: $(jq '.total_ns / 1e6 | floor' <<<"$json") ms"
-region=$(jq -r .region <<<"$json")
-region_uuid=$(jq -r .uuid <<<"$json")
-ns_uuid=$(jq -r '.namespaces[0].raw_uuid' <<<"$json")
-dax_uuid=$(jq -r '.namespaces[0].uuid' <<<"$json")
-dax=$(jq -r '"/dev/" + .namespaces[0].chardev' <<<"$json")
-step "$dax is a character device" test -c "$dax"
-check_devdax "$dax"
-step "destroy --dry-run, a bogus name, a misspelt flag write nothing" destroy_lines_write_nothing "$region"
-
 # 3. Re-assembly from labels: destroy the region but keep the labels, then
 # re-create it with the same uuid.
-step "region destroy --keep-namespaces" "$CXLVCTL" region destroy --keep-namespaces "$region"
-step "region and DPA released" same_state "$initial"
-json=$("$CXLVCTL" region create --memdev mem0 --uuid "$region_uuid" --json) || fail "region create --uuid"
-printf '%s\n' "$json"
-came_back "$json" "$region_uuid" "$ns_uuid" "$dax_uuid"
-dax=$(jq -r '"/dev/" + .namespaces[0].chardev' <<<"$json")
-size=$(cat "/sys/bus/dax/devices/${dax#/dev/}/size")
-step "pattern at start of $dax reads back" "$PATCHECK" verify --mmap --seed 11 --size 16M "$dax"
-step "pattern at end of $dax reads back" \
-	"$PATCHECK" verify --mmap --seed 12 --offset $((size - (16 << 20))) --size 16M "$dax"
-step "region destroy (namespaces too)" "$CXLVCTL" region destroy "$(jq -r .region <<<"$json")"
+released() { step "region and DPA released" same_state "$initial"; }
+devdax_comes_back released --memdev mem0
+step "region destroy (namespaces too)" "$CXLVCTL" region destroy "$(jq -r .region <<<"$REASSEMBLED")"
 step "everything released" same_state "$initial"
 
 # 4. Creates that the kernel refuses part-way roll back completely.
