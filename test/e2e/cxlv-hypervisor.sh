@@ -35,15 +35,9 @@ reports() {
 	"$CXLVCTL" info | grep "^cxl_virt region cache invalidation: $1"
 }
 
-# load_all [PARAM]: the CXL, nvdimm and dax drivers, then cxl_virt.
-load_all() {
-	load_ram_stack /sbin/modprobe -a cxl_pmem libnvdimm nd_pmem dax_pmem || return
-	insmod "$CXLV_KO" "$@"
-}
-
 ram_setup "${1:-}"
 step "the CPU reports a hypervisor" has -w hypervisor /proc/cpuinfo
-step "load the stack and cxl_virt" load_all
+step "load the stack and cxl_virt" load_stack --ram --pmem
 step "cache_invalidation: skipped" reports skipped
 
 # (a) pmem: devdax written and read back, then destroyed.

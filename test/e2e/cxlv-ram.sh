@@ -26,8 +26,7 @@ blocks_in() {
 	done
 }
 
-load_stack
-/sbin/modprobe -a dax_cxl kmem || fail "modprobe dax_cxl kmem"
+load_stack --ram --pmem
 dev=$(create "memstart=0x100000000,memsize=$((1 << 30)),cxltype=3,pmem=0")
 wait_ready "$dev"
 cap=$(attr "$dev" capacity)

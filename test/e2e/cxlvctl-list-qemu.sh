@@ -21,13 +21,7 @@ expect_fail 4 'modprobe cxl_virt' create --memstart 4G --size 1G --pmem
 expect_fail 4 'modprobe cxl_virt' remove cxlv0
 expect_fail 2 'no completion for shell' completion tcsh
 
-for m in cxl_acpi cxl_pci cxl_mem cxl_pmem dax_pmem device_dax nd_pmem; do
-	/sbin/modprobe "$m" || fail "modprobe $m"
-done
-for _ in $(seq 100); do
-	[ -e /sys/bus/cxl/devices/endpoint2/driver ] && [ -e /sys/bus/cxl/devices/mem0/driver ] && break
-	sleep 0.1
-done
+load_stack --qemu
 [ -e /sys/bus/cxl/devices/mem0/driver ] || fail "mem0 never bound"
 
 cxlvctl list || fail "list"

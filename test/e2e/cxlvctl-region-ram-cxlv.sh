@@ -22,7 +22,7 @@
 . "$CXLV/test/e2e/cxlvctl-region-ram-lib.sh"
 
 ram_setup "${1:-}"
-step "load the CXL stack with dax_cxl and kmem" load_ram_stack insmod "$CXLV_KO"
+step "load the CXL stack with dax_cxl and kmem" load_stack --ram
 step "cxlvctl create a pmem=0 device" "$CXLVCTL" create --memstart 0x100000000 --size 1G --wait
 step "mem0 has volatile capacity only" json_has '.[0].ram_size > 0 and (.[0].pmem_size // 0) == 0' cxl list -M
 

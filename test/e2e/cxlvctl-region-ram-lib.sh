@@ -11,20 +11,8 @@ MEMDIR=/sys/devices/system/memory
 # patcheck likewise: exec'd from 9p under --membind to a CXL node, its page
 # cache would land in QEMU's CXL window, which virtio cannot DMA into.
 ram_setup() {
-	CXLVCTL=${1:-$CXLV/bin/cxlvctl}
-	[ -x "$CXLVCTL" ] || fail "no $CXLVCTL: build it first (make build)"
-	cp "$CXLVCTL" /tmp/cxlvctl && CXLVCTL=/tmp/cxlvctl
+	region_setup "${1:-}"
 	cp "$PATCHECK" /tmp/patcheck && PATCHECK=/tmp/patcheck
-}
-
-# load_ram_stack [CMD...]: the CXL drivers, dax_cxl and kmem (so that a RAM
-# region becomes memory), then CMD (insmod of cxl_virt). A kernel without
-# dax_cxl has no RAM regions (6.1): there the memory goes through a pmem
-# region's devdax namespace, so the nvdimm drivers and dax_pmem instead.
-load_ram_stack() {
-	/sbin/modprobe -a cxl_acpi cxl_pci cxl_mem kmem device_dax || return
-	/sbin/modprobe -q dax_cxl || /sbin/modprobe -a cxl_pmem libnvdimm nd_pmem dax_pmem || return
-	[ $# = 0 ] || "$@"
 }
 
 # has_ram_regions: a root decoder offers create_ram_region (6.3+).
@@ -36,7 +24,6 @@ memory_path() {
 }
 
 memtotal_kb() { awk '/^MemTotal:/ {print $2}' /proc/meminfo; }
-uptime_ms() { awk '{printf "%d\n", $1 * 1000}' /proc/uptime; }
 node_kb() { awk -v k="$2:" '$3 == k {print $4}' "/sys/devices/system/node/node$1/meminfo"; }
 
 # ram_state: cxl_state plus the memory blocks and the online policy.
@@ -187,29 +174,29 @@ ram_scenarios() {
 	before=$(ram_state)
 	if out=$("$CXLVCTL" region destroy "$region" 2>&1); then
 		echo "$out"
-		echo "NOTE: the slab allocations did not pin node $node; destroy went through"
-	else
-		echo "$out"
-		step "the refusal is one line that names the block" one_line_refusal "$out"
-		step "a refused destroy changed nothing" ram_state_is "$before"
-		step "every block still online normal" all_blocks "$dax" "online Normal"
-		if [ "${1}" = --device ]; then
-			if out=$("$CXLVCTL" remove --force "$dev" 2>&1); then
-				fail "remove --force went through with memory that cannot be offlined: $out"
-			fi
-			echo "$out"
-			step "remove --force: one line" one_line_refusal "$out"
-			step "and changed nothing" ram_state_is "$before"
-		fi
-		unpin_slab
-		if "$CXLVCTL" region destroy "$region"; then
-			step "MemTotal back after unpinning" test "$(memtotal_kb)" = "$mt0"
-		else
-			echo "NOTE: ZONE_NORMAL memory of node $node still cannot be offlined after unpinning; region left"
-			RAM_REGION_LEFT=$region
-			return 0
-		fi
+		fail "the slab allocations did not pin node $node: destroy went through, the cannot-offline case is untested"
 	fi
+	echo "$out"
+	step "the refusal is one line that names the block" one_line_refusal "$out"
+	step "a refused destroy changed nothing" ram_state_is "$before"
+	step "every block still online normal" all_blocks "$dax" "online Normal"
+	if [ "${1}" = --device ]; then
+		if out=$("$CXLVCTL" remove --force "$dev" 2>&1); then
+			fail "remove --force went through with memory that cannot be offlined: $out"
+		fi
+		echo "$out"
+		step "remove --force: one line" one_line_refusal "$out"
+		step "and changed nothing" ram_state_is "$before"
+	fi
+	unpin_slab
+	if ! "$CXLVCTL" region destroy "$region"; then
+		# The kernel's to decide: slab that drop_caches freed may still
+		# hold pages of the node's ZONE_NORMAL blocks.
+		skip_check "ZONE_NORMAL memory of node $node still cannot be offlined after unpinning; region $region left"
+		RAM_REGION_LEFT=$region
+		return 0
+	fi
+	step "MemTotal back after unpinning" test "$(memtotal_kb)" = "$mt0"
 	step "state as before" ram_state_is "$initial"
 }
 

@@ -17,6 +17,6 @@
 . "$CXLV/test/e2e/cxlvctl-region-ram-lib.sh"
 
 ram_setup "${1:-}"
-step "load the CXL stack with dax_cxl and kmem" load_ram_stack wait_for 30 all_memdevs_bound
+step "load the CXL stack with dax_cxl and kmem" load_stack --qemu --ram
 step "mem0 has a volatile partition" json_has '.[0].ram_size > 0' cxl list -M
 ram_scenarios --memdev mem0

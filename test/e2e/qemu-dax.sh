@@ -8,7 +8,7 @@
 # written, synced, unmounted, remounted and read back.
 . "$CXLV/test/vm/guest/lib.sh"
 
-step "load CXL stack" load_cxl_stack
+step "load CXL stack" load_stack --qemu
 step "cxl list shows mem0 and root decoder0.0" json_has \
 	'(.. | objects | select(.memdev? == "mem0")) and (.. | objects | select(.decoder? == "decoder0.0"))' \
 	cxl list -M -D

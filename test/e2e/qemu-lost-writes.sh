@@ -9,7 +9,7 @@
 # writes arrive there and the trap does not exist.
 . "$CXLV/test/vm/guest/lib.sh"
 
-step "load CXL stack" load_cxl_stack
+step "load CXL stack" load_stack --qemu
 step "create pmem region" cxl create-region -m -d decoder0.0 -t pmem mem0
 step "create devdax namespace" ndctl create-namespace -r region0 -m devdax
 step "write pattern" "$PATCHECK" write --mmap --seed 7 --size 2M /dev/dax0.0

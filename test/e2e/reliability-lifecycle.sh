@@ -69,9 +69,7 @@ state() {
 	cat /proc/iomem
 }
 
-for m in cxl_pci cxl_mem cxl_pmem libnvdimm nd_pmem dax_pmem device_dax; do
-	/sbin/modprobe "$m"
-done
+load_stack --no-cxlv
 base_state=$(state)
 load_stack
 

@@ -1,30 +1,10 @@
 # Guest-side helpers for the cxl_virt e2e scenarios (sourced, not run), on
-# top of the bench's lib.sh (step, fail, wait_for, check_devdax, check_dax_fs).
+# top of the bench's lib.sh (step, fail, say, expect_eq, load_stack,
+# make_sysfs_region, wait_for, check_devdax, check_dax_fs): the control
+# files, device create/remove/attributes, regions and namespaces of a cxlvN.
 # shellcheck shell=bash
 # shellcheck source=test/vm/guest/lib.sh
 . "${CXLV:-/cxlv}/test/vm/guest/lib.sh"
-
-CXLV_KO=${CXLV_KO:-/cxlv/kmod/build/$KVER/cxl_virt.ko}
-CXLV_SYS=/sys/bus/cxl_virt
-CXLV_DBG=/sys/kernel/debug/cxl/cxlv
-
-say() { printf '[cxlv] %s\n' "$*"; }
-
-# expect_eq WHAT GOT WANT
-expect_eq() {
-	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
-}
-
-# load_stack: the stock CXL/nvdimm drivers, then the module under test.
-load_stack() {
-	local m
-	for m in cxl_pci cxl_mem cxl_pmem libnvdimm nd_pmem dax_pmem device_dax; do
-		/sbin/modprobe "$m" || fail "modprobe $m"
-	done
-	insmod "$CXLV_KO"
-	[ -d "$CXLV_SYS" ] || fail "no $CXLV_SYS after insmod"
-	[ -w "$CXLV_DBG/create" ] || fail "no $CXLV_DBG/create after insmod"
-}
 
 # ctl FILE TEXT: writes TEXT to a control file; prints the errno name
 # ("OK" on success) so callers can check the failure class.
@@ -161,35 +141,14 @@ cxl_count() {
 	cxl list "$@" 2>/dev/null | jq -s '[.[] | if type == "array" then .[] else . end] | length'
 }
 
-# sysw VALUE FILE: one sysfs write, failing the script with the file's name.
-sysw() {
-	echo "$1" >"$2" || fail "write '$1' to $2"
-}
-
-# sysfs_region DEV pmem|ram [UUID]: a whole-device region through sysfs, the
-# way libcxl does it (ndctl 76.1's create-region takes no UUID and cannot
-# make RAM regions); prints the region name.
+# sysfs_region DEV pmem|ram [UUID]: a whole-device region of DEV through
+# sysfs (make_sysfs_region); prints the region name.
 sysfs_region() {
-	local dev=$1 type=$2 uuid=$3 size name r ep ed
-	local cxl=/sys/bus/cxl/devices
-	local create=$cxl/$(attr "$dev" decoder)/create_${type}_region
-	size=$(attr "$dev" capacity)
-	name=$(cat "$create")
-	sysw "$name" "$create"
-	r=$cxl/$name
-	sysw 256 "$r/interleave_granularity"
-	sysw 1 "$r/interleave_ways"
-	[ -z "$uuid" ] || sysw "$uuid" "$r/uuid"
-	sysw "$(printf '%#x' "$size")" "$r/size"
-	ep=$(cxl list -E | jq -r --arg m "$(attr "$dev" memdev)" \
+	local ep ed
+	ep=$(cxl list -E | jq -r --arg m "$(attr "$1" memdev)" \
 		'[.. | objects | select(.host? == $m) | .endpoint][0]')
 	ed=decoder${ep#endpoint}.0
-	sysw "$type" "$cxl/$ed/mode"
-	sysw "$(printf '%#x' "$size")" "$cxl/$ed/dpa_size"
-	sysw "$ed" "$r/target0"
-	sysw 1 "$r/commit"
-	sysw "$name" /sys/bus/cxl/drivers/cxl_region/bind
-	echo "$name"
+	make_sysfs_region "$(attr "$1" decoder)" "$ed" "$2" "$(attr "$1" capacity)" "${3:-}"
 }
 
 # remake_region DEV UUID: re-creates DEV's whole-device pmem region with a

@@ -1,35 +1,25 @@
-# Guest-side helpers for the cxlvctl e2e scenarios (sourced, not run):
-#   . /cxlv/test/vm/guest/cxlvctl.sh
+# Guest-side helpers for the cxlvctl e2e scenarios (sourced, not run), on
+# top of the bench's lib.sh (errexit, step, fail, say, has, load_stack):
+#   . "$CXLV/test/vm/guest/cxlvctl.sh"
 # Checks that bin/cxlvctl and bin/cxlvctl.test (make build, CGO_ENABLED=0)
-# exist, and gives say/fail, a cxlvctl function, live_check (cxlvctl list
-# --json against cxl list and ndctl list of this boot) and expect_fail.
+# exist, and gives a cxlvctl function, expect_fail and live_check (cxlvctl
+# list --json against cxl list and ndctl list of this boot).
 # shellcheck shell=bash
-set -uo pipefail
+# shellcheck source=test/vm/guest/lib.sh
+. "${CXLV:-/cxlv}/test/vm/guest/lib.sh"
 
-say() { printf '[cxlvctl] %s\n' "$*"; }
-fail() {
-	printf '[cxlvctl] FAIL: %s\n' "$*"
-	exit 1
-}
 bin=/cxlv/bin
 for f in $bin/cxlvctl $bin/cxlvctl.test; do
 	[ -x "$f" ] || fail "no $f: run 'make build' on the host first"
 done
 cxlvctl() { $bin/cxlvctl "$@"; }
 
-# has GREP_ARGS...: as in lib.sh (a grep -q under pipefail can SIGPIPE the
-# writer of a matched input).
-has() {
-	grep "$@" >/dev/null
-}
-
 # expect_fail CODE WHAT ARGS...: cxlvctl exits CODE with exactly one line
 # on stderr that contains WHAT, and nothing on stdout.
 expect_fail() {
-	local code=$1 what=$2 out err rc
+	local code=$1 what=$2 out err rc=0
 	shift 2
-	out=$(cxlvctl "$@" 2>/tmp/err)
-	rc=$?
+	out=$(cxlvctl "$@" 2>/tmp/err) || rc=$?
 	err=$(cat /tmp/err)
 	[ "$rc" = "$code" ] || fail "cxlvctl $*: exit $rc, want $code (stderr: $err)"
 	[ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || fail "cxlvctl $*: stderr is not one line: $err"
@@ -43,8 +33,8 @@ expect_fail() {
 # (TestLiveCrossCheck in cmd/cxlvctl).
 live_check() {
 	cxlvctl list --json >"$OUT/cxlvctl-list-$1.json" || fail "list --json ($1)"
-	cxl list -M -D -R >"$OUT/cxl-list-$1.json"
-	ndctl list -v -R -N >"$OUT/ndctl-list-$1.json"
+	cxl list -M -D -R >"$OUT/cxl-list-$1.json" || fail "cxl list ($1)"
+	ndctl list -v -R -N >"$OUT/ndctl-list-$1.json" || fail "ndctl list ($1)"
 	CXLV_LIVE_CROSSCHECK=1 $bin/cxlvctl.test -test.run 'TestLiveCrossCheck$' -test.v >"$OUT/crosscheck-$1.log" 2>&1 ||
 		{ cat "$OUT/crosscheck-$1.log"; fail "cxlvctl list --json differs from cxl list / ndctl list ($1)"; }
 	say "ok: list --json matches cxl list and ndctl list ($1)"

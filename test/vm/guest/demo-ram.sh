@@ -17,8 +17,7 @@ say "0. Debian's $(uname -r), booted with $(grep -o 'memmap=[^ ]*' /proc/cmdline
 show numactl -H
 
 say "1. Load the stock CXL stack, dax_cxl and kmem, and the cxl_virt module built for this kernel"
-load_stack
-/sbin/modprobe -a dax_cxl kmem || fail "modprobe dax_cxl kmem"
+load_stack --ram --pmem
 
 say "2. A volatile (pmem=0) device on the reserved range"
 show cxlvctl create --memstart 0x100000000 --size 1G

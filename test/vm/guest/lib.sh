@@ -32,11 +32,29 @@ has() {
 	grep "$@" >/dev/null
 }
 
+# say MESSAGE: a progress line.
+say() { printf '[cxlv] %s\n' "$*"; }
+
+# expect_eq WHAT GOT WANT: fails the script unless GOT is WANT.
+expect_eq() {
+	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
+}
+
 # fail MESSAGE: fails the script with a message.
 fail() {
 	echo "--- FAILED: $*"
 	exit 1
 }
+
+# skip_check REASON: a check this boot cannot make for a reason outside the
+# test's control (never a way to pass a check that failed): one line that
+# run-suite.sh counts and prints in its summary.
+skip_check() {
+	echo "--- SKIPPED: $*"
+}
+
+# uptime_ms: a clock busybox has (its date has no %N).
+uptime_ms() { awk '{printf "%d\n", $1 * 1000}' /proc/uptime; }
 
 # wait_for SECONDS CMD...: retries CMD every 0.2 s until it succeeds.
 wait_for() {
@@ -48,13 +66,53 @@ wait_for() {
 	done
 }
 
-# load_cxl_stack [N]: loads the CXL, nvdimm and dax drivers (kmod's
-# modprobe: busybox's cannot load the nvdimm modules) and waits until at least
-# N (default 1; 0: do not wait) CXL memdevs exist, all bound by cxl_mem.
-load_cxl_stack() {
-	/sbin/modprobe -a cxl_acpi cxl_pci cxl_mem cxl_pmem libnvdimm nd_pmem dax_pmem device_dax ||
-		return
-	[ "${1:-1}" = 0 ] || wait_for 30 all_memdevs_bound "${1:-1}"
+# The module under test and its control files.
+CXLV_KO=${CXLV_KO:-/cxlv/kmod/build/$KVER/cxl_virt.ko}
+CXLV_SYS=/sys/bus/cxl_virt
+CXLV_DBG=/sys/kernel/debug/cxl/cxlv
+
+# load_stack [--qemu] [--ram] [--pmem] [--memdevs N] [--no-cxlv] [PARAM=VALUE...]:
+# the one module loader (kmod's modprobe: busybox's cannot load the nvdimm
+# modules). Loads cxl_pci, cxl_mem and the drivers a region needs, then
+# insmods cxl_virt with the PARAMs and checks its control files.
+#   --qemu       QEMU's device: cxl_acpi (its CXL root comes from ACPI), no
+#                cxl_virt, and waits for one bound memdev (--memdevs N: N)
+#   --ram        RAM regions: cxl_acpi, kmem, device_dax and dax_cxl; where
+#                the kernel has no dax_cxl (6.1) the nvdimm drivers and
+#                dax_pmem instead (memory through a devdax namespace)
+#   --pmem       the nvdimm drivers and dax_pmem as well (the default
+#                without --ram)
+#   --memdevs N  waits until at least N memdevs exist, all bound by cxl_mem
+#   --no-cxlv    leaves cxl_virt out
+# Fails the script (or the step it runs in) naming what did not load.
+load_stack() {
+	local ram=0 pmem=0 cxlv=1 memdevs=0 mods=(cxl_pci cxl_mem)
+	local nvdimm=(cxl_pmem libnvdimm nd_pmem dax_pmem)
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--qemu) mods=(cxl_acpi "${mods[@]}") cxlv=0 memdevs=1 ;;
+		--ram) ram=1 ;;
+		--pmem) pmem=1 ;;
+		--memdevs) memdevs=$2 && shift ;;
+		--no-cxlv) cxlv=0 ;;
+		--*) fail "load_stack: unknown option $1" ;;
+		*) break ;;
+		esac
+		shift
+	done
+	if [ "$ram" = 1 ]; then
+		[ "${mods[0]}" = cxl_acpi ] || mods=(cxl_acpi "${mods[@]}")
+		/sbin/modprobe -a "${mods[@]}" kmem device_dax || fail "modprobe ${mods[*]} kmem device_dax"
+		/sbin/modprobe -q dax_cxl || /sbin/modprobe -a "${nvdimm[@]}" || fail "modprobe ${nvdimm[*]}"
+		[ "$pmem" = 0 ] || /sbin/modprobe -a "${nvdimm[@]}" || fail "modprobe ${nvdimm[*]}"
+	else
+		/sbin/modprobe -a "${mods[@]}" "${nvdimm[@]}" device_dax || fail "modprobe ${mods[*]} ${nvdimm[*]} device_dax"
+	fi
+	[ "$memdevs" = 0 ] || wait_for 30 all_memdevs_bound "$memdevs" || fail "fewer than $memdevs memdevs bound"
+	[ "$cxlv" = 1 ] || return 0
+	insmod "$CXLV_KO" "$@" || fail "insmod $CXLV_KO $*"
+	[ -d "$CXLV_SYS" ] || fail "no $CXLV_SYS after insmod"
+	[ -w "$CXLV_DBG/create" ] || fail "no $CXLV_DBG/create after insmod"
 }
 
 # all_memdevs_bound [N]: at least N (default 1) memdevs, each with a driver.
@@ -137,4 +195,34 @@ check_dax_fs() {
 	step "remount $fs" mount -t "$fs" -o dax "$dev" "$DAX_MNT"
 	verify_test_files "$DAX_MNT"
 	step "umount $fs" umount "$DAX_MNT"
+}
+
+# sysw VALUE FILE: one sysfs write, failing the script with the file's name.
+sysw() {
+	echo "$1" >"$2" || fail "write '$1' to $2"
+}
+
+# make_sysfs_region ROOT_DECODER ENDPOINT_DECODER pmem|ram SIZE [UUID]: the
+# one region-create sequence in shell: a 1-way region of SIZE bytes under
+# the root decoder, the endpoint decoder's DPA allocated for it, committed
+# and bound, written to sysfs the way libcxl does it (ndctl 76.1's
+# create-region takes no UUID and cannot make RAM regions); prints the
+# region's name.
+make_sysfs_region() {
+	local root=$1 ed=$2 type=$3 size uuid=${5:-} name r
+	local cxl=/sys/bus/cxl/devices
+	size=$(printf '%#x' "$4")
+	name=$(cat "$cxl/$root/create_${type}_region")
+	sysw "$name" "$cxl/$root/create_${type}_region"
+	r=$cxl/$name
+	sysw 256 "$r/interleave_granularity"
+	sysw 1 "$r/interleave_ways"
+	[ -z "$uuid" ] || sysw "$uuid" "$r/uuid"
+	sysw "$size" "$r/size"
+	sysw "$type" "$cxl/$ed/mode"
+	sysw "$size" "$cxl/$ed/dpa_size"
+	sysw "$ed" "$r/target0"
+	sysw 1 "$r/commit"
+	sysw "$name" /sys/bus/cxl/drivers/cxl_region/bind
+	echo "$name"
 }

@@ -1,6 +1,16 @@
-# Guest-side helpers for the cxlvctl region scenarios (sourced, not run): a
-# snapshot of what a region create must leave as it found it when it fails.
+# Guest-side helpers for the cxlvctl region scenarios (sourced, not run): the
+# binary under test, and a snapshot of what a region create must leave as it
+# found it when it fails.
 # shellcheck shell=bash
+
+# region_setup [CXLVCTL]: CXLVCTL is the binary under test (default
+# bin/cxlvctl), run from tmpfs: loading it over 9p on every call dominates
+# wall times.
+region_setup() {
+	CXLVCTL=${1:-$CXLV/bin/cxlvctl}
+	[ -x "$CXLVCTL" ] || fail "no $CXLVCTL: build it first (make build)"
+	cp "$CXLVCTL" /tmp/cxlvctl && CXLVCTL=/tmp/cxlvctl
+}
 
 # cxl_state: the CXL and nd devices, each endpoint decoder's DPA and region,
 # and the pmem/dax device nodes. (Decoder mode is left out: the kernel cannot
