@@ -46,13 +46,6 @@ fail() {
 	exit 1
 }
 
-# skip_check REASON: a check this boot cannot make for a reason outside the
-# test's control (never a way to pass a check that failed): one line that
-# run-suite.sh counts and prints in its summary.
-skip_check() {
-	echo "--- SKIPPED: $*"
-}
-
 # uptime_ms: a clock busybox has (its date has no %N).
 uptime_ms() { awk '{printf "%d\n", $1 * 1000}' /proc/uptime; }
 
