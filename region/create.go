@@ -342,6 +342,13 @@ func (m *Manager) waitNDRegion(ctx context.Context, region string) (sysfs.NDRegi
 		if nd.Driver == "" || nd.NamespaceSeed == "" {
 			return "nd " + region + " not bound to nd_region yet", nil
 		}
+		// Bound is not enough: its labelled namespaces are still being added.
+		if err := nd.WaitProbe(); err != nil {
+			return err.Error(), nil
+		}
+		if nd, err = m.Host.Sys().NDRegion(region); err != nil {
+			return err.Error(), nil
+		}
 		return unsettledNamespace(nd), nil
 	})
 	return nd, err

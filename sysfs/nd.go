@@ -126,6 +126,15 @@ func (f FS) NDRegion(name string) (NDRegion, error) {
 	return readNDRegion(p)
 }
 
+// WaitProbe returns once the nvdimm core has registered and probed what the
+// region's bus queued (ndbusN/wait_probe, read as libndctl does): the
+// namespaces assembled from labels are added asynchronously, after the nd
+// region's own probe has returned.
+func (r NDRegion) WaitProbe() error {
+	_, err := readAttr(filepath.Join(filepath.Dir(r.Path), "wait_probe"))
+	return err
+}
+
 func readNDRegion(p string) (NDRegion, error) {
 	a := attrs{dir: p}
 	bus := filepath.Dir(p)
