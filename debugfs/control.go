@@ -32,30 +32,31 @@ func NewControl(root host.Root, w writer.Writer) *Control {
 	return &Control{Host: root, W: w, Euid: os.Geteuid()}
 }
 
-// Files are the control files one create or remove uses.
+// Files are the control files of one system: create, remove and release
+// in Dir, and again in Fallback.
 type Files struct {
-	Create, Remove string
+	// Dir holds the control files to write.
+	Dir string
+	// Fallback is the /sys/bus/cxl_virt directory to retry in when
+	// debugfs refuses a write (kernel lockdown); "" when Dir is that one.
+	Fallback string
 	// LastError returns the reason of the last failed request (root only).
 	LastError string
-	// Fallback is the sysfs pair to retry on when debugfs refuses a write
-	// (kernel lockdown); empty when Create is already the sysfs file.
-	FallbackCreate, FallbackRemove string
 }
 
 // Files finds the control files: debugfs first, as the cxlv interface
-// defines them, with /sys/bus/cxl_virt to fall back on; that pair alone
+// defines them, with /sys/bus/cxl_virt to fall back on; that directory alone
 // when debugfs does not have them or kernel lockdown refuses its writes.
-// Every cxl_virt has the sysfs pair and its last_error (kmod/cxlv_ctl.c).
+// Every cxl_virt has the sysfs files and its last_error (kmod/cxlv_ctl.c).
 func (c *Control) Files() (Files, error) {
 	if !c.Host.Sys().VirtLoaded() {
 		return Files{}, &cxlverr.FeatureError{Name: "cxl_virt control files", Module: "cxl_virt"}
 	}
 	bus := c.Host.Sys().Path("bus", "cxl_virt")
-	f := Files{Create: filepath.Join(bus, "create"), Remove: filepath.Join(bus, "remove"), LastError: filepath.Join(bus, "last_error")}
+	f := Files{Dir: bus, LastError: filepath.Join(bus, "last_error")}
 	dir := c.Host.Debugfs("cxl", "cxlv")
 	if fileExists(filepath.Join(dir, "create")) && !c.lockedDown() {
-		f.FallbackCreate, f.FallbackRemove = f.Create, f.Remove
-		f.Create, f.Remove = filepath.Join(dir, "create"), filepath.Join(dir, "remove")
+		f.Dir, f.Fallback = dir, bus
 	}
 	return f, nil
 }
@@ -72,12 +73,13 @@ func (c *Control) lockedDown() bool {
 	return err == nil && !strings.Contains(string(b), "[none]")
 }
 
-// write sends value to path, retrying on the sysfs fallback when debugfs
-// says EPERM to root (lockdown that the lockdown file did not show).
-func (c *Control) write(path, fallback, value string) error {
-	err := c.W.Write(path, value)
-	if err != nil && fallback != "" && errors.Is(err, syscall.EPERM) && c.Euid == 0 {
-		return c.W.Write(fallback, value)
+// write sends value to the control file name, retrying on the sysfs
+// fallback when debugfs says EPERM to root (lockdown that the lockdown
+// file did not show).
+func (c *Control) write(f Files, name, value string) error {
+	err := c.W.Write(filepath.Join(f.Dir, name), value)
+	if err != nil && f.Fallback != "" && errors.Is(err, syscall.EPERM) && c.Euid == 0 {
+		return c.W.Write(filepath.Join(f.Fallback, name), value)
 	}
 	return err
 }
@@ -96,6 +98,7 @@ func (c *Control) explain(op string, f Files, err error) error {
 		return fallback
 	}
 	var msg string
+	kind := err
 	switch {
 	case errors.Is(err, syscall.EPERM), errors.Is(err, syscall.EACCES):
 		if c.Euid != 0 {
@@ -103,8 +106,16 @@ func (c *Control) explain(op string, f Files, err error) error {
 		} else {
 			msg = fmt.Sprintf("%s: permission denied as root: kernel lockdown? use a cxl_virt with /sys/bus/cxl_virt/%s", op, op)
 		}
+	case errors.Is(err, syscall.ENOENT) && opened(err):
+		msg = fmt.Sprintf("%s: %s: see `cxlvctl ranges`", op, with("no borrowed range starts there"))
+		kind = errors.Join(cxlverr.ErrNotFound, err)
 	case errors.Is(err, syscall.ENOENT):
 		msg = fmt.Sprintf("%s: cxl_virt control file vanished: module unloaded? run `modprobe cxl_virt`", op)
+	case errors.Is(err, syscall.ENOMEM) && reason != "":
+		// The module's reason says how much it could have had.
+		msg = op + ": " + reason
+	case errors.Is(err, syscall.ENOMEM):
+		msg = op + ": not enough System RAM could be borrowed: ask for less, or reserve memory at boot (`cxlvctl ranges`)"
 	case errors.Is(err, syscall.EBUSY):
 		switch {
 		case op == "remove" && reason != "":
@@ -112,6 +123,8 @@ func (c *Control) explain(op string, f Files, err error) error {
 			msg = "remove: " + reason + ", or use `cxlvctl remove --force`"
 		case op == "remove":
 			msg = "remove: device busy: destroy its regions and namespaces first, or use `cxlvctl remove --force`"
+		case op == "release":
+			msg = "release: " + with("a device is on the range") + ": `cxlvctl remove --release` that device instead"
 		default:
 			msg = "create: " + with("range busy") + ": pick a range listed by `cxlvctl ranges`"
 		}
@@ -128,7 +141,14 @@ func (c *Control) explain(op string, f Files, err error) error {
 	default:
 		msg = fmt.Sprintf("%s: rejected by cxl_virt: %s", op, with(errnoText(err)+" (see dmesg)"))
 	}
-	return &cxlverr.Error{Msg: msg, Err: err}
+	return &cxlverr.Error{Msg: msg, Err: kind}
+}
+
+// opened reports a refusal by the module itself: the control file was
+// there and the write reached it.
+func opened(err error) bool {
+	var we *writer.WriteError
+	return errors.As(err, &we) && !we.Open
 }
 
 func errnoText(err error) string {
@@ -162,7 +182,7 @@ func (c *Control) Create(spec CreateSpec) (Created, error) {
 	if err != nil {
 		return Created{}, err
 	}
-	if err := c.write(f.Create, f.FallbackCreate, spec.String()); err != nil {
+	if err := c.write(f, "create", spec.String()); err != nil {
 		return Created{}, c.explain("create", f, err)
 	}
 	if c.DryRun {
@@ -192,25 +212,68 @@ func (c *Control) deviceNames() (map[string]bool, error) {
 	return names, nil
 }
 
-// Remove removes the device called name.
-func (c *Control) Remove(name string) error {
-	id, err := DeviceID(name)
+// Remove removes the device called name; release also gives its range
+// back to the kernel, which only a borrowed range can be.
+func (c *Control) Remove(name string, release bool) error {
+	d, err := c.device(name)
 	if err != nil {
 		return err
 	}
-	if _, err := c.Host.Sys().VirtDevice(fmt.Sprintf("cxlv%d", id)); err != nil {
-		var nf *cxlverr.NotFoundError
-		if errors.As(err, &nf) {
-			return &cxlverr.Error{Msg: fmt.Sprintf("remove: no device %s: see `cxlvctl list`", nf.Name), Err: err}
+	if release {
+		if err := releasable(d); err != nil {
+			return err
 		}
-		return err
 	}
 	f, err := c.Files()
 	if err != nil {
 		return err
 	}
-	if err := c.write(f.Remove, f.FallbackRemove, RemoveString(id)); err != nil {
+	if err := c.write(f, "remove", RemoveString(d.ID, release)); err != nil {
 		return c.explain("remove", f, err)
+	}
+	return nil
+}
+
+// CheckReleasable says, before anything is written, whether a remove of
+// the device called name can also give its range back.
+func (c *Control) CheckReleasable(name string) error {
+	d, err := c.device(name)
+	if err != nil {
+		return err
+	}
+	return releasable(d)
+}
+
+func releasable(d sysfs.VirtDevice) error {
+	if d.Borrowed == nil || !*d.Borrowed {
+		return cxlverr.Invalidf("remove --release %s: its range was reserved at boot, not borrowed from System RAM: nothing to give back; remove it without --release", d.Name)
+	}
+	return nil
+}
+
+// device reads the cxl_virt device called name ("cxlv3" or "3").
+func (c *Control) device(name string) (sysfs.VirtDevice, error) {
+	id, err := DeviceID(name)
+	if err != nil {
+		return sysfs.VirtDevice{}, err
+	}
+	d, err := c.Host.Sys().VirtDevice(fmt.Sprintf("cxlv%d", id))
+	var nf *cxlverr.NotFoundError
+	if errors.As(err, &nf) {
+		return d, &cxlverr.Error{Msg: fmt.Sprintf("remove: no device %s: see `cxlvctl list`", nf.Name), Err: err}
+	}
+	return d, err
+}
+
+// Release gives the free borrowed range that starts at start back to the
+// kernel.
+func (c *Control) Release(start uint64) error {
+	f, err := c.Files()
+	if err != nil {
+		return err
+	}
+	if err := c.write(f, "release", ReleaseString(start)); err != nil {
+		return c.explain("release", f, err)
 	}
 	return nil
 }

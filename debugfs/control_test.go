@@ -25,7 +25,7 @@ func TestModuleNotLoaded(t *testing.T) {
 	if !errors.Is(err, cxlverr.ErrNotSupported) || !strings.Contains(err.Error(), "modprobe cxl_virt") {
 		t.Errorf("Create error = %v; want module cxl_virt not loaded", err)
 	}
-	if err := c.Remove("cxlv0"); !errors.Is(err, cxlverr.ErrNotSupported) {
+	if err := c.Remove("cxlv0", false); !errors.Is(err, cxlverr.ErrNotSupported) {
 		t.Errorf("Remove error = %v; want module cxl_virt not loaded", err)
 	}
 	if ops := rec.Ops(); len(ops) != 0 {
@@ -42,7 +42,7 @@ func TestCreateInvalidWritesNothing(t *testing.T) {
 			t.Errorf("Create(%+v) = %v; want cxlverr.ErrInvalid", spec, err)
 		}
 	}
-	if err := c.Remove("mem0"); !errors.Is(err, cxlverr.ErrInvalid) {
+	if err := c.Remove("mem0", false); !errors.Is(err, cxlverr.ErrInvalid) {
 		t.Errorf("Remove(mem0) = %v; want cxlverr.ErrInvalid", err)
 	}
 	if ops := rec.Ops(); len(ops) != 0 {
@@ -55,7 +55,8 @@ func TestCreateInvalidWritesNothing(t *testing.T) {
 func TestWriteFallsBackOnEPERM(t *testing.T) {
 	rec := &writertest.Recorder{FailAt: 1, FailErr: syscall.EPERM}
 	c := &Control{W: rec, Euid: 0}
-	if err := c.write("/dbg/create", "/sys/bus/cxl_virt/create", "x"); err != nil {
+	f := Files{Dir: "/dbg", Fallback: "/sys/bus/cxl_virt"}
+	if err := c.write(f, "create", "x"); err != nil {
 		t.Fatalf("write = %v; want the fallback to succeed", err)
 	}
 	want := []writer.Op{{Path: "/dbg/create", Value: "x"}, {Path: "/sys/bus/cxl_virt/create", Value: "x"}}
@@ -64,7 +65,7 @@ func TestWriteFallsBackOnEPERM(t *testing.T) {
 	}
 	rec = &writertest.Recorder{FailAt: 1, FailErr: syscall.EPERM}
 	c = &Control{W: rec, Euid: 1000}
-	if err := c.write("/dbg/create", "/sys/bus/cxl_virt/create", "x"); !errors.Is(err, syscall.EPERM) || len(rec.Ops()) != 1 {
+	if err := c.write(f, "create", "x"); !errors.Is(err, syscall.EPERM) || len(rec.Ops()) != 1 {
 		t.Errorf("non-root write = %v after %v; want EPERM and no retry", err, rec.Ops())
 	}
 }
@@ -92,12 +93,18 @@ func TestExplain(t *testing.T) {
 		{"remove", syscall.EBUSY, "remove: cxlv0 has region0", 0, []string{"remove: cxlv0 has region0", "remove --force"}},
 		{"remove", syscall.ENODEV, "", 0, []string{"no such device", "cxlvctl list"}},
 		{"remove", syscall.ENOENT, "", 0, []string{"modprobe cxl_virt"}},
+		{"release", syscall.ENOENT, "release: 0x180000000 is not the start of a borrowed range", 0, []string{"release: 0x180000000 is not the start", "cxlvctl ranges"}},
+		{"release", syscall.EBUSY, "", 0, []string{"device is on the range", "remove --release"}},
+		{"create", syscall.ENOMEM, "create: borrow: at most 1 GiB could be offlined; ask for less", 0, []string{"create: borrow: at most 1 GiB could be offlined; ask for less"}},
+		{"create", syscall.ENOMEM, "", 0, []string{"not enough System RAM", "ask for less"}},
 	} {
 		if err := os.WriteFile(lastError, []byte(tc.reason+"\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		c := &Control{Euid: tc.euid}
-		werr := &writer.WriteError{Path: "/x", Value: "v", Err: tc.errno}
+		// The module's own refusals are write errors; a missing control
+		// file fails the open.
+		werr := &writer.WriteError{Path: "/x", Value: "v", Err: tc.errno, Open: tc.op == "remove" && tc.errno == syscall.ENOENT}
 		err := c.explain(tc.op, Files{LastError: lastError}, werr)
 		msg := err.Error()
 		for _, s := range tc.says {
@@ -119,11 +126,9 @@ func TestFilesCxlv(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Files{
-		Create:         filepath.Join(dbg, "cxl", "cxlv", "create"),
-		Remove:         filepath.Join(dbg, "cxl", "cxlv", "remove"),
-		LastError:      c.Host.Sys().Path("bus", "cxl_virt", "last_error"),
-		FallbackCreate: c.Host.Sys().Path("bus", "cxl_virt", "create"),
-		FallbackRemove: c.Host.Sys().Path("bus", "cxl_virt", "remove"),
+		Dir:       filepath.Join(dbg, "cxl", "cxlv"),
+		Fallback:  c.Host.Sys().Path("bus", "cxl_virt"),
+		LastError: c.Host.Sys().Path("bus", "cxl_virt", "last_error"),
 	}
 	if f != want {
 		t.Errorf("Files() = %+v; want %+v", f, want)
@@ -131,7 +136,7 @@ func TestFilesCxlv(t *testing.T) {
 	// Without debugfs the module's sysfs control files serve alone.
 	c.Host = host.New(c.Host.Sys(), c.Host.Proc(), t.TempDir())
 	f, err = c.Files()
-	want = Files{Create: want.FallbackCreate, Remove: want.FallbackRemove, LastError: want.LastError}
+	want = Files{Dir: want.Fallback, LastError: want.LastError}
 	if err != nil || f != want {
 		t.Errorf("Files() without debugfs = %+v, %v; want %+v", f, err, want)
 	}
@@ -147,10 +152,10 @@ func TestCreateRemoveWrites(t *testing.T) {
 	if err != nil || made.Name != "" {
 		t.Fatalf("dry-run Create = %+v, %v", made, err)
 	}
-	if err := c.Remove("cxlv0"); err != nil {
+	if err := c.Remove("cxlv0", false); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Remove("cxlv3"); err == nil || !strings.Contains(err.Error(), "no device cxlv3") {
+	if err := c.Remove("cxlv3", false); err == nil || !strings.Contains(err.Error(), "no device cxlv3") {
 		t.Errorf("Remove(cxlv3) = %v; want no device cxlv3", err)
 	}
 	want := []writer.Op{
@@ -177,7 +182,7 @@ func TestCreateWithoutNewDevice(t *testing.T) {
 // module left no reason (empty last_error), a generic one.
 func TestRemoveBusy(t *testing.T) {
 	c := &Control{Host: hostfixture.Root(t, "cxlv-bare"), W: &writertest.Recorder{FailAt: 1, FailErr: syscall.EBUSY}}
-	err := c.Remove("cxlv0")
+	err := c.Remove("cxlv0", false)
 	if !errors.Is(err, syscall.EBUSY) || !strings.Contains(err.Error(), "remove: device busy: destroy its regions") {
 		t.Errorf("Remove = %v", err)
 	}

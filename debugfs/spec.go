@@ -34,7 +34,15 @@ type CreateSpec struct {
 	// Serial is the device serial number; 0 lets the module pick one
 	// derived from memstart.
 	Serial uint64
+	// Borrow lets the module take the range out of System RAM: Memstart
+	// 0 lets it pick where (borrow=1, kmod/cxlv_borrow.c).
+	Borrow bool
 }
+
+// BorrowUnit is what a borrowed range is made of: whole 256 MiB blocks
+// (the capacity unit and a multiple of x86-64's memory block), which the
+// module takes from System RAM and gives back as they are.
+const BorrowUnit = 256 * units.MiB
 
 // pageSize is x86-64's base page: the module refuses a memsize that is not a
 // multiple of it.
@@ -43,7 +51,9 @@ const pageSize = 4096
 // Validate checks the request itself; the module checks the range.
 func (s CreateSpec) Validate() error {
 	switch {
-	case s.Memstart == 0:
+	case s.Borrow && s.Memsize%BorrowUnit != 0:
+		return cxlverr.Invalidf("size %s is not a multiple of 256M: memory is borrowed from System RAM in 256M blocks", units.FormatSize(s.Memsize))
+	case s.Memstart == 0 && !s.Borrow:
 		return cxlverr.Invalidf("--memstart is required: the start of a memmap= reserved range (see `cxlvctl ranges`)")
 	case s.Memsize == 0:
 		return cxlverr.Invalidf("--size is required: how much of the reserved range the device uses")
@@ -64,15 +74,31 @@ func (s CreateSpec) String() string {
 	if s.Pmem {
 		pmem = 1
 	}
-	out := fmt.Sprintf("memstart=%d,memsize=%d,cxltype=3,pmem=%d", s.Memstart, s.Memsize, pmem)
+	out := fmt.Sprintf("memsize=%d,cxltype=3,pmem=%d", s.Memsize, pmem)
+	if s.Memstart != 0 {
+		out = fmt.Sprintf("memstart=%d,", s.Memstart) + out
+	}
+	if s.Borrow {
+		out += ",borrow=1"
+	}
 	if s.Serial != 0 {
 		out += fmt.Sprintf(",serial=%d", s.Serial)
 	}
 	return out
 }
 
-// RemoveString is the text written to the remove file for device id.
-func RemoveString(id int) string { return "cxlv_dev_id=" + strconv.Itoa(id) }
+// RemoveString is the text written to the remove file for device id;
+// release also gives its borrowed range back to the kernel.
+func RemoveString(id int, release bool) string {
+	if release {
+		return "cxlv_dev_id=" + strconv.Itoa(id) + ",release=1"
+	}
+	return "cxlv_dev_id=" + strconv.Itoa(id)
+}
+
+// ReleaseString is the text written to the release file for the free
+// borrowed range that starts at start.
+func ReleaseString(start uint64) string { return fmt.Sprintf("memstart=%#x", start) }
 
 // DeviceID parses a device name: "cxlv3" (or plain "3") is 3.
 func DeviceID(name string) (int, error) {

@@ -17,6 +17,10 @@ func TestCreateString(t *testing.T) {
 			"memstart=6442450944,memsize=2147483648,cxltype=3,pmem=1"},
 		{CreateSpec{Memstart: 0x180000000, Memsize: 512 * units.MiB, Serial: 0x5157},
 			"memstart=6442450944,memsize=536870912,cxltype=3,pmem=0,serial=20823"},
+		{CreateSpec{Memsize: 2 * units.GiB, Pmem: true, Borrow: true},
+			"memsize=2147483648,cxltype=3,pmem=1,borrow=1"},
+		{CreateSpec{Memstart: 6 * units.GiB, Memsize: units.GiB, Borrow: true},
+			"memstart=6442450944,memsize=1073741824,cxltype=3,pmem=0,borrow=1"},
 	} {
 		if got := tc.spec.String(); got != tc.want {
 			t.Errorf("String() = %q; want %q", got, tc.want)
@@ -26,8 +30,11 @@ func TestCreateString(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	ok := CreateSpec{Memstart: 6 * units.GiB, Memsize: 2 * units.GiB, Pmem: true}
-	if err := ok.Validate(); err != nil {
-		t.Fatalf("Validate(%+v) = %v", ok, err)
+	borrow := CreateSpec{Memsize: 768 * units.MiB, Borrow: true}
+	for _, s := range []CreateSpec{ok, borrow} {
+		if err := s.Validate(); err != nil {
+			t.Fatalf("Validate(%+v) = %v", s, err)
+		}
 	}
 	for _, tc := range []struct {
 		spec   CreateSpec
@@ -38,6 +45,7 @@ func TestValidate(t *testing.T) {
 		{CreateSpec{Memstart: 1 << 63, Memsize: 1 << 63}, "wraps"},
 		{CreateSpec{Memstart: 4 << 30, Memsize: 1<<30 - 1}, "page size"},
 		{CreateSpec{Memstart: 6 * units.GiB, Memsize: 255 * units.MiB}, "too small"},
+		{CreateSpec{Memsize: 768*units.MiB + 4096, Borrow: true}, "not a multiple of 256M"},
 	} {
 		err := tc.spec.Validate()
 		if err == nil || !strings.Contains(err.Error(), tc.reason) || !errors.Is(err, cxlverr.ErrInvalid) {
@@ -57,7 +65,10 @@ func TestDeviceID(t *testing.T) {
 			t.Errorf("DeviceID(%q) error = %v; want cxlverr.ErrInvalid", in, err)
 		}
 	}
-	if got := RemoveString(2); got != "cxlv_dev_id=2" {
-		t.Errorf("RemoveString(2) = %q", got)
+	if got := RemoveString(2, false); got != "cxlv_dev_id=2" {
+		t.Errorf("RemoveString(2, false) = %q", got)
+	}
+	if got := RemoveString(2, true); got != "cxlv_dev_id=2,release=1" {
+		t.Errorf("RemoveString(2, true) = %q", got)
 	}
 }

@@ -138,11 +138,19 @@ func (r Range) overlaps(o Range) bool { return r.Start < o.End() && o.Start < r.
 type Reserved struct {
 	Range
 	// Sources say where the range was seen: "iomem" (reserved by the
-	// kernel though RAM to the firmware) and/or "cmdline" (a memmap= argument).
+	// kernel though RAM to the firmware) and/or "cmdline" (a memmap= argument),
+	// or "borrowed" (taken from System RAM by cxl_virt).
 	Sources []string
 	// UsedBy are the cxl_virt devices inside the range.
 	UsedBy []Used
+	// Borrowed is true for a range cxl_virt took out of System RAM; it
+	// goes back to node Node on release.
+	Borrowed bool
+	Node     int
 }
+
+// SourceBorrowed marks a range cxl_virt borrowed from System RAM.
+const SourceBorrowed = "borrowed"
 
 // Used is one device's part of a reserved range.
 type Used struct {
@@ -186,14 +194,15 @@ type HostMemory struct {
 // memmap=SIZE$START arguments of the kernel command line count too.
 func Read(h host.Root) (HostMemory, error) {
 	var hm HostMemory
-	add := func(r Range, source string) {
+	add := func(r Range, source string) *Reserved {
 		for i := range hm.Reserved {
 			if hm.Reserved[i].Range == r {
 				hm.Reserved[i].Sources = append(hm.Reserved[i].Sources, source)
-				return
+				return &hm.Reserved[i]
 			}
 		}
 		hm.Reserved = append(hm.Reserved, Reserved{Range: r, Sources: []string{source}})
+		return &hm.Reserved[len(hm.Reserved)-1]
 	}
 	f, err := os.Open(h.Proc("iomem"))
 	if err != nil {
@@ -233,6 +242,14 @@ func Read(h host.Root) (HostMemory, error) {
 		for _, r := range args {
 			add(r, "cmdline")
 		}
+	}
+	borrowed, err := h.Sys().VirtBorrowed()
+	if err != nil && !isNotSupported(err) {
+		return hm, err
+	}
+	for _, b := range borrowed {
+		r := add(Range{Start: b.Start, Size: b.Size}, SourceBorrowed)
+		r.Borrowed, r.Node = true, b.Node
 	}
 	devs, err := h.Sys().VirtDevices()
 	if err != nil && !isNotSupported(err) {
@@ -290,6 +307,24 @@ func (hm HostMemory) Usable(minSize uint64) []Reserved {
 	}
 	return out
 }
+
+// Fit is where a device of size bytes can go without borrowing: the free
+// part of a reserved range, or a whole free borrowed range (one device
+// each), the first in address order.
+func (hm HostMemory) Fit(size uint64) (Range, bool) {
+	for _, r := range hm.Reserved {
+		free := r.Free()
+		if r.Borrowed && len(r.UsedBy) > 0 {
+			continue
+		}
+		if start := alignUp(free.Start, units.MiB); start < free.End() && free.End()-start >= size {
+			return Range{Start: start, Size: size}, true
+		}
+	}
+	return Range{}, false
+}
+
+func alignUp(v, a uint64) uint64 { return alignDown(v+a-1, a) }
 
 // MemmapArg is the kernel argument that reserves r ("memmap=2G$0x180000000").
 func MemmapArg(r Range) string {

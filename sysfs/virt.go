@@ -1,7 +1,10 @@
 package sysfs
 
 import (
+	"fmt"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/cxlv/cxlv/cxlverr"
 )
@@ -23,6 +26,10 @@ type VirtDevice struct {
 	WindowStart *uint64
 	Pmem        *bool
 	Serial      *uint64
+	// Borrowed is true when the range was taken from System RAM by the
+	// module (borrow=1) rather than reserved at boot; nil on a module
+	// without borrowing.
+	Borrowed *bool
 	// Memdev and Root name the memN and rootN of the device, as the
 	// module's attributes of those names show them: Root "" until the
 	// device's probe has finished, Memdev "" while cxl_mem has not bound it.
@@ -109,6 +116,7 @@ func readVirtDevice(p string) (VirtDevice, error) {
 		WindowStart: a.optU64("window_start"),
 		Pmem:        a.optBool("pmem"),
 		Serial:      a.optU64("serial"),
+		Borrowed:    a.optBool("borrowed"),
 		Memdev:      a.str("memdev"),
 		Root:        a.str("root"),
 		Decoder:     a.str("decoder"),
@@ -117,4 +125,61 @@ func readVirtDevice(p string) (VirtDevice, error) {
 	}
 	d.ID, _ = numberedName(d.Name, "cxlv")
 	return d, a.err
+}
+
+// BorrowedRange is one line of /sys/bus/cxl_virt/borrowed: System RAM the
+// module took out of the kernel's hands (kmod/cxlv_borrow.c), which stays
+// its own until given back.
+type BorrowedRange struct {
+	Start, Size uint64
+	// Node is the NUMA node the memory came from and goes back to.
+	Node int
+	// Device is the cxlvN on the range, "" while it is free.
+	Device string
+}
+
+// VirtBorrowed lists the module's borrowed ranges: none on a module
+// without borrowing (no borrowed file), nil and no error for anyone but
+// root (the file is 0400).
+func (f FS) VirtBorrowed() ([]BorrowedRange, error) {
+	if !f.VirtLoaded() {
+		return nil, errNoVirt()
+	}
+	a := attrs{dir: f.Path("bus", "cxl_virt")}
+	s, ok := a.raw("borrowed")
+	if !ok {
+		return nil, a.err
+	}
+	return ParseBorrowed(s)
+}
+
+// ParseBorrowed parses the borrowed file: per line "<start hex> <size>
+// <node> <free|cxlvN>".
+func ParseBorrowed(s string) ([]BorrowedRange, error) {
+	var out []BorrowedRange
+	for _, line := range strings.Split(s, "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		fields := strings.Fields(line)
+		if len(fields) != 4 {
+			return nil, fmt.Errorf("borrowed: malformed line %q", line)
+		}
+		var b BorrowedRange
+		var err error
+		if b.Start, err = ParseU64(fields[0]); err == nil {
+			b.Size, err = ParseU64(fields[1])
+		}
+		if err == nil {
+			b.Node, err = strconv.Atoi(fields[2])
+		}
+		if err != nil {
+			return nil, fmt.Errorf("borrowed: line %q: %w", line, err)
+		}
+		if fields[3] != "free" {
+			b.Device = fields[3]
+		}
+		out = append(out, b)
+	}
+	return out, nil
 }

@@ -65,6 +65,7 @@ var (
 	argKinds = map[string]string{
 		"cxlvN": "cxlv", "memN": "memdev", "decoderX.Y": "decoder",
 		"regionN": "region", "namespaceX.Y": "namespace", "namespaceR.N": "namespace",
+		"START": freeBorrowed,
 	}
 	flagValues = map[string]string{
 		"device": "cxlv", "memdev": "memdev", "decoder": "root-decoder",
@@ -216,6 +217,10 @@ func findCommand(commands []*cli.Command, name string) *cli.Command {
 	return nil
 }
 
+// freeBorrowed is the kind of the borrowed ranges no device uses: their
+// starts, as `cxlvctl release` takes them.
+const freeBorrowed = "free-borrowed"
+
 // liveNames lists the objects of one kind that exist now.
 func liveNames(sysRoot, kind string) []string {
 	if kind == "" {
@@ -224,6 +229,16 @@ func liveNames(sysRoot, kind string) []string {
 	sys, err := sysfs.NewFS(sysRoot)
 	if err != nil {
 		return nil
+	}
+	if kind == freeBorrowed {
+		ranges, _ := sys.VirtBorrowed()
+		var starts []string
+		for _, r := range ranges {
+			if r.Device == "" {
+				starts = append(starts, fmt.Sprintf("%#x", r.Start))
+			}
+		}
+		return starts
 	}
 	t, err := sys.Topology()
 	if err != nil {

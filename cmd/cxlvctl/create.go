@@ -8,21 +8,28 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/debugfs"
+	"github.com/cxlv/cxlv/hostmem"
 	"github.com/cxlv/cxlv/units"
 )
 
 func createCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "create",
-		Usage: "create a cxl_virt device on a reserved memory range",
-		Description: "The range must be reserved with the memmap= kernel argument (see `cxlvctl ranges`).\n" +
+		Usage: "create a cxl_virt device on reserved memory, or on RAM borrowed from the kernel",
+		Description: "Without --memstart it uses the first reserved range (memmap= at boot) or free\n" +
+			"borrowed range that fits, and otherwise borrows --size of System RAM from the\n" +
+			"running kernel (whole 256M blocks it can offline, above 4G, one node): no reboot.\n" +
+			"Borrowed memory stays out of the kernel's hands across remove and create, so data\n" +
+			"and labels survive, until `cxlvctl remove --release` or `cxlvctl release` gives it back.\n" +
+			"With --memstart the range must be reserved or borrowed (see `cxlvctl ranges`).\n" +
 			"Sizes and addresses take K/M/G/T suffixes (powers of 1024), decimal or 0x hex.\n" +
 			"The device keeps its metadata at the start of the range and offers\n" +
 			"the whole 256M blocks after it as capacity: --size 512M at 4G gives\n" +
 			"256M; create prints both. It waits until the memdev is ready unless\n" +
 			"--no-wait. --json prints one object (docs/json.md).",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "memstart", Usage: "start of the reserved range (e.g. 6G, 0x180000000)"},
+			&cli.StringFlag{Name: "memstart", Usage: "start of the reserved or borrowed range (e.g. 6G, 0x180000000; default: one that fits, else borrowed)"},
+			&cli.BoolFlag{Name: "borrow", Usage: "borrow the range from System RAM even when a reserved one fits (at --memstart if given)"},
 			&cli.StringFlag{Name: "size", Usage: "bytes of the range the device uses (e.g. 2G)"},
 			&cli.BoolFlag{Name: "pmem", Usage: "persistent memory (needed for regions and namespaces on Linux 6.1)"},
 			&cli.StringFlag{Name: "serial", Usage: "device serial number (default: derived from memstart)"},
@@ -40,7 +47,7 @@ func runCreate(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("create takes no arguments, got %q", c.Args().First())
 	}
-	spec := debugfs.CreateSpec{Pmem: c.Bool("pmem")}
+	spec := debugfs.CreateSpec{Pmem: c.Bool("pmem"), Borrow: c.Bool("borrow")}
 	// An absent flag stays 0, which Validate reports as required.
 	for _, f := range []struct {
 		name string
@@ -58,6 +65,14 @@ func runCreate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if spec.Memstart == 0 && !spec.Borrow && spec.Memsize != 0 {
+		if spec, err = place(e, spec); err != nil {
+			return err
+		}
+	}
+	if spec.Borrow && !e.dryRun && e.host.Sys().VirtLoaded() {
+		fmt.Fprintf(e.errOut, "borrowing %s of System RAM (offlining memory blocks; TCG guests take a few seconds)\n", units.FormatSize(spec.Memsize))
+	}
 	ctl := e.control()
 	made, err := ctl.Create(spec)
 	if err != nil || e.dryRun {
@@ -73,7 +88,31 @@ func runCreate(c *cli.Context) error {
 	if err := printDevice(e, c.Bool("json"), made.Name); err != nil || c.Bool("json") {
 		return err
 	}
-	return printCapacity(e, made.Name, spec.Memsize)
+	if err := printCapacity(e, made.Name, spec.Memsize); err != nil {
+		return err
+	}
+	if d := made.Device; d != nil && d.Borrowed != nil && *d.Borrowed && d.Memstart != nil {
+		fmt.Fprintf(e.out, "%s: on %s of System RAM borrowed at %#x; it stays borrowed after a remove (data and labels kept) until `cxlvctl remove --release %s`\n",
+			made.Name, units.FormatSize(spec.Memsize), *d.Memstart, made.Name)
+	}
+	return nil
+}
+
+// place picks where a device of spec.Memsize goes when no --memstart was
+// given: the first reserved or free borrowed range that fits, else RAM
+// borrowed from the kernel.
+func place(e *env, spec debugfs.CreateSpec) (debugfs.CreateSpec, error) {
+	hm, err := hostmem.Read(e.host)
+	if err != nil {
+		return spec, err
+	}
+	if r, ok := hm.Fit(spec.Memsize); ok {
+		spec.Memstart = r.Start
+		fmt.Fprintf(e.errOut, "using the free range at %#x (`cxlvctl ranges`)\n", r.Start)
+		return spec, nil
+	}
+	spec.Borrow = true
+	return spec, nil
 }
 
 // printCapacity says how much of the range asked for became capacity.

@@ -18,7 +18,13 @@ func TestErrorsAndExitCodes(t *testing.T) {
 	}{
 		{"qemu-bare", []string{"create", "--memstart", "2GG", "--size", "1G"}, exitInvalid, `invalid size "2GG": unknown unit "GG"`},
 		{"qemu-bare", []string{"create", "--memstart", "4G", "--size", "2Gb"}, exitInvalid, `unknown unit "Gb"`},
-		{"qemu-bare", []string{"create", "--size", "1G"}, exitInvalid, "--memstart is required"},
+		{"qemu-bare", []string{"create", "--size", "1G"}, exitNotSupported, "modprobe cxl_virt"},
+		{"qemu-bare", []string{"create", "--memstart", "4G"}, exitInvalid, "--size is required"},
+		{"qemu-bare", []string{"create", "--size", "1000M", "--borrow"}, exitInvalid, "not a multiple of 256M"},
+		{"qemu-bare", []string{"release"}, exitInvalid, "exactly one range start"},
+		{"qemu-bare", []string{"release", "6Q"}, exitInvalid, `unknown unit "Q"`},
+		{"qemu-bare", []string{"release", "6G"}, exitNotSupported, "modprobe cxl_virt"},
+		{"cxlv-bare", []string{"remove", "--release", "cxlv0"}, exitInvalid, "reserved at boot, not borrowed"},
 		{"qemu-bare", []string{"create", "--memstart", "4G", "--size", "100M"}, exitInvalid, "too small"},
 		{"qemu-bare", []string{"create", "--memstart", "4G", "--size", "1G", "extra"}, exitInvalid, "takes no arguments"},
 		{"qemu-bare", []string{"create", "--memstart", "4G", "--size", "1G", "--pmem"}, exitNotSupported, "module cxl_virt is not loaded (run: modprobe cxl_virt)"},
@@ -109,7 +115,7 @@ func TestDryRunCreateRemove(t *testing.T) {
 	if err := os.MkdirAll(ctl, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"create", "remove"} {
+	for _, f := range []string{"create", "remove", "release"} {
 		if err := os.WriteFile(filepath.Join(ctl, f), nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -122,6 +128,8 @@ func TestDryRunCreateRemove(t *testing.T) {
 		{[]string{"create", "--memstart", "0x120000000", "--size", "512M", "--pmem", "--serial", "7", "--wait"},
 			"echo memstart=4831838208,memsize=536870912,cxltype=3,pmem=1,serial=7 > " + filepath.Join(ctl, "create") + "\n"},
 		{[]string{"remove", "cxlv0"}, "echo cxlv_dev_id=0 > " + filepath.Join(ctl, "remove") + "\n"},
+		{[]string{"create", "--size", "1G", "--borrow", "--pmem"}, "echo memsize=1073741824,cxltype=3,pmem=1,borrow=1 > " + filepath.Join(ctl, "create") + "\n"},
+		{[]string{"release", "7G"}, "echo memstart=0x1c0000000 > " + filepath.Join(ctl, "release") + "\n"},
 	} {
 		var out, errOut strings.Builder
 		argv := append([]string{"cxlvctl", "--sysfs-root", sys, "--debugfs-root", dbg, "--dry-run"}, tc.args...)
@@ -129,7 +137,7 @@ func TestDryRunCreateRemove(t *testing.T) {
 			t.Errorf("%q: exit %d, %q, %q; want %q", tc.args, rc, out.String(), errOut.String(), tc.want)
 		}
 	}
-	for _, f := range []string{"create", "remove"} {
+	for _, f := range []string{"create", "remove", "release"} {
 		if b, _ := os.ReadFile(filepath.Join(ctl, f)); len(b) != 0 {
 			t.Errorf("--dry-run wrote %q to %s", b, f)
 		}

@@ -29,17 +29,23 @@ var examples = map[string][]example{
 		{"2 GiB of pmem on the range reserved with memmap=2G$6G", "cxlvctl create --memstart 6G --size 2G --pmem"},
 		{"volatile capacity, for a RAM region (Linux " + cxlverr.KernelRAMRegions + "+)", "cxlvctl create --memstart 0x180000000 --size 1G"},
 		{"the same, printed as the control-file write it makes", "cxlvctl create --memstart 6G --size 2G --pmem --dry-run"},
+		{"2 GiB of pmem without memmap=: a reserved range if one fits, else borrowed", "cxlvctl create --size 2G --pmem"},
 	},
 	"remove": {
 		{"remove a device that has no region", "cxlvctl remove cxlv0"},
 		{"destroy its namespaces and regions first", "cxlvctl remove cxlv0 --force"},
+		{"remove it and give its borrowed RAM back to the kernel", "cxlvctl remove cxlv0 --release"},
+	},
+	"release": {
+		{"give a free borrowed range back to the kernel as System RAM", "cxlvctl release 0x1c0000000"},
+		{"print the control-file write instead of giving it back", "cxlvctl release 0x1c0000000 --dry-run"},
 	},
 	"list": {
 		{"devices linked to memdev, decoder, region, namespace and /dev", "cxlvctl list"},
 		{"the same as JSON, for scripts", "cxlvctl list --json"},
 	},
 	"ranges": {
-		{"reserved ranges, what uses them, and a memmap= for 4 GiB more", "cxlvctl ranges --size 4G"},
+		{"reserved and borrowed ranges, what uses them, and a memmap= for 4 GiB more", "cxlvctl ranges --size 4G"},
 		{"the same as JSON", "cxlvctl ranges --json"},
 	},
 	"info": {

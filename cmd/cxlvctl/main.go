@@ -57,6 +57,7 @@ func commands() []*cli.Command {
 	return []*cli.Command{
 		createCommand(),
 		removeCommand(),
+		releaseCommand(),
 		listCommand(),
 		rangesCommand(),
 		infoCommand(),

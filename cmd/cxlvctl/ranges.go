@@ -14,7 +14,7 @@ import (
 func rangesCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "ranges",
-		Usage: "show reserved memory usable for devices, what uses it, and how to reserve more",
+		Usage: "show reserved and borrowed memory usable for devices, what uses it, and how to get more",
 		Flags: []cli.Flag{
 			noHeadersFlag(),
 			jsonFlag(),
@@ -30,6 +30,10 @@ type rangeJSON struct {
 	Sources []string   `json:"sources"`
 	UsedBy  []usedJSON `json:"used_by,omitempty"`
 	Free    *spanJSON  `json:"free,omitempty"`
+	// A borrowed range: where it goes back to, and how.
+	Borrowed bool   `json:"borrowed,omitempty"`
+	Node     *int   `json:"node,omitempty"`
+	Release  string `json:"release,omitempty"`
 }
 
 type usedJSON struct {
@@ -71,8 +75,12 @@ func runRanges(c *cli.Context) error {
 		for _, u := range r.UsedBy {
 			j.UsedBy = append(j.UsedBy, usedJSON{Device: u.Device, Start: u.Start, Size: u.Size})
 		}
-		if free := r.Free(); free.Size > 0 {
+		if free := r.Free(); free.Size > 0 && !(r.Borrowed && len(r.UsedBy) > 0) {
 			j.Free = &spanJSON{Start: free.Start, Size: free.Size}
+		}
+		if r.Borrowed {
+			node := r.Node
+			j.Borrowed, j.Node, j.Release = true, &node, releaseHint(r)
 		}
 		out.Reserved = append(out.Reserved, j)
 	}
@@ -99,9 +107,14 @@ func runRanges(c *cli.Context) error {
 			units.FormatSize(r.Size), strings.Join(r.Sources, ","), used, free})
 	}
 	if len(rows) == 0 {
-		fmt.Fprintln(e.out, "no reserved range of 256M or more")
+		fmt.Fprintln(e.out, "no reserved or borrowed range of 256M or more")
 	} else if err := writeTable(e.out, tableHeader(c, []string{"START", "END", "SIZE", "SOURCE", "USED_BY", "FREE"}), rows); err != nil {
 		return err
+	}
+	for _, r := range out.Reserved {
+		if r.Borrowed {
+			fmt.Fprintf(e.out, "borrowed from System RAM (node %d) at %#x: give it back with `%s`\n", *r.Node, r.Start, r.Release)
+		}
 	}
 	if out.Suggest != "" {
 		fmt.Fprintf(e.out, "\nto reserve %s more, add to the kernel command line and reboot: %s\n"+
@@ -110,4 +123,13 @@ func runRanges(c *cli.Context) error {
 			units.FormatSize(size), out.Suggest, hostmem.GrubDefaultArg(out.Suggest), out.Suggest)
 	}
 	return nil
+}
+
+// releaseHint is the command that gives a borrowed range back: a
+// release of the range when it is free, else a remove of its device.
+func releaseHint(r hostmem.Reserved) string {
+	if len(r.UsedBy) > 0 {
+		return "cxlvctl remove --release " + r.UsedBy[0].Device
+	}
+	return fmt.Sprintf("cxlvctl release %#x", r.Start)
 }

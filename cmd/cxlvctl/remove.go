@@ -19,6 +19,7 @@ func removeCommand() *cli.Command {
 		ArgsUsage: "cxlvN",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "destroy its namespaces and regions first (RAM regions: offline their memory, refused if it cannot be)"},
+			&cli.BoolFlag{Name: "release", Usage: "also give its borrowed range back to the kernel as System RAM (its data and labels go with it)"},
 		},
 		Action: runRemove,
 	}
@@ -33,6 +34,12 @@ func runRemove(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	release := c.Bool("release")
+	if release {
+		if err := e.control().CheckReleasable(name); err != nil {
+			return err
+		}
+	}
 	if !c.Bool("force") {
 		if err := refuseOnlineMemory(e, name); err != nil {
 			return err
@@ -43,10 +50,14 @@ func runRemove(c *cli.Context) error {
 			return fmt.Errorf("remove --force %s: %w", name, err)
 		}
 	}
-	if err := e.control().Remove(name); err != nil {
+	if err := e.control().Remove(name, release); err != nil {
 		return err
 	}
-	if !e.dryRun {
+	switch {
+	case e.dryRun:
+	case release:
+		fmt.Fprintf(e.out, "removed %s and gave its range back to the kernel\n", name)
+	default:
 		fmt.Fprintf(e.out, "removed %s\n", name)
 	}
 	return nil

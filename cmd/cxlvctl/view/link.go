@@ -14,6 +14,7 @@ type LinkJSON struct {
 	Memstart    *uint64 `json:"memstart,omitempty"`
 	Memsize     *uint64 `json:"memsize,omitempty"`
 	Pmem        *bool   `json:"pmem,omitempty"`
+	Borrowed    *bool   `json:"borrowed,omitempty"`
 	Capacity    *uint64 `json:"capacity,omitempty"`
 	WindowStart *uint64 `json:"window_start,omitempty"`
 	DeviceState string  `json:"device_state,omitempty"`
@@ -46,7 +47,7 @@ func Links(links []sysfs.DeviceLink, regions []sysfs.Region) []LinkJSON {
 func Link(l sysfs.DeviceLink, regions []sysfs.Region) LinkJSON {
 	var j LinkJSON
 	if v := l.Virt; v != nil {
-		j.Device, j.Memstart, j.Memsize, j.Pmem = v.Name, v.Memstart, v.Memsize, v.Pmem
+		j.Device, j.Memstart, j.Memsize, j.Pmem, j.Borrowed = v.Name, v.Memstart, v.Memsize, v.Pmem, v.Borrowed
 		j.Capacity, j.WindowStart, j.DeviceState = v.Capacity, v.WindowStart, v.State
 	}
 	if l.Memdev != nil {

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Guest half of test/demo.sh: what a user does with cxlv, narrated. A
-# memmap= range becomes a cxl_virt device; cxlvctl makes a region, an fsdax
+# memmap= range, or on a guest booted without one 1 GiB of System RAM
+# borrowed from the running kernel, becomes a cxl_virt device; cxlvctl makes a region, an fsdax
 # namespace and a DAX-mounted XFS in one command; data goes in and comes back
 # after a remount; a devdax namespace takes a pattern through mmap; the
 # stock tools show the same device; everything is taken down in order.
@@ -15,16 +16,23 @@ show() {
 }
 MNT=/mnt/cxl
 
-say "0. This guest runs the stock Debian kernel $(uname -r), booted with $(grep -o 'memmap=[^ ]*' /proc/cmdline)"
+memmap=$(grep -o 'memmap=[^ ]*' /proc/cmdline || true)
+if [ -n "$memmap" ]; then
+	say "0. This guest runs the stock Debian kernel $(uname -r), booted with $memmap"
+else
+	say "0. This guest runs the stock Debian kernel $(uname -r), booted with no kernel argument: nothing reserved, so cxlvctl borrows RAM"
+fi
 show cxlvctl ranges
+show grep MemTotal /proc/meminfo
 
 say "1. Load the stock CXL stack and the cxl_virt module"
 load_stack
 show lsmod
 
-say "2. Turn the reserved range into a CXL type-3 device (pmem), and wait for cxl_pci/cxl_mem to bind it"
-show cxlvctl create --memstart 0x100000000 --size 1G --pmem
+say "2. Make a CXL type-3 device (pmem) on 1 GiB (the reserved range, else borrowed), and wait for cxl_pci/cxl_mem to bind it"
+show cxlvctl create --size 1G --pmem
 show cxl list -M -u
+show grep MemTotal /proc/meminfo
 
 say "3. Region, fsdax namespace, XFS and a DAX mount, in one command"
 mkdir -p "$MNT"
@@ -61,6 +69,13 @@ printf '$ cxlvctl remove cxlv0\n'
 if cxlvctl remove cxlv0; then
 	fail "remove of a busy device succeeded"
 fi
-show cxlvctl remove --force cxlv0
+if [ -n "$memmap" ]; then
+	show cxlvctl remove --force cxlv0
+else
+	say "8. The borrowed range stays out of the kernel's hands until asked: remove --release gives it back"
+	show cxlvctl remove --force --release cxlv0
+	show grep MemTotal /proc/meminfo
+fi
+show cxlvctl ranges
 show cxlvctl list
 say "Demo done: a cxl_virt device, a region, fsdax + XFS with DAX and devdax, data read back intact."

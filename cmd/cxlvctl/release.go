@@ -1,0 +1,40 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cxlv/cxlv/units"
+)
+
+func releaseCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "release",
+		Usage:     "give a free borrowed range back to the kernel as System RAM",
+		ArgsUsage: "START",
+		Description: "START is the start of a range cxl_virt borrowed from System RAM and no device uses\n" +
+			"(`cxlvctl ranges` lists them). Its data and labels go with it. A range with a device\n" +
+			"goes back with `cxlvctl remove --release cxlvN`; rmmod gives back every free one.",
+		Action: runRelease,
+	}
+}
+
+func runRelease(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("release needs exactly one range start (see `cxlvctl ranges`), got %d arguments", c.NArg())
+	}
+	start, err := units.ParseSize(c.Args().First())
+	if err != nil {
+		return fmt.Errorf("release: %w", err)
+	}
+	e, err := newEnv(c)
+	if err != nil {
+		return err
+	}
+	if err := e.control().Release(start); err != nil || e.dryRun {
+		return err
+	}
+	fmt.Fprintf(e.out, "gave the range at %#x back to the kernel\n", start)
+	return nil
+}
