@@ -113,7 +113,7 @@ func (c *Control) explain(op string, f Files, err error) error {
 		msg = fmt.Sprintf("%s: cxl_virt control file vanished: module unloaded? run `modprobe cxl_virt`", op)
 	case errors.Is(err, syscall.ENOMEM) && reason != "":
 		// The module's reason says how much it could have had.
-		msg = op + ": " + reason
+		msg = op + ": " + reason + ": ask for a smaller --size, or reserve memory at boot with memmap= (`cxlvctl ranges`)"
 	case errors.Is(err, syscall.ENOMEM):
 		msg = op + ": not enough System RAM could be borrowed: ask for less, or reserve memory at boot (`cxlvctl ranges`)"
 	case errors.Is(err, syscall.EBUSY):
@@ -213,25 +213,94 @@ func (c *Control) deviceNames() (map[string]bool, error) {
 }
 
 // Remove removes the device called name; release also gives its range
-// back to the kernel, which only a borrowed range can be.
-func (c *Control) Remove(name string, release bool) error {
+// back to the kernel, which only a borrowed range can be, and says what
+// went back (nil without release or on a dry run).
+func (c *Control) Remove(name string, release bool) (*GivenBack, error) {
 	d, err := c.device(name)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var back *GivenBack
 	if release {
 		if err := releasable(d); err != nil {
-			return err
+			return nil, err
+		}
+		if back, err = c.borrowedAt(*d.Memstart); err != nil {
+			return nil, err
 		}
 	}
 	f, err := c.Files()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := c.write(f, "remove", RemoveString(d.ID, release)); err != nil {
-		return c.explain("remove", f, err)
+		return nil, c.explain("remove", f, err)
 	}
-	return nil
+	return c.onlineGivenBack(back)
+}
+
+// Release gives the free borrowed range that starts at start back to the
+// kernel and says what went back (nil on a dry run).
+func (c *Control) Release(start uint64) (*GivenBack, error) {
+	f, err := c.Files()
+	if err != nil {
+		return nil, err
+	}
+	back, err := c.borrowedAt(start)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.write(f, "release", ReleaseString(start)); err != nil {
+		return nil, c.explain("release", f, err)
+	}
+	return c.onlineGivenBack(back)
+}
+
+// GivenBack is a borrowed range given back to the kernel.
+type GivenBack struct {
+	Start, Size uint64
+	// Onlined counts the memory blocks cxlvctl brought online: the
+	// kernel's policy (auto_online_blocks) adds hot-added memory offline
+	// on Debian, and the blocks were online when they were borrowed.
+	Onlined int
+}
+
+// borrowedAt is the borrowed range that holds addr; nil when the module
+// lists none there (it then refuses the request itself, with its reason).
+func (c *Control) borrowedAt(addr uint64) (*GivenBack, error) {
+	ranges, err := c.Host.Sys().VirtBorrowed()
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range ranges {
+		if addr >= r.Start && addr-r.Start < r.Size {
+			return &GivenBack{Start: r.Start, Size: r.Size}, nil
+		}
+	}
+	return nil, nil
+}
+
+// onlineGivenBack brings back online the blocks of a range the kernel
+// hot-added offline.
+func (c *Control) onlineGivenBack(back *GivenBack) (*GivenBack, error) {
+	if back == nil || c.DryRun {
+		return nil, nil
+	}
+	blocks, _, err := c.Host.Sys().MemoryBlocksIn(back.Start, back.Size)
+	if err != nil {
+		return back, err
+	}
+	for _, b := range blocks {
+		if b.Online() {
+			continue
+		}
+		if err := c.W.Write(c.Host.Sys().MemoryPath(b.Name, "state"), sysfs.BlockOnline); err != nil {
+			return back, fmt.Errorf("the range %#x is back in the kernel but %s stays offline (%w): online it with `echo online > %s`",
+				back.Start, b.Name, err, c.Host.Sys().MemoryPath(b.Name, "state"))
+		}
+		back.Onlined++
+	}
+	return back, nil
 }
 
 // CheckReleasable says, before anything is written, whether a remove of
@@ -263,19 +332,6 @@ func (c *Control) device(name string) (sysfs.VirtDevice, error) {
 		return d, &cxlverr.Error{Msg: fmt.Sprintf("remove: no device %s: see `cxlvctl list`", nf.Name), Err: err}
 	}
 	return d, err
-}
-
-// Release gives the free borrowed range that starts at start back to the
-// kernel.
-func (c *Control) Release(start uint64) error {
-	f, err := c.Files()
-	if err != nil {
-		return err
-	}
-	if err := c.write(f, "release", ReleaseString(start)); err != nil {
-		return c.explain("release", f, err)
-	}
-	return nil
 }
 
 // WaitMemdev waits until the device's memdev is bound to cxl_mem and has

@@ -25,7 +25,7 @@ func TestModuleNotLoaded(t *testing.T) {
 	if !errors.Is(err, cxlverr.ErrNotSupported) || !strings.Contains(err.Error(), "modprobe cxl_virt") {
 		t.Errorf("Create error = %v; want module cxl_virt not loaded", err)
 	}
-	if err := c.Remove("cxlv0", false); !errors.Is(err, cxlverr.ErrNotSupported) {
+	if _, err := c.Remove("cxlv0", false); !errors.Is(err, cxlverr.ErrNotSupported) {
 		t.Errorf("Remove error = %v; want module cxl_virt not loaded", err)
 	}
 	if ops := rec.Ops(); len(ops) != 0 {
@@ -42,7 +42,7 @@ func TestCreateInvalidWritesNothing(t *testing.T) {
 			t.Errorf("Create(%+v) = %v; want cxlverr.ErrInvalid", spec, err)
 		}
 	}
-	if err := c.Remove("mem0", false); !errors.Is(err, cxlverr.ErrInvalid) {
+	if _, err := c.Remove("mem0", false); !errors.Is(err, cxlverr.ErrInvalid) {
 		t.Errorf("Remove(mem0) = %v; want cxlverr.ErrInvalid", err)
 	}
 	if ops := rec.Ops(); len(ops) != 0 {
@@ -95,7 +95,8 @@ func TestExplain(t *testing.T) {
 		{"remove", syscall.ENOENT, "", 0, []string{"modprobe cxl_virt"}},
 		{"release", syscall.ENOENT, "release: 0x180000000 is not the start of a borrowed range", 0, []string{"release: 0x180000000 is not the start", "cxlvctl ranges"}},
 		{"release", syscall.EBUSY, "", 0, []string{"device is on the range", "remove --release"}},
-		{"create", syscall.ENOMEM, "create: borrow: at most 1 GiB could be offlined; ask for less", 0, []string{"create: borrow: at most 1 GiB could be offlined; ask for less"}},
+		{"create", syscall.ENOMEM, "create: borrow: 8192 MiB would leave under the floor of 740 MiB free (MemAvailable 5621 MiB); at most 4880 MiB can be borrowed now", 0,
+			[]string{"create: borrow: 8192 MiB would leave under the floor of 740 MiB free (MemAvailable 5621 MiB); at most 4880 MiB can be borrowed now: ask for a smaller --size", "memmap="}},
 		{"create", syscall.ENOMEM, "", 0, []string{"not enough System RAM", "ask for less"}},
 	} {
 		if err := os.WriteFile(lastError, []byte(tc.reason+"\n"), 0o600); err != nil {
@@ -152,10 +153,10 @@ func TestCreateRemoveWrites(t *testing.T) {
 	if err != nil || made.Name != "" {
 		t.Fatalf("dry-run Create = %+v, %v", made, err)
 	}
-	if err := c.Remove("cxlv0", false); err != nil {
+	if _, err := c.Remove("cxlv0", false); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Remove("cxlv3", false); err == nil || !strings.Contains(err.Error(), "no device cxlv3") {
+	if _, err := c.Remove("cxlv3", false); err == nil || !strings.Contains(err.Error(), "no device cxlv3") {
 		t.Errorf("Remove(cxlv3) = %v; want no device cxlv3", err)
 	}
 	want := []writer.Op{
@@ -182,7 +183,7 @@ func TestCreateWithoutNewDevice(t *testing.T) {
 // module left no reason (empty last_error), a generic one.
 func TestRemoveBusy(t *testing.T) {
 	c := &Control{Host: hostfixture.Root(t, "cxlv-bare"), W: &writertest.Recorder{FailAt: 1, FailErr: syscall.EBUSY}}
-	err := c.Remove("cxlv0", false)
+	_, err := c.Remove("cxlv0", false)
 	if !errors.Is(err, syscall.EBUSY) || !strings.Contains(err.Error(), "remove: device busy: destroy its regions") {
 		t.Errorf("Remove = %v", err)
 	}

@@ -127,3 +127,26 @@ func TestGrubDefaultArgSurvivesBothExpansions(t *testing.T) {
 		t.Errorf("grub-mkconfig sees %q; want %q (GRUB then reads \\$ as $)", out, want)
 	}
 }
+
+// Borrowed ranges come from the module's list, with the device on each;
+// a free one is where a device goes before anything is borrowed anew.
+func TestReadBorrowed(t *testing.T) {
+	hm, err := Read(hostfixture.Root(t, "cxlv-borrowed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Reserved{
+		{Range: Range{0x1b0000000, 512 * units.MiB}, Sources: []string{SourceBorrowed}, Borrowed: true},
+		{Range: Range{0x1d0000000, 512 * units.MiB}, Sources: []string{SourceBorrowed}, Borrowed: true,
+			UsedBy: []Used{{Device: "cxlv0", Range: Range{0x1d0000000, 512 * units.MiB}}}},
+	}
+	if got := hm.Usable(debugfs.MinDeviceSize); !reflect.DeepEqual(got, want) {
+		t.Errorf("Usable = %+v\nwant     %+v", got, want)
+	}
+	if r, ok := hm.Fit(512 * units.MiB); !ok || r != (Range{0x1b0000000, 512 * units.MiB}) {
+		t.Errorf("Fit(512M) = %+v, %v; want the free borrowed range", r, ok)
+	}
+	if r, ok := hm.Fit(768 * units.MiB); ok {
+		t.Errorf("Fit(768M) = %+v; want none: the free range is 512M and the other has a device", r)
+	}
+}

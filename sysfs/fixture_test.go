@@ -399,3 +399,20 @@ func TestRegionResourceAbsent(t *testing.T) {
 		t.Errorf("region0 with an unreadable uuid: %v; want EISDIR", err)
 	}
 }
+
+// The module's borrowed list and a device's borrowed flag, as captured.
+func TestVirtBorrowed(t *testing.T) {
+	f := fixture(t, "cxlv-borrowed")
+	got, err := f.VirtBorrowed()
+	want := []BorrowedRange{{Start: 0x1b0000000, Size: 512 << 20}, {Start: 0x1d0000000, Size: 512 << 20, Device: "cxlv0"}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("VirtBorrowed = %+v, %v; want %+v", got, err, want)
+	}
+	d, err := f.VirtDevice("cxlv0")
+	if err != nil || d.Borrowed == nil || !*d.Borrowed {
+		t.Errorf("cxlv0 borrowed = %v, %v; want true", d.Borrowed, err)
+	}
+	if _, err := ParseBorrowed("0x1b0000000 512 0\n"); err == nil {
+		t.Error("ParseBorrowed accepted a line of three fields")
+	}
+}

@@ -70,9 +70,6 @@ func runCreate(c *cli.Context) error {
 			return err
 		}
 	}
-	if spec.Borrow && !e.dryRun && e.host.Sys().VirtLoaded() {
-		fmt.Fprintf(e.errOut, "borrowing %s of System RAM (offlining memory blocks; TCG guests take a few seconds)\n", units.FormatSize(spec.Memsize))
-	}
 	ctl := e.control()
 	made, err := ctl.Create(spec)
 	if err != nil || e.dryRun {

@@ -368,3 +368,80 @@ func TestDryRunJSON(t *testing.T) {
 		t.Errorf("%d writes and %d commands (mkfs, mount); the text dry run printed %d lines", writes, commands, want)
 	}
 }
+
+// Borrowed ranges in ranges, list and completion, on a tree captured with
+// one borrowed range in use and one free.
+func TestBorrowedCxlv(t *testing.T) {
+	out, errOut, rc := cxlvctl(t, "cxlv-borrowed", "ranges", "--json")
+	want := `{
+  "reserved": [
+    {
+      "start": 7247757312,
+      "size": 536870912,
+      "sources": [
+        "borrowed"
+      ],
+      "free": {
+        "start": 7247757312,
+        "size": 536870912
+      },
+      "borrowed": true,
+      "node": 0,
+      "release": "cxlvctl release 0x1b0000000"
+    },
+    {
+      "start": 7784628224,
+      "size": 536870912,
+      "sources": [
+        "borrowed"
+      ],
+      "used_by": [
+        {
+          "device": "cxlv0",
+          "start": 7784628224,
+          "size": 536870912
+        }
+      ],
+      "borrowed": true,
+      "node": 0,
+      "release": "cxlvctl remove --release cxlv0"
+    }
+  ],
+  "suggest": "memmap=2G$0x100000000"
+}
+`
+	if rc != 0 || out != want {
+		t.Errorf("ranges --json: exit %d, %s\n%s", rc, out, errOut)
+	}
+	out, errOut, rc = cxlvctl(t, "cxlv-borrowed", "ranges")
+	for _, line := range []string{
+		"0x1b0000000   0x1cfffffff   512M   borrowed   -         512M@0x1b0000000",
+		"borrowed from System RAM (node 0) at 0x1d0000000: give it back with `cxlvctl remove --release cxlv0`",
+	} {
+		if rc != 0 || !strings.Contains(out, line) {
+			t.Errorf("ranges: exit %d, %s, lacks %q:\n%s", rc, errOut, line, out)
+		}
+	}
+	out, errOut, rc = cxlvctl(t, "cxlv-borrowed", "list", "--json")
+	if rc != 0 || !strings.Contains(out, `"borrowed": true`) {
+		t.Errorf("list --json: exit %d, %s, no borrowed device:\n%s", rc, errOut, out)
+	}
+	if out, _, rc := cxlvctl(t, "cxlv-borrowed", "__complete", "release", ""); rc != 0 || out != "0x1b0000000\n" {
+		t.Errorf("__complete release: exit %d, %q; want the free range's start", rc, out)
+	}
+	// Without --memstart a create goes to the free borrowed range, with
+	// nothing borrowed anew; a bigger one borrows.
+	for _, tc := range []struct{ size, write string }{
+		{"512M", "memstart=7247757312,memsize=536870912,cxltype=3,pmem=1"},
+		{"1G", "memsize=1073741824,cxltype=3,pmem=1,borrow=1"},
+	} {
+		out, errOut, rc = cxlvctl(t, "cxlv-borrowed", "--dry-run", "create", "--size", tc.size, "--pmem")
+		if rc != 0 || !strings.HasPrefix(out, "echo "+tc.write+" > ") {
+			t.Errorf("create --size %s --dry-run: exit %d, %q, %q; want %s", tc.size, rc, out, errOut, tc.write)
+		}
+	}
+	out, errOut, rc = cxlvctl(t, "cxlv-borrowed", "--dry-run", "remove", "--release", "cxlv0")
+	if rc != 0 || !strings.HasPrefix(out, "echo cxlv_dev_id=0,release=1 > ") {
+		t.Errorf("remove --release --dry-run: exit %d, %q, %q", rc, out, errOut)
+	}
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/units"
 )
 
@@ -32,9 +33,22 @@ func runRelease(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := e.control().Release(start); err != nil || e.dryRun {
+	back, err := e.control().Release(start)
+	if err != nil || e.dryRun {
 		return err
 	}
-	fmt.Fprintf(e.out, "gave the range at %#x back to the kernel\n", start)
+	fmt.Fprintln(e.out, givenBack(back))
 	return nil
+}
+
+// givenBack says what a release gave back to the kernel.
+func givenBack(b *debugfs.GivenBack) string {
+	if b == nil {
+		return "gave the range back to the kernel"
+	}
+	msg := fmt.Sprintf("gave %s at %#x back to the kernel as System RAM", units.FormatSize(b.Size), b.Start)
+	if b.Onlined > 0 {
+		msg += fmt.Sprintf(" (onlined its %d memory blocks, which the kernel's auto_online_blocks policy left offline)", b.Onlined)
+	}
+	return msg
 }

@@ -50,13 +50,14 @@ func runRemove(c *cli.Context) error {
 			return fmt.Errorf("remove --force %s: %w", name, err)
 		}
 	}
-	if err := e.control().Remove(name, release); err != nil {
+	back, err := e.control().Remove(name, release)
+	if err != nil {
 		return err
 	}
 	switch {
 	case e.dryRun:
 	case release:
-		fmt.Fprintf(e.out, "removed %s and gave its range back to the kernel\n", name)
+		fmt.Fprintf(e.out, "removed %s; %s\n", name, givenBack(back))
 	default:
 		fmt.Fprintf(e.out, "removed %s\n", name)
 	}

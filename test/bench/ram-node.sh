@@ -8,7 +8,9 @@
 # devdax against anonymous RAM and of memory bound to node 1 (cxl_virt)
 # against node 0 (ordinary RAM), medians of BENCH_RUNS (default 5) with min
 # and max; region create/online and offline/destroy times, MemTotal; plus a
-# no-op boot of each suite kernel. Raw output stays in results/tmp/.
+# no-op boot of each suite kernel; and in a second boot without memmap=
+# (test/bench/guest/borrow.sh) the time to borrow 2 GiB of System RAM from
+# the running kernel and to give it back. Raw output stays in results/tmp/.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -57,15 +59,24 @@ run() {
 	bash "$repo/test/vm/run-vm.sh" --kver "$kver" --mem 4G --numa-split 2G \
 		--memmap '2G$0x100000000' --timeout 1200 --out "$out/vm-$kver" -- \
 		test/bench/guest/ram-node.sh runs="$runs" seconds="$seconds" memsize=$((2 << 30)) >"$out/vm-$kver.log"
+	# 6 GiB: a 4 GiB q35 guest has only 2 GiB above 4 GiB, whose topmost
+	# block holds the boot memory map. nokaslr: see test/e2e/cxlv-borrow.sh.
+	bash "$repo/test/vm/run-vm.sh" --kver "$kver" --mem 6G --append nokaslr \
+		--timeout 1200 --out "$out/borrow-$kver" -- \
+		test/bench/guest/borrow.sh runs="$runs" size=$((2 << 30)) >"$out/borrow-$kver.log"
 }
 host() { sed -n "s/^$2=//p" "$out/host-$1.txt"; }
+
+# difference A B: the median of A minus the median of B.
+difference() { echo $(($(median "$1") - $(median "$2"))); }
 
 # summary_row KVER: the ratios of one kernel, a row of the summary table.
 summary_row() {
 	samples=$out/vm-$1/samples.tsv
 	echo "| $1 | $(ratio memiops_write_devdax memiops_write_anon) | $(ratio memiops_read_devdax memiops_read_anon) |" \
 		"$(ratio memiops_write_node1 memiops_write_node0) | $(ratio memiops_read_node1 memiops_read_node0) |" \
-		"$(value region_create_ms) ms | $2 |"
+		"$(value region_create_ms) ms |" "$(samples=$out/borrow-$1/samples.tsv difference borrow_create_ms create_ms) ms |" \
+		"$(samples=$out/borrow-$1/samples.tsv difference remove_release_ms remove_ms) ms | $2 |"
 }
 
 # section KVER: the run on one kernel, as a section of the report.
@@ -100,6 +111,22 @@ section() {
 	echo
 	echo "MemTotal: $(value memtotal_before_kb) kB before, $(value memtotal_online_kb) kB with the region online, $(value memtotal_after_kb) kB after destroy."
 	echo
+	samples=$out/borrow-$kver/samples.tsv
+	echo "A second boot of 6 GiB without memmap=: $runs times, a 2 GiB pmem device on System RAM borrowed"
+	echo "from the running kernel, removed, made again on the still borrowed range, removed with release=1"
+	echo "(auto_online_blocks=online, so the memory comes back online). Medians (min-max) of guest time:"
+	echo
+	echo "| step | time |"
+	echo "|---|---|"
+	echo "| create with borrow=1 (offline and remove 2 GiB, then the device) | $(stat borrow_create_ms) ms |"
+	echo "| create on the borrowed range (the device alone) | $(stat create_ms) ms |"
+	echo "| **borrow alone** (difference of the medians) | **$(difference borrow_create_ms create_ms) ms** |"
+	echo "| remove with release=1 (the device, then hot-add and online 2 GiB) | $(stat remove_release_ms) ms |"
+	echo "| remove alone | $(stat remove_ms) ms |"
+	echo "| **give-back alone** (difference of the medians) | **$(difference remove_release_ms remove_ms) ms** |"
+	echo
+	echo "MemTotal: $(value memtotal_before_kb) kB before, $(stat memtotal_borrowed_kb) kB borrowed, $(stat memtotal_after_kb) kB after each give-back."
+	echo
 }
 
 for k in "${kvers[@]}"; do
@@ -113,8 +140,8 @@ done
 	echo "Medians of $runs runs, ratios measured in one boot per kernel, the guest's CPU reporting a hypervisor;"
 	echo "on 6.1 the RAM node is a pmem region's devdax given to kmem (no RAM regions there)."
 	echo
-	echo "| kernel | devdax / anonymous RAM, write | read | node 1 (cxl_virt) / node 0, write | read | RAM region create | no-op VM round trip |"
-	echo "|---|---|---|---|---|---|---|"
+	echo "| kernel | devdax / anonymous RAM, write | read | node 1 (cxl_virt) / node 0, write | read | RAM region create | borrow 2 GiB | give it back | no-op VM round trip |"
+	echo "|---|---|---|---|---|---|---|---|---|"
 	for i in "${!kvers[@]}"; do
 		summary_row "${kvers[i]}" "${boots[i]}"
 	done

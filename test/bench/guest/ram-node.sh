@@ -14,13 +14,8 @@
 . /cxlv/test/vm/guest/cxlv.sh
 
 runs=5 seconds=2 memsize=$((2 << 30))
-for setting in "$@"; do
-	declare "${setting%%=*}=${setting#*=}"
-done
-samples=/out/samples.tsv
-: >"$samples"
-sample() { printf '%s\t%s\n' "$1" "$2" | tee -a "$samples"; }
-memtotal_kb() { awk '/^MemTotal:/ {print $2}' /proc/meminfo; }
+# shellcheck source=test/bench/guest/samples.sh
+. /cxlv/test/bench/guest/samples.sh
 # ms_of TEXT PATTERN: the number of milliseconds after PATTERN in TEXT.
 ms_of() { grep -o "$2[0-9.]*ms" <<<"$1" | head -1 | grep -o '[0-9.]*'; }
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm: --mem 6G
+# vm: --mem 6G --append nokaslr
 # No memmap=: two 512M ranges borrowed from System RAM, one with cxl_virt
 # device cxlv0 (pmem=1, its memdev bound, no region) and one free (its
 # device cxlv1 removed, the range kept borrowed).
