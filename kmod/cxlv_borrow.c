@@ -363,7 +363,7 @@ static int cxlv_borrow_exact(u64 start, u64 size)
 	rc = cxlv_borrow_offline(start, size);
 	if (rc) {
 		if (cxlv_try.foreign)
-			cxlv_set_error("create: borrow: %#llx-%#llx holds another resource (kernel, crash kernel or a driver: see /proc/iomem); nothing was taken",
+			cxlv_set_error("create: borrow: %#llx-%#llx holds, or on this kernel lies below, another resource in its System RAM entry (kernel image, crash kernel, a driver: see /proc/iomem)",
 				       start, last);
 		else
 			cxlv_set_error("create: borrow: %#llx-%#llx did not go offline (%d%s, %llu MiB did); every block is back online",
