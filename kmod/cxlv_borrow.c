@@ -33,6 +33,14 @@
  * the kernel image often lies in high memory, and then only memory above
  * it, or a whole entry, can be borrowed.
  *
+ * The kernel cannot cut a range out of a 1 GiB page of its direct map:
+ * remove_pud_table() (x86, 6.1 to 7.3) takes a 1 GiB leaf it covers only
+ * in part for a page of PMDs, reads the memory behind it as one and frees
+ * it (on 7.3 an Oops in free_pagetable(), seen in the e2e guest). So a
+ * range whose start or end falls inside a 1 GiB mapping (lookup_address())
+ * is never a candidate: with gigapages (X86_FEATURE_GBPAGES, the default
+ * where the CPU has them) ranges are then whole, aligned GiBs.
+ *
  * Offlining retries for ever while a page in the range cannot be migrated
  * (offline_pages() gives up only on a signal). So it runs in a kthread that
  * accepts SIGKILL, and is killed after borrow_timeout_ms per candidate, or
@@ -70,6 +78,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <asm/pgtable_types.h>
 
 #include "cxlv.h"
 
@@ -145,11 +154,18 @@ static bool cxlv_borrow_probe_clean(u64 start, u64 size)
 	bool clean;
 
 	clean = cxlv_borrow_probe_bare(&probe, start, last);
-	ram = probe.parent;
-	if (!ram)
+	if (!probe.parent)
 		return false;
+	ram = probe.parent;
+	/* a whole entry (memory hot-added back): the probe went above it */
+	if (ram == &iomem_resource && probe.child &&
+	    probe.child->start == start && probe.child->end == last &&
+	    !probe.child->sibling) {
+		ram = probe.child;
+		clean = !ram->child;
+	}
 	clean = clean && ram != &iomem_resource &&
-		ram->parent == &iomem_resource &&
+		(ram->parent == &iomem_resource || ram->parent == &probe) &&
 		(ram->flags & IORESOURCE_SYSTEM_RAM) == IORESOURCE_SYSTEM_RAM &&
 		!(ram->flags & IORESOURCE_SYSRAM_DRIVER_MANAGED);
 	if (clean && CXLV_SPLIT_NEEDS_BARE_TOP && start > ram->start &&
@@ -258,6 +274,20 @@ static int cxlv_borrow_blocks(u64 start, u64 size, int *nid, u64 *bad)
 	return 0;
 }
 
+/* Would a cut at @addr (start or end of a range) split a 1 GiB mapping? */
+static bool cxlv_borrow_cuts_gigapage(u64 addr)
+{
+	unsigned int level;
+
+	if (IS_ALIGNED(addr, SZ_1G))
+		return false;
+	/* the mapping of the last byte before the cut, and of the first after */
+	return (lookup_address((unsigned long)__va(addr - 1), &level) &&
+		level == PG_LEVEL_1G) ||
+	       (lookup_address((unsigned long)__va(addr), &level) &&
+		level == PG_LEVEL_1G);
+}
+
 static bool cxlv_borrow_overlaps(u64 start, u64 size)
 {
 	struct cxlv_borrow *b;
@@ -354,6 +384,12 @@ static int cxlv_borrow_exact(u64 start, u64 size)
 			       start, last);
 		return -EBUSY;
 	}
+	if (cxlv_borrow_cuts_gigapage(start) ||
+	    cxlv_borrow_cuts_gigapage(start + size)) {
+		cxlv_set_error("create: borrow: %#llx-%#llx would cut a 1 GiB page of the kernel's direct map; use whole aligned GiBs (or boot with nogbpages)",
+			       start, last);
+		return -EBUSY;
+	}
 	rc = cxlv_fwmap_is_ram(start, last);
 	if (rc <= 0) {
 		cxlv_set_error("create: borrow: %#llx-%#llx is not RAM in the firmware memory map (%d)",
@@ -402,6 +438,7 @@ static int cxlv_borrow_pick(u64 size, u64 *picked)
 	u64 align = cxlv_borrow_align(), best = 0, start, end, low, bad;
 	struct cxlv_ram_ranges *rr;
 	int i, tried = 0, nid, rc = -ENOMEM;
+	bool gigapages = false;
 
 	rr = kzalloc(sizeof(*rr), GFP_KERNEL);
 	if (!rr)
@@ -415,6 +452,16 @@ static int cxlv_borrow_pick(u64 size, u64 *picked)
 		end = ALIGN_DOWN(rr->r[i].end + 1, align);
 		while (rc && end >= low + size && tried < CXLV_BORROW_TRIES) {
 			start = end - size;
+			if (cxlv_borrow_cuts_gigapage(end)) {
+				end = ALIGN_DOWN(end, SZ_1G);
+				gigapages = true;
+				continue;
+			}
+			if (cxlv_borrow_cuts_gigapage(start)) {
+				end -= align;
+				gigapages = true;
+				continue;
+			}
 			if (cxlv_borrow_blocks(start, size, &nid, &bad)) {
 				end = ALIGN_DOWN(bad, align);
 				continue;
@@ -427,9 +474,9 @@ static int cxlv_borrow_pick(u64 size, u64 *picked)
 			tried++;
 			rc = cxlv_borrow_offline(start, size);
 			if (!rc) {
-				rc = cxlv_borrow_record(start, size, nid);
 				*picked = start;
-				break;
+				rc = cxlv_borrow_record(start, size, nid);
+				goto out;
 			}
 			if (rc == -EINTR)
 				break;
@@ -444,12 +491,14 @@ static int cxlv_borrow_pick(u64 size, u64 *picked)
 			rc = -ENOMEM;
 		}
 	}
-	kfree(rr);
 	if (rc == -EINTR)
 		cxlv_set_error("create: borrow: interrupted by a signal; every block is back online");
 	else if (rc == -ENOMEM)
-		cxlv_set_error("create: borrow: no %llu MiB run of System RAM above 4 GiB went offline (largest run that did: %llu MiB; %d tried); ask for less, or boot with memmap=SIZE$START",
-			       cxlv_mib(size), cxlv_mib(best), tried);
+		cxlv_set_error("create: borrow: no %llu MiB run of System RAM above 4 GiB went offline (largest run that did: %llu MiB; %d tried%s); ask for less, or boot with memmap=SIZE$START",
+			       cxlv_mib(size), cxlv_mib(best), tried,
+			       gigapages ? "; 1 GiB direct map: whole GiBs only" : "");
+out:
+	kfree(rr);
 	return rc;
 }
 
