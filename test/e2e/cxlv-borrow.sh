@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm: --mem 6G --append nokaslr
+# vm: --mem 8G --append nokaslr
 # A device without a reboot (issue 17), in a guest booted with no memmap=:
 # borrow=1 takes 2 GiB of System RAM from the running kernel (the module
 # picks the range, from the top of memory down), /proc/iomem shows it held
@@ -11,10 +11,12 @@
 # with release=1 gives the memory back: MemTotal returns within the struct
 # pages of the range, every memory block is online again, borrowed is empty.
 # nokaslr: 6.1 and 6.12 cannot cut memory out of a System RAM entry below
-# the kernel image (cxlv_compat.h), which physical KASLR puts anywhere; the
-# 6 GiB guest has 4 GiB above 4 GiB, enough for a 2 GiB run whatever blocks
-# early boot left unmovable (a 4 GiB q35 guest has 2 GiB there, with the
-# topmost block unmovable).
+# the kernel image (cxlv_compat.h), which physical KASLR puts anywhere. The
+# guest's direct map uses 1 GiB pages (-cpu max), so ranges are whole,
+# aligned GiBs (a range that would cut one is refused: checked here too);
+# the 8 GiB guest has 6 GiB above 4 GiB, enough for an aligned 2 GiB run
+# whatever blocks early boot left unmovable (the first above 4 GiB and the
+# topmost; a 4 GiB q35 guest has only 2 GiB above 4 GiB).
 . /cxlv/test/vm/guest/cxlv.sh
 # shellcheck source=test/e2e/borrow-lib.sh
 . "$CXLV/test/e2e/borrow-lib.sh"
@@ -22,6 +24,10 @@
 SIZE=$((2 << 30))
 load_stack
 online_policy
+gb=$(awk '/^DirectMap1G:/ { print $2 }' /proc/meminfo)
+[ "${gb:-0}" -gt 0 ] || fail "the guest's direct map has no 1 GiB pages"
+refused "256 MiB that would cut a 1 GiB direct-map page" "$CXLV_DBG/create" \
+	"borrow=1,memstart=$(((5 << 30) + (256 << 20))),memsize=$((256 << 20)),cxltype=3,pmem=1" EBUSY "1 GiB page"
 before=$(mem_state)
 total0=$(memtotal_kb)
 say "before: $before"
