@@ -398,7 +398,10 @@ static int cxlv_borrow_exact(u64 start, u64 size)
 	}
 	rc = cxlv_borrow_offline(start, size);
 	if (rc) {
-		if (cxlv_try.foreign)
+		if (rc == -EINTR)
+			cxlv_set_error("create: borrow: %#llx-%#llx: interrupted by a signal; every block is back online",
+				       start, last);
+		else if (cxlv_try.foreign)
 			cxlv_set_error("create: borrow: %#llx-%#llx holds, or on this kernel lies below, another resource in its System RAM entry (kernel image, crash kernel, a driver: see /proc/iomem)",
 				       start, last);
 		else

@@ -7,7 +7,8 @@
 # image, a release of an address that is not a borrowed range, and a range
 # holding long-term pinned pages (io_uring fixed buffers), whose offlining
 # the module aborts after borrow_timeout_ms, and which goes offline once
-# unpinned (given back at once: too small for a device). Each with its errno and a
+# unpinned (given back at once: too small for a device); a signal to the
+# writer (SIGTERM, as Ctrl-C) stops such a borrow at once. Each with its errno and a
 # one-line last_error, MemTotal and every memory block's state unchanged.
 # nokaslr keeps the kernel image below 4 GiB (its range is then refused as
 # such): with the image in high memory, 6.1 and 6.12 refuse every range
@@ -82,6 +83,23 @@ done </tmp/pin.out
 [ -n "$pinned" ] || fail "no pinned range timed out"
 has "timed out" "$CXLV_SYS/last_error" || fail "last_error does not say it timed out"
 echo "TIME pinned range aborted and rolled back: $(($(uptime_ms) - t0)) ms"
+# a signal to the writer ends the wait at once, as Ctrl-C would
+sysw 60000 /sys/module/cxl_virt/parameters/borrow_timeout_ms
+before=$(mem_state)
+t0=$(uptime_ms)
+sh -c "echo '$(borrow "$PIECE" "$pinned")' >$CXLV_DBG/create" &
+writer=$!
+sleep 2
+kill -TERM "$writer"
+wait "$writer" && fail "the write succeeded"
+took=$(($(uptime_ms) - t0))
+echo "TIME pinned range, writer killed after 2 s: $took ms"
+[ "$took" -lt 10000 ] || fail "the borrow went on for $took ms after the signal"
+e=$(one_line_error)
+say "after SIGTERM: $e"
+[[ $e == *"interrupted by a signal"* ]] || fail "last_error does not say it was interrupted"
+expect_eq "memory after the interrupted borrow" "$(mem_state)" "$before"
+expect_eq "borrowed after the interrupted borrow" "$(cat "$CXLV_SYS/borrowed")" ""
 kill "$pin_pid"
 wait "$pin_pid" || true
 # Unpinned, the same piece goes offline: too small for a device (ENOSPC),

@@ -22,6 +22,9 @@ step "write pattern through $daxdev" "$PATCHECK" write --mmap --seed 31 --size 3
 
 step "disable namespace" ndctl disable-namespace "$(jq -r .dev <<<"$ns")"
 drop_region "$region"
+expect_eq "remove with release=1 of a device not on borrowed memory" \
+	"$(ctl "$CXLV_DBG/remove" "cxlv_dev_id=${dev#cxlv},release=1")" EINVAL
+expect_eq "it is still there" "$(attr "$dev" borrowed)" 0
 remove "$dev"
 
 dev=$(create "$spec")
