@@ -49,7 +49,7 @@
 /* Default serial: CXLV_SERIAL_TAG above the range's start in MiB */
 #define CXLV_SERIAL_TAG_MASK	GENMASK_ULL(63, 32)
 #define CXLV_SERIAL_START_MASK	GENMASK_ULL(31, 0)
-#define CXLV_ERR_LEN		160
+#define CXLV_ERR_LEN		256
 
 /**
  * struct cxlv_layout - where everything lives inside the reserved range
@@ -86,6 +86,7 @@ struct cxlv_span {
 };
 
 struct cxlv_emu;
+struct cxlv_borrow;
 struct cxl_port;
 struct cxl_root_decoder;
 
@@ -124,6 +125,8 @@ struct cxl_root_decoder;
  * @window_res: the root decoder's window published in iomem; allocated
  *	until the device is released, since the root decoder points at it
  * @probe_rc: why probe failed, for the creator to report
+ * @borrow: the borrowed range the device is on, until its claim goes
+ * @borrowed: the device was made on a borrowed range
  */
 struct cxlv_dev {
 	struct device dev;
@@ -157,6 +160,8 @@ struct cxlv_dev {
 	struct cxl_root_decoder *cxlrd;
 	struct resource *window_res;
 	int probe_rc;
+	struct cxlv_borrow *borrow;
+	bool borrowed;
 };
 
 static inline struct cxlv_dev *to_cxlv_dev(struct device *dev)
@@ -174,7 +179,7 @@ ssize_t cxlv_show_error(char *buf, size_t size);
 
 /* cxlv_device.c: create, remove and attributes of cxlvN */
 int cxlv_create(const struct cxlv_params *p);
-int cxlv_remove(u32 id);
+int cxlv_remove(u32 id, bool release);
 void cxlv_remove_all(void);
 int cxlv_probe(struct device *dev);
 
@@ -184,7 +189,8 @@ void cxlv_ctl_exit(CXLV_BUS_CONST struct bus_type *bus);
 
 /* cxlv_mem.c: reserved-range validation, layout and mapping */
 int cxlv_fwmap_is_ram(u64 start, u64 last);
-int cxlv_mem_validate(const struct cxlv_params *p, struct cxlv_layout *l);
+int cxlv_mem_validate(const struct cxlv_params *p, struct cxlv_layout *l,
+		       bool borrowed);
 bool cxlv_mem_overlaps(const struct cxlv_params *a,
 		       const struct cxlv_params *b);
 int cxlv_mem_claim(struct cxlv_dev *cxlv);
@@ -193,6 +199,18 @@ void cxlv_mem_free(struct cxlv_dev *cxlv);
 int cxlv_mem_setup(struct cxlv_dev *cxlv);
 int cxlv_mem_guard(struct cxlv_dev *cxlv);
 u64 cxlv_default_serial(u64 memstart);
+
+/* cxlv_borrow.c: System RAM borrowed from the kernel and given back */
+int cxlv_borrow(struct cxlv_params *p);
+int cxlv_borrow_release(u64 start);
+struct cxlv_borrow *cxlv_borrow_get(const struct cxlv_params *p);
+struct resource *cxlv_borrow_res(struct cxlv_borrow *b);
+u64 cxlv_borrow_start(struct cxlv_borrow *b);
+int cxlv_borrow_open(struct cxlv_borrow *b, struct cxlv_dev *cxlv);
+void cxlv_borrow_close(struct cxlv_borrow *b);
+ssize_t cxlv_borrow_show(char *buf);
+int cxlv_borrow_init(void);
+void cxlv_borrow_exit(void);
 
 /* cxlv_window.c: the CXL window's fence and the module pin */
 void cxlv_window_init(struct cxlv_dev *cxlv);

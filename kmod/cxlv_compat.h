@@ -69,6 +69,19 @@ static inline struct device *cxlv_port_uport(struct cxl_port *port)
 #define CXLV_DVSEC_VENDOR_ID	PCI_DVSEC_VENDOR_ID_CXL
 #endif
 
+/*
+ * Memory removed from the middle of a System RAM entry splits it in two.
+ * Up to 6.x release_mem_region_adjustable() keeps every child in the lower
+ * part and WARNs, leaving the entry whole, when one lies above the removed
+ * range; 7.x moves such children to the upper part. So before 7.x a borrow
+ * from the middle of an entry needs the part above it free of children.
+ */
+#ifdef CXLV_HAVE_SPLIT_REPARENT
+#define CXLV_SPLIT_NEEDS_BARE_TOP	0
+#else
+#define CXLV_SPLIT_NEEDS_BARE_TOP	1
+#endif
+
 /* 6.13 made the namespace of MODULE_IMPORT_NS() a string literal. */
 #ifdef CXLV_HAVE_IMPORT_NS_STRING
 #define CXLV_IMPORT_NS_CXL()	MODULE_IMPORT_NS("CXL")

@@ -2,10 +2,15 @@
 /**
  * DOC: cxl_virt control files
  *
- * The same create/remove grammar (cxlv_parse.h) is accepted in two places:
+ * The same create/remove/release grammar (cxlv_parse.h) is accepted in two
+ * places:
  *
- * - /sys/kernel/debug/cxl/cxlv/{create,remove}, as in the cxlv RFC;
- * - /sys/bus/cxl_virt/{create,remove}, for kernels without debugfs.
+ * - /sys/kernel/debug/cxl/cxlv/{create,remove,release}, as in the cxlv RFC;
+ * - /sys/bus/cxl_virt/{create,remove,release}, for kernels without debugfs.
+ *
+ * ``borrowed`` (root-only, read-only, in both places) lists the ranges
+ * borrowed from System RAM (cxlv_borrow.c), one per line:
+ * ``<start> <size> <node> <free|cxlvN>``.
  *
  * Both are write-only for root, take at most CXLV_REQUEST_MAX bytes and
  * need CAP_SYS_RAWIO from the writer, not just an open file: a device hands
@@ -52,22 +57,45 @@ static int cxlv_ctl_create(const char *buf, size_t len)
 		cxlv_set_error("create: %s", why);
 		return rc;
 	}
+	if (p.borrow) {
+		rc = cxlv_borrow(&p);
+		if (rc)
+			return rc;
+	}
 	rc = cxlv_create(&p);
+	/* a device that could not be made leaves no borrowed memory behind */
+	if (rc < 0 && p.borrow)
+		cxlv_borrow_release(p.memstart);
 	return rc < 0 ? rc : 0;
 }
 
 static int cxlv_ctl_remove(const char *buf, size_t len)
 {
 	char why[CXLV_ERR_LEN];
+	bool release;
 	u32 id;
 	int rc;
 
-	rc = cxlv_parse_remove(buf, len, &id, why, sizeof(why));
+	rc = cxlv_parse_remove(buf, len, &id, &release, why, sizeof(why));
 	if (rc) {
 		cxlv_set_error("remove: %s", why);
 		return rc;
 	}
-	return cxlv_remove(id);
+	return cxlv_remove(id, release);
+}
+
+static int cxlv_ctl_release(const char *buf, size_t len)
+{
+	char why[CXLV_ERR_LEN];
+	u64 start;
+	int rc;
+
+	rc = cxlv_parse_release(buf, len, &start, why, sizeof(why));
+	if (rc) {
+		cxlv_set_error("release: %s", why);
+		return rc;
+	}
+	return cxlv_borrow_release(start);
 }
 
 /* One request, from the checks to the recorded reason, under one lock. */
@@ -103,6 +131,17 @@ static ssize_t remove_store(CXLV_BUS_CONST struct bus_type *bus,
 	return cxlv_ctl_request(buf, count, cxlv_ctl_remove);
 }
 
+static ssize_t release_store(CXLV_BUS_CONST struct bus_type *bus,
+			     const char *buf, size_t count)
+{
+	return cxlv_ctl_request(buf, count, cxlv_ctl_release);
+}
+
+static ssize_t borrowed_show(CXLV_BUS_CONST struct bus_type *bus, char *buf)
+{
+	return cxlv_borrow_show(buf);
+}
+
 static ssize_t last_error_show(CXLV_BUS_CONST struct bus_type *bus, char *buf)
 {
 	return cxlv_show_error(buf, PAGE_SIZE);
@@ -112,6 +151,10 @@ static struct bus_attribute bus_attr_create = __ATTR(create, 0200, NULL,
 						     create_store);
 static struct bus_attribute bus_attr_remove = __ATTR(remove, 0200, NULL,
 						     remove_store);
+static struct bus_attribute bus_attr_release = __ATTR(release, 0200, NULL,
+						      release_store);
+static struct bus_attribute bus_attr_borrowed = __ATTR(borrowed, 0400,
+						       borrowed_show, NULL);
 static struct bus_attribute bus_attr_last_error = __ATTR(last_error, 0400,
 							 last_error_show,
 							 NULL);
@@ -120,8 +163,10 @@ static struct bus_attribute bus_attr_last_error = __ATTR(last_error, 0400,
 static struct bus_attribute *cxlv_bus_attrs[] = {
 	&bus_attr_last_error,
 	&bus_attr_cache_invalidation,
+	&bus_attr_borrowed,
 	&bus_attr_create,
 	&bus_attr_remove,
+	&bus_attr_release,
 };
 
 /* Copies a debugfs write in and hands it to @handler. */
@@ -154,6 +199,26 @@ static ssize_t cxlv_remove_write(struct file *file, const char __user *ubuf,
 	return cxlv_debugfs_write(ubuf, count, cxlv_ctl_remove);
 }
 
+static ssize_t cxlv_release_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	return cxlv_debugfs_write(ubuf, count, cxlv_ctl_release);
+}
+
+static ssize_t cxlv_borrowed_read(struct file *file, char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	char *buf = (char *)__get_free_page(GFP_KERNEL);
+	ssize_t n;
+
+	if (!buf)
+		return -ENOMEM;
+	n = cxlv_borrow_show(buf);
+	n = simple_read_from_buffer(ubuf, count, ppos, buf, n);
+	free_page((unsigned long)buf);
+	return n;
+}
+
 static ssize_t cxlv_last_error_read(struct file *file, char __user *ubuf,
 				    size_t count, loff_t *ppos)
 {
@@ -173,6 +238,18 @@ static const struct file_operations cxlv_remove_fops = {
 	.owner = THIS_MODULE,
 	.write = cxlv_remove_write,
 	.llseek = noop_llseek,
+};
+
+static const struct file_operations cxlv_release_fops = {
+	.owner = THIS_MODULE,
+	.write = cxlv_release_write,
+	.llseek = noop_llseek,
+};
+
+static const struct file_operations cxlv_borrowed_fops = {
+	.owner = THIS_MODULE,
+	.read = cxlv_borrowed_read,
+	.llseek = default_llseek,
 };
 
 static const struct file_operations cxlv_last_error_fops = {
@@ -213,6 +290,10 @@ int cxlv_ctl_init(CXLV_BUS_CONST struct bus_type *bus)
 			    &cxlv_create_fops);
 	debugfs_create_file("remove", 0200, cxlv_debugfs, NULL,
 			    &cxlv_remove_fops);
+	debugfs_create_file("release", 0200, cxlv_debugfs, NULL,
+			    &cxlv_release_fops);
+	debugfs_create_file("borrowed", 0400, cxlv_debugfs, NULL,
+			    &cxlv_borrowed_fops);
 	return 0;
 }
 

@@ -14,7 +14,10 @@
  * why). A mutex serialises create and remove.
  *
  * Remove is refused while a region exists or while the CXL window holds
- * anything the module did not put there (cxlv_window_check()).
+ * anything the module did not put there (cxlv_window_check()). A device
+ * may sit in a range borrowed from System RAM (cxlv_borrow.c): the borrow's
+ * record stands in for memmap=, and remove with release=1 gives the range
+ * back once the device is gone.
  *
  * Attributes are read-only; the physical addresses among them are for root
  * only (0400), like the CXL core's decoder start and /proc/iomem.
@@ -153,6 +156,7 @@ static struct cxlv_dev *cxlv_find_conflict(const struct cxlv_params *p)
 int cxlv_create(const struct cxlv_params *req)
 {
 	struct cxlv_params p = *req;
+	struct cxlv_borrow *borrow;
 	struct cxlv_layout layout;
 	struct cxlv_dev *cxlv;
 	int id, rc;
@@ -166,7 +170,8 @@ int cxlv_create(const struct cxlv_params *req)
 		rc = -ENODEV;
 		goto unlock;
 	}
-	rc = cxlv_mem_validate(&p, &layout);
+	borrow = cxlv_borrow_get(&p);
+	rc = cxlv_mem_validate(&p, &layout, borrow);
 	if (rc)
 		goto unlock;
 	if (cxlv_find_conflict(&p)) {
@@ -193,6 +198,8 @@ int cxlv_create(const struct cxlv_params *req)
 	cxlv->params = p;
 	cxlv->layout = layout;
 	cxlv->probe_rc = -EINPROGRESS;
+	cxlv->borrow = borrow;
+	cxlv->borrowed = borrow;
 	device_initialize(&cxlv->dev);
 	cxlv_dev_set_bus(&cxlv->dev);
 	cxlv->dev.type = &cxlv_dev_type;
@@ -221,9 +228,10 @@ int cxlv_create(const struct cxlv_params *req)
 		device_del(&cxlv->dev);
 		goto err_unclaim;
 	}
-	dev_info(&cxlv->dev, "%llu MiB %s at %#llx, serial %#llx\n",
+	dev_info(&cxlv->dev, "%llu MiB %s at %#llx, serial %#llx%s\n",
 		 layout.capacity / SZ_1M, p.pmem ? "persistent" : "volatile",
-		 layout.window_start, p.serial);
+		 layout.window_start, p.serial,
+		 borrow ? ", on borrowed memory" : "");
 	rc = id;
 	goto unlock;
 
@@ -266,14 +274,18 @@ static void cxlv_unregister(struct cxlv_dev *cxlv)
 /**
  * cxlv_remove() - remove an idle device
  * @id: N of cxlvN
+ * @release: give its borrowed range back to the kernel too
  *
- * Return: 0, -ENODEV for no such device, or -EBUSY while a region exists
- * or the device's memory holds anything of another owner.
+ * Return: 0, -ENODEV for no such device, -EINVAL for @release on a device
+ * whose range is not borrowed, -EBUSY while a region exists or the
+ * device's memory holds anything of another owner, or the errors of
+ * cxlv_borrow_release() (the device is gone then, the range borrowed).
  */
-int cxlv_remove(u32 id)
+int cxlv_remove(u32 id, bool release)
 {
 	const char *region;
 	struct cxlv_dev *cxlv;
+	u64 start = 0;
 	int rc = 0;
 
 	mutex_lock(&cxlv_devices_lock);
@@ -281,6 +293,10 @@ int cxlv_remove(u32 id)
 	if (!cxlv) {
 		cxlv_set_error("remove: no device cxlv%u", id);
 		rc = -ENODEV;
+	} else if (release && !cxlv->borrow) {
+		cxlv_set_error("remove: release=1: %s is not on borrowed memory; nothing removed",
+			       dev_name(&cxlv->dev));
+		rc = -EINVAL;
 	} else if (cxlv_port_has_region(cxlv, &region)) {
 		cxlv_set_error("remove: %s has %s; destroy it first (cxl destroy-region)",
 			       dev_name(&cxlv->dev), region);
@@ -289,10 +305,14 @@ int cxlv_remove(u32 id)
 		dev_err_ratelimited(&cxlv->dev, "remove refused: CXL window not empty\n");
 		rc = -EBUSY;
 	} else {
+		if (release)
+			start = cxlv_borrow_start(cxlv->borrow);
 		idr_remove(&cxlv_devices, id);
 		cxlv_unregister(cxlv);
 	}
 	mutex_unlock(&cxlv_devices_lock);
+	if (!rc && release)
+		rc = cxlv_borrow_release(start);
 	return rc;
 }
 
@@ -431,6 +451,7 @@ static struct device_attribute dev_attr_##_name =			\
 CXLV_U64_ATTR(memstart, "%#llx", cxlv->params.memstart, 0400);
 CXLV_U64_ATTR(memsize, "%llu", cxlv->params.memsize, 0400);
 CXLV_U64_ATTR(pmem, "%llu", cxlv->params.pmem, 0444);
+CXLV_U64_ATTR(borrowed, "%llu", cxlv->borrowed, 0444);
 CXLV_U64_ATTR(serial, "%llu", cxlv->params.serial, 0444);
 CXLV_U64_ATTR(capacity, "%llu", cxlv->layout.capacity, 0444);
 CXLV_U64_ATTR(window_start, "%#llx", cxlv->layout.window_start, 0400);
@@ -445,6 +466,7 @@ static struct attribute *cxlv_dev_attrs[] = {
 	&dev_attr_memstart.attr,
 	&dev_attr_memsize.attr,
 	&dev_attr_pmem.attr,
+	&dev_attr_borrowed.attr,
 	&dev_attr_serial.attr,
 	&dev_attr_capacity.attr,
 	&dev_attr_window_start.attr,

@@ -106,11 +106,16 @@ static int __init cxlv_init(void)
 	rc = cxlv_pci_notifier_init();
 	if (rc)
 		goto err_coherent;
-	rc = cxlv_ctl_init(&cxlv_bus);
+	rc = cxlv_borrow_init();
 	if (rc)
 		goto err_pci_notifier;
+	rc = cxlv_ctl_init(&cxlv_bus);
+	if (rc)
+		goto err_borrow;
 	return 0;
 
+err_borrow:
+	cxlv_borrow_exit();
 err_pci_notifier:
 	cxlv_pci_notifier_exit();
 err_coherent:
@@ -127,6 +132,8 @@ static void __exit cxlv_exit(void)
 {
 	cxlv_ctl_exit(&cxlv_bus);
 	cxlv_remove_all();
+	/* every device is gone: every borrowed range is free and goes back */
+	cxlv_borrow_exit();
 	cxlv_pci_notifier_exit();
 	cxlv_coherent_exit();
 	cxlv_port_region_notifier_exit();

@@ -26,6 +26,13 @@
  * beyond it (cxlv_mem_guard()) the host-bridge component block (no kernel
  * claims it: it has no capability to map) and the label storage area.
  *
+ * A range borrowed from System RAM (cxlv_borrow.c) is proven the module's
+ * by its own record instead: it is no longer in the kernel's map at all,
+ * and the firmware's map was read when it was borrowed (the kernel drops an
+ * exactly matching firmware map entry when it removes memory). Its claim
+ * nests in the borrowed range's resource, and the borrowed resource lets
+ * the stock drivers through only while the claim is tiled.
+ *
  * Teardown never unlinks what the module did not insert: resources are
  * removed with remove_resource(), which hands any foreign child to the
  * parent instead of dropping it, and removal is refused before that while
@@ -63,6 +70,7 @@ static int cxlv_walk_reserved(struct resource *res, void *arg)
  * cxlv_mem_validate() - check a requested range and lay it out
  * @p: the request
  * @l: receives the layout on success
+ * @borrowed: the range lies in a free range the module borrowed
  *
  * Return: 0; -EINVAL for a misaligned start; -ENOSPC when under 256 MiB of
  * device memory remain; -EBUSY when the range holds System RAM;
@@ -71,7 +79,8 @@ static int cxlv_walk_reserved(struct resource *res, void *arg)
  * does not let modules read the firmware's map. Whether anyone else holds
  * part of it, the claim itself decides. The reason is recorded.
  */
-int cxlv_mem_validate(const struct cxlv_params *p, struct cxlv_layout *l)
+int cxlv_mem_validate(const struct cxlv_params *p, struct cxlv_layout *l,
+		       bool borrowed)
 {
 	static_assert(CXLV_BAR_SIZE <= CXLV_BRIDGE_REGS_OFFSET);
 	static_assert(CXLV_BRIDGE_REGS_OFFSET + CXLV_BRIDGE_REGS_SIZE <=
@@ -110,6 +119,8 @@ int cxlv_mem_validate(const struct cxlv_params *p, struct cxlv_layout *l)
 			       p->memstart, last);
 		return -EBUSY;
 	}
+	if (borrowed)
+		return 0;
 
 	rc = walk_iomem_res_desc(IORES_DESC_RESERVED, IORESOURCE_MEM,
 				 p->memstart, last, &w, cxlv_walk_reserved);
@@ -240,7 +251,9 @@ int cxlv_mem_claim(struct cxlv_dev *cxlv)
 	}
 	cxlv->window_res->name = window_name;
 
-	cxlv->range_res = __request_region(&iomem_resource, p->memstart,
+	cxlv->range_res = __request_region(cxlv->borrow ?
+					   cxlv_borrow_res(cxlv->borrow) :
+					   &iomem_resource, p->memstart,
 					   p->memsize, dev_name(&cxlv->dev), 0);
 	if (!cxlv->range_res) {
 		cxlv_mem_unclaim(cxlv);
@@ -252,6 +265,12 @@ int cxlv_mem_claim(struct cxlv_dev *cxlv)
 	rc = cxlv_mem_tile(cxlv, window_name);
 	if (!rc)
 		rc = cxlv_window_check(cxlv);
+	if (!rc && cxlv->borrow) {
+		rc = cxlv_borrow_open(cxlv->borrow, cxlv);
+		if (rc)
+			cxlv_set_error("create: cannot cover the rest of the borrowed range around %s",
+				       dev_name(&cxlv->dev));
+	}
 	if (rc) {
 		cxlv_mem_unclaim(cxlv);
 		return rc;
@@ -274,6 +293,9 @@ void cxlv_mem_unclaim(struct cxlv_dev *cxlv)
 {
 	int i;
 
+	/* busy again first: nobody may request into it while it empties */
+	if (cxlv->borrow && cxlv->range_res)
+		cxlv_borrow_close(cxlv->borrow);
 	if (cxlv->window_res) {
 		cxlv_window_exit(cxlv);
 		cxlv_res_remove(cxlv, cxlv->window_res);
@@ -286,6 +308,7 @@ void cxlv_mem_unclaim(struct cxlv_dev *cxlv)
 		kfree(cxlv->range_res);
 		cxlv->range_res = NULL;
 	}
+	cxlv->borrow = NULL;
 }
 
 /**

@@ -22,6 +22,8 @@ enum cxlv_key {
 	CXLV_KEY_PMEM,
 	CXLV_KEY_SERIAL,
 	CXLV_KEY_DEV_ID,
+	CXLV_KEY_BORROW,
+	CXLV_KEY_RELEASE,
 	CXLV_NR_KEYS,
 };
 
@@ -32,6 +34,8 @@ static const char * const cxlv_key_names[CXLV_NR_KEYS] = {
 	[CXLV_KEY_PMEM] = "pmem",
 	[CXLV_KEY_SERIAL] = "serial",
 	[CXLV_KEY_DEV_ID] = "cxlv_dev_id",
+	[CXLV_KEY_BORROW] = "borrow",
+	[CXLV_KEY_RELEASE] = "release",
 };
 
 /* One key=value pair, pointing into the caller's buffer. */
@@ -245,6 +249,38 @@ static int cxlv_parse_keys(const char *buf, size_t len, unsigned long allowed,
 	return cxlv_require(*seen, required, why, why_len);
 }
 
+/* A 0/1 switch. */
+static int cxlv_parse_flag(const u64 *vals, int k, char *why, size_t why_len)
+{
+	if (vals[k] <= 1)
+		return 0;
+	snprintf(why, why_len, "%s=%llu: use %s=0 or %s=1", cxlv_key_names[k],
+		 (unsigned long long)vals[k], cxlv_key_names[k],
+		 cxlv_key_names[k]);
+	return -EINVAL;
+}
+
+/* What a borrow needs: whole 256 MiB pieces, at a 256 MiB boundary. */
+static int cxlv_parse_borrow_range(const u64 *vals, unsigned long seen,
+				   char *why, size_t why_len)
+{
+	if (vals[CXLV_KEY_MEMSIZE] % CXLV_BORROW_ALIGN) {
+		snprintf(why, why_len,
+			 "borrow=1: memsize=%llu is not a multiple of 256 MiB (%llu)",
+			 (unsigned long long)vals[CXLV_KEY_MEMSIZE],
+			 (unsigned long long)CXLV_BORROW_ALIGN);
+		return -EINVAL;
+	}
+	if ((seen & BIT(CXLV_KEY_MEMSTART)) &&
+	    vals[CXLV_KEY_MEMSTART] % CXLV_BORROW_ALIGN) {
+		snprintf(why, why_len,
+			 "borrow=1: memstart=%#llx is not 256 MiB aligned",
+			 (unsigned long long)vals[CXLV_KEY_MEMSTART]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /**
  * cxlv_parse_create() - parse a create request
  * @buf: the written text, not necessarily NUL-terminated
@@ -258,16 +294,17 @@ static int cxlv_parse_keys(const char *buf, size_t len, unsigned long allowed,
 int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 		      char *why, size_t why_len)
 {
-	const unsigned long required = BIT(CXLV_KEY_MEMSTART) |
-		BIT(CXLV_KEY_MEMSIZE) | BIT(CXLV_KEY_CXLTYPE) |
-		BIT(CXLV_KEY_PMEM);
-	const unsigned long allowed = required | BIT(CXLV_KEY_SERIAL);
+	const unsigned long required = BIT(CXLV_KEY_MEMSIZE) |
+		BIT(CXLV_KEY_CXLTYPE) | BIT(CXLV_KEY_PMEM);
+	const unsigned long allowed = required | BIT(CXLV_KEY_MEMSTART) |
+		BIT(CXLV_KEY_SERIAL) | BIT(CXLV_KEY_BORROW);
 	const u64 max[CXLV_NR_KEYS] = {
 		[CXLV_KEY_MEMSTART] = U64_MAX,
 		[CXLV_KEY_MEMSIZE] = U64_MAX,
 		[CXLV_KEY_CXLTYPE] = U32_MAX,
 		[CXLV_KEY_PMEM] = U32_MAX,
 		[CXLV_KEY_SERIAL] = U64_MAX,
+		[CXLV_KEY_BORROW] = U32_MAX,
 	};
 	u64 vals[CXLV_NR_KEYS] = { 0 };
 	unsigned long seen;
@@ -284,11 +321,16 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 			 (unsigned long long)vals[CXLV_KEY_CXLTYPE]);
 		return -EOPNOTSUPP;
 	}
-	if (vals[CXLV_KEY_PMEM] > 1) {
-		snprintf(why, why_len, "pmem=%llu: use pmem=0 or pmem=1",
-			 (unsigned long long)vals[CXLV_KEY_PMEM]);
-		return -EINVAL;
-	}
+	rc = cxlv_parse_flag(vals, CXLV_KEY_PMEM, why, why_len);
+	if (!rc)
+		rc = cxlv_parse_flag(vals, CXLV_KEY_BORROW, why, why_len);
+	if (rc)
+		return rc;
+	/* only a borrow may leave the choice of the range to the module */
+	if (!vals[CXLV_KEY_BORROW])
+		rc = cxlv_require(seen, BIT(CXLV_KEY_MEMSTART), why, why_len);
+	if (rc)
+		return rc;
 	if (!vals[CXLV_KEY_MEMSIZE]) {
 		snprintf(why, why_len, "memsize=0: give the reserved range's size");
 		return -EINVAL;
@@ -310,12 +352,19 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 			 "serial=0: labels need a non-zero serial; omit serial= for a default");
 		return -EINVAL;
 	}
+	if (vals[CXLV_KEY_BORROW]) {
+		rc = cxlv_parse_borrow_range(vals, seen, why, why_len);
+		if (rc)
+			return rc;
+	}
 
 	p->memstart = vals[CXLV_KEY_MEMSTART];
 	p->memsize = vals[CXLV_KEY_MEMSIZE];
 	p->cxltype = vals[CXLV_KEY_CXLTYPE];
 	p->pmem = vals[CXLV_KEY_PMEM];
 	p->serial = vals[CXLV_KEY_SERIAL];
+	p->borrow = vals[CXLV_KEY_BORROW];
+	p->pick_start = !(seen & BIT(CXLV_KEY_MEMSTART));
 	return 0;
 }
 
@@ -324,16 +373,51 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
  * @buf: the written text, not necessarily NUL-terminated
  * @len: bytes in @buf
  * @id: the device number N of cxlvN, valid only on success
+ * @release: release=1 was given: give the borrowed range back too
  * @why: receives a one-line reason on failure
  * @why_len: size of @why
  *
  * Return: 0 or a negative errno as listed in cxlv_parse.h.
  */
-int cxlv_parse_remove(const char *buf, size_t len, u32 *id,
+int cxlv_parse_remove(const char *buf, size_t len, u32 *id, bool *release,
 		      char *why, size_t why_len)
 {
-	const unsigned long keys = BIT(CXLV_KEY_DEV_ID);
-	const u64 max[CXLV_NR_KEYS] = { [CXLV_KEY_DEV_ID] = S32_MAX };
+	const unsigned long required = BIT(CXLV_KEY_DEV_ID);
+	const unsigned long allowed = required | BIT(CXLV_KEY_RELEASE);
+	const u64 max[CXLV_NR_KEYS] = {
+		[CXLV_KEY_DEV_ID] = S32_MAX,
+		[CXLV_KEY_RELEASE] = U32_MAX,
+	};
+	u64 vals[CXLV_NR_KEYS] = { 0 };
+	unsigned long seen;
+	int rc;
+
+	rc = cxlv_parse_keys(buf, len, allowed, required, max, vals, &seen, why,
+			     why_len);
+	if (!rc)
+		rc = cxlv_parse_flag(vals, CXLV_KEY_RELEASE, why, why_len);
+	if (rc)
+		return rc;
+	*id = vals[CXLV_KEY_DEV_ID];
+	*release = vals[CXLV_KEY_RELEASE];
+	return 0;
+}
+
+/**
+ * cxlv_parse_release() - parse a release request
+ * @buf: the written text, not necessarily NUL-terminated
+ * @len: bytes in @buf
+ * @start: the start of the borrowed range to give back, valid on success
+ * @why: receives a one-line reason on failure
+ * @why_len: size of @why
+ *
+ * Return: 0 or a negative errno as listed in cxlv_parse.h.
+ */
+int cxlv_parse_release(const char *buf, size_t len, u64 *start,
+		       char *why, size_t why_len)
+{
+	const unsigned long keys = BIT(CXLV_KEY_MEMSTART);
+	const u64 max[CXLV_NR_KEYS] = { [CXLV_KEY_MEMSTART] = U64_MAX };
 	u64 vals[CXLV_NR_KEYS] = { 0 };
 	unsigned long seen;
 	int rc;
@@ -342,6 +426,6 @@ int cxlv_parse_remove(const char *buf, size_t len, u32 *id,
 			     why_len);
 	if (rc)
 		return rc;
-	*id = vals[CXLV_KEY_DEV_ID];
+	*start = vals[CXLV_KEY_MEMSTART];
 	return 0;
 }

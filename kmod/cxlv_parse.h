@@ -8,7 +8,11 @@
  * DOC: cxl_virt control-file grammar
  *
  * create: ``memstart=<u64>,memsize=<u64>,cxltype=3,pmem=<0|1>[,serial=<u64>]``
- * remove: ``cxlv_dev_id=<u32>``
+ *         ``[,borrow=<0|1>]``; with ``borrow=1`` memstart may be left out
+ *         (the module picks the range) and memsize must be a multiple of
+ *         256 MiB, as must memstart when given
+ * remove: ``cxlv_dev_id=<u32>[,release=<0|1>]``
+ * release: ``memstart=<u64>`` (the start of a free borrowed range)
  *
  * Keys come in any order, separated by commas or newlines; numbers are
  * decimal or 0x-prefixed hex. The parsers depend on nothing but the buffer,
@@ -23,7 +27,27 @@
  * -ENODATA   a required key missing
  * -ERANGE    a number that overflows its field, or memstart + memsize wraps
  * -EOPNOTSUPP cxltype other than 3
+ *
+ * borrow=1 with a memsize or memstart not a multiple of 256 MiB is -EINVAL
+ * here. What the module answers once the text parses (cxlv_borrow.c):
+ *
+ * -ENOMEM    no run of memsize bytes of System RAM above 4 GiB could be
+ *            taken offline, or taking it would leave less free memory
+ *            than the floor (the reason says how much could be had)
+ * -EBUSY     borrow=1 with memstart: that range is not all online System
+ *            RAM of one node, holds something else (kernel image, crash
+ *            kernel, another driver), or would not go offline
+ * -ERANGE    borrow=1 with memstart: the range starts below 4 GiB
+ * -ETIMEDOUT borrow=1 with memstart: offlining took longer than the
+ *            module's borrow_timeout_ms (a pinned page), and was undone
+ * -EINTR     the writer got a signal while memory was being offlined
+ * -ENOENT    release: no borrowed range starts at memstart
+ * -EBUSY     release: a device is on that range
+ * -EINVAL    remove with release=1 of a device whose range is not borrowed
  */
+
+/* Borrowed memory comes and goes in whole CXL capacity units. */
+#define CXLV_BORROW_ALIGN	(256ULL << 20)
 
 /* Longest request either control file accepts (debugfs and sysfs alike). */
 #define CXLV_REQUEST_MAX	256
@@ -35,6 +59,8 @@
  * @serial: device serial number (DSN); 0 until defaulted
  * @cxltype: CXL device type; only 3 is supported
  * @pmem: all capacity is persistent (else volatile)
+ * @borrow: take the range from System RAM first (borrow=1)
+ * @pick_start: borrow=1 without memstart: the module picks the range
  */
 struct cxlv_params {
 	u64 memstart;
@@ -42,11 +68,15 @@ struct cxlv_params {
 	u64 serial;
 	u32 cxltype;
 	bool pmem;
+	bool borrow;
+	bool pick_start;
 };
 
 int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 		      char *why, size_t why_len);
-int cxlv_parse_remove(const char *buf, size_t len, u32 *id,
+int cxlv_parse_remove(const char *buf, size_t len, u32 *id, bool *release,
 		      char *why, size_t why_len);
+int cxlv_parse_release(const char *buf, size_t len, u64 *start,
+		       char *why, size_t why_len);
 
 #endif /* __CXLV_PARSE_H__ */

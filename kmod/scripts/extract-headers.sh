@@ -55,7 +55,8 @@ cp "$tmp/$srcpkg/drivers/cxl/"*.h "$GEN/"
 tar -xJf "$tarball" -C "$tmp" "$srcpkg/include/linux/device/bus.h" "$srcpkg/include/linux/module.h" \
 	"$srcpkg/include/linux/device.h" "$srcpkg/include/linux/hrtimer.h" \
 	"$srcpkg/include/uapi/linux/pci_regs.h" "$srcpkg/drivers/cxl/core/region.c" \
-	"$srcpkg/include/linux/memregion.h" "$srcpkg/drivers/cxl/core/hdm.c"
+	"$srcpkg/include/linux/memregion.h" "$srcpkg/drivers/cxl/core/hdm.c" \
+	"$srcpkg/kernel/resource.c"
 # known WHAT FILE PATTERN...: FILE matches one of the forms cxlv_compat.h
 # handles; otherwise the build stops here, naming the kernel and the piece,
 # rather than produce a module that guesses.
@@ -114,6 +115,7 @@ feature() {	# feature MACRO PATTERN FILE
 	feature CXLV_HAVE_REGION_CACHE_INVALIDATE 'cpu_cache_has_invalidate_memregion\(\)' drivers/cxl/core/region.c
 	feature CXLV_HAVE_MEMREGION_RANGE 'int cpu_cache_invalidate_memregion\(phys_addr_t start, size_t len\);' include/linux/memregion.h
 	feature CXLV_HAVE_HDM_CAP_CLAIM 'cxl_map_component_regs\(reg_map, &cxlhdm->regs,$' drivers/cxl/core/hdm.c
+	feature CXLV_HAVE_SPLIT_REPARENT 'reparent_children_after_split\(res, new_res' kernel/resource.c
 	feature CXLV_HAVE_IMPORT_NS_STRING 'define MODULE_IMPORT_NS\(ns\)[[:space:]]+MODULE_INFO\(import_ns, ns\)' include/linux/module.h
 } >"$GEN/cxlv_features.h"
 echo "$want" >"$stamp"

@@ -18,14 +18,6 @@
 # shellcheck source=test/e2e/cxlvctl-region-ram-lib.sh
 . "$CXLV/test/e2e/cxlvctl-region-ram-lib.sh"
 
-# blocks_in STATE DAX: every memory block of the dax device is in STATE.
-blocks_in() {
-	local b
-	for b in $(blocks_of "$2"); do
-		[ "$(cat "$MEMDIR/$b/state")" = "$1" ] || return 1
-	done
-}
-
 load_stack --ram --pmem
 dev=$(create "memstart=0x100000000,memsize=$((1 << 30)),cxltype=3,pmem=0")
 wait_ready "$dev"

@@ -66,6 +66,9 @@ nsuuid=$(jq -r .uuid <<<"$ns")
 step "write pattern through $daxdev" "$PATCHECK" write --mmap --seed 31 --size 32M "$daxdev"
 step "disable namespace" ndctl disable-namespace "$(jq -r .dev <<<"$ns")"
 drop_region "$region"
+expect_eq "remove with release=1 of a device not on borrowed memory" \
+	"$(ctl "$CXLV_DBG/remove" "cxlv_dev_id=${dev#cxlv},release=1")" EINVAL
+expect_eq "it is still there" "$(attr "$dev" borrowed)" 0
 remove "$dev"
 dev=$(create "$spec")
 wait_ready "$dev"

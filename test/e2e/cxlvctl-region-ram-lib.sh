@@ -55,6 +55,14 @@ blocks_of() {
 	done
 }
 
+# blocks_in STATE DAX: every memory block of the dax device is in STATE.
+blocks_in() {
+	local b
+	for b in $(blocks_of "$2"); do
+		[ "$(cat "$MEMDIR/$b/state")" = "$1" ] || return 1
+	done
+}
+
 # zones_of DAX: "state zone" of each of its blocks, counted.
 zones_of() {
 	local b

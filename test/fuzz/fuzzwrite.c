@@ -51,6 +51,7 @@ static int expected(const struct opts *o, const struct cxlv_rec *r,
 	struct cxlv_params p;
 	size_t len = r->len;
 	char why[160];
+	bool release;
 	u32 id;
 	int rc;
 
@@ -67,7 +68,8 @@ static int expected(const struct opts *o, const struct cxlv_rec *r,
 	if (r->kind == 'c')
 		rc = cxlv_parse_create(r->buf, len, &p, why, sizeof(why));
 	else
-		rc = cxlv_parse_remove(r->buf, len, &id, why, sizeof(why));
+		rc = cxlv_parse_remove(r->buf, len, &id, &release, why,
+				       sizeof(why));
 	if (rc)
 		return -rc;
 	if (r->kind == 'r' && id == o->live_id)

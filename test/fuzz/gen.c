@@ -444,6 +444,7 @@ void cxlv_fuzz_generate(uint64_t seed, uint64_t index, struct cxlv_rec *r)
 	struct rng g = { seed * 0x2545f4914f6cdd1dULL ^ index };
 	char why[128];
 	uint32_t id;
+	bool release;
 
 	next(&g);
 	r->flags = 0;
@@ -455,9 +456,10 @@ void cxlv_fuzz_generate(uint64_t seed, uint64_t index, struct cxlv_rec *r)
 	}
 	gen_remove(&g, r);
 	/* never remove the live device, cxlv0, even through sysfs's first page */
-	if ((!cxlv_parse_remove(r->buf, r->len, &id, why, sizeof(why)) && !id) ||
-	    (!cxlv_parse_remove(r->buf, r->len < 4096 ? r->len : 4096, &id, why,
-				sizeof(why)) && !id)) {
+	if ((!cxlv_parse_remove(r->buf, r->len, &id, &release, why,
+				sizeof(why)) && !id) ||
+	    (!cxlv_parse_remove(r->buf, r->len < 4096 ? r->len : 4096, &id,
+				&release, why, sizeof(why)) && !id)) {
 		r->len = 0;
 		puts_(r, "cxlv_dev_id=");
 		put_num(&g, r, 1 + below(&g, INT32_MAX));

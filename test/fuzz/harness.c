@@ -37,6 +37,8 @@ struct outcome {
 	int rc;
 	struct cxlv_params p;
 	u32 id;
+	bool release;
+	u64 start;
 	char why[WHY_LEN + 16];
 };
 
@@ -69,8 +71,12 @@ static void parse(char kind, const char *text, size_t len, size_t why_len,
 	memset(o->why, CANARY, sizeof(o->why));
 	if (kind == 'c')
 		o->rc = cxlv_parse_create(buf, len, &o->p, o->why, why_len);
+	else if (kind == 'l')
+		o->rc = cxlv_parse_release(buf, len, &o->start, o->why,
+					   why_len);
 	else
-		o->rc = cxlv_parse_remove(buf, len, &o->id, o->why, why_len);
+		o->rc = cxlv_parse_remove(buf, len, &o->id, &o->release,
+					  o->why, why_len);
 }
 
 static bool same(char kind, const struct outcome *a, const struct outcome *b)
@@ -80,10 +86,13 @@ static bool same(char kind, const struct outcome *a, const struct outcome *b)
 	if (a->rc)
 		return true;
 	if (kind == 'r')
-		return a->id == b->id;
+		return a->id == b->id && a->release == b->release;
+	if (kind == 'l')
+		return a->start == b->start;
 	return a->p.memstart == b->p.memstart && a->p.memsize == b->p.memsize &&
 	       a->p.serial == b->p.serial && a->p.cxltype == b->p.cxltype &&
-	       a->p.pmem == b->p.pmem;
+	       a->p.pmem == b->p.pmem && a->p.borrow == b->p.borrow &&
+	       a->p.pick_start == b->p.pick_start;
 }
 
 static bool documented(int rc)
@@ -120,18 +129,29 @@ static void render_back(const struct outcome *o, char kind, char *s,
 	if (kind == 'r') {
 		snprintf(s, n, hex ? "\ncxlv_dev_id=%#x\n" : "cxlv_dev_id=%u",
 			 o->id);
+		if (o->release)
+			snprintf(s + strlen(s), n - strlen(s), ",release=1");
+		return;
+	}
+	if (kind == 'l') {
+		snprintf(s, n, hex ? "memstart=%#llx\n" : "memstart=%llu",
+			 (unsigned long long)o->start);
 		return;
 	}
 	if (hex)
-		snprintf(s, n, "pmem=%d,cxltype=%#x,memsize=%#llx,memstart=%#llx",
+		snprintf(s, n, "pmem=%d,cxltype=%#x,memsize=%#llx",
 			 o->p.pmem, o->p.cxltype,
-			 (unsigned long long)o->p.memsize,
-			 (unsigned long long)o->p.memstart);
+			 (unsigned long long)o->p.memsize);
 	else
-		snprintf(s, n, "memstart=%llu\nmemsize=%llu\ncxltype=%u\npmem=%d",
-			 (unsigned long long)o->p.memstart,
+		snprintf(s, n, "memsize=%llu\ncxltype=%u\npmem=%d",
 			 (unsigned long long)o->p.memsize, o->p.cxltype,
 			 o->p.pmem);
+	if (!o->p.pick_start)
+		snprintf(s + strlen(s), n - strlen(s),
+			 hex ? ",memstart=%#llx" : "\nmemstart=%llu",
+			 (unsigned long long)o->p.memstart);
+	if (o->p.borrow)
+		snprintf(s + strlen(s), n - strlen(s), ",borrow=1");
 	if (o->p.serial)
 		snprintf(s + strlen(s), n - strlen(s), ",serial=%llu",
 			 (unsigned long long)o->p.serial);
@@ -156,7 +176,9 @@ static void properties(const struct cxlv_rec *r)
 	seen_errno[-o.rc & 127]++;
 	check(documented(o.rc), "undocumented errno");
 	parse(r->kind, r->buf, r->len, WHY_LEN, &again);
-	check(same(r->kind, &o, &again) && !strcmp(o.why, again.why),
+	/* an accepted request leaves why untouched: unterminated canaries */
+	check(same(r->kind, &o, &again) &&
+	      (!o.rc || !strcmp(o.why, again.why)),
 	      "not deterministic");
 	if (o.rc) {
 		check_reason(&o, WHY_LEN);
@@ -180,7 +202,11 @@ static void properties(const struct cxlv_rec *r)
 		check(o.p.memsize > 0, "accepted memsize 0");
 		check(o.p.memstart <= UINT64_MAX - o.p.memsize,
 		      "accepted a wrapping range");
-	} else {
+		check(!o.p.pick_start || o.p.borrow,
+		      "accepted a create without memstart that does not borrow");
+		check(!o.p.borrow || !(o.p.memsize % CXLV_BORROW_ALIGN),
+		      "accepted a borrow that is not whole 256 MiB pieces");
+	} else if (r->kind == 'r') {
 		check(o.id <= INT32_MAX, "accepted id above S32_MAX");
 	}
 	for (hex = false; ; hex = true) {

@@ -51,7 +51,7 @@ while [ $# -gt 0 ]; do
 	--numa) numa=1 && shift ;;
 	--cxl-single-rp) cxl=1 single_rp=1 && shift ;;
 	--hide-hypervisor) hide_hypervisor=1 && shift ;;
-	--append) append=$2 && shift 2 ;;
+	--append) append="${append:+$append }$2" && shift 2 ;;
 	--timeout) timeout=$2 && shift 2 ;;
 	--out) out=$2 && shift 2 ;;
 	--) shift && break ;;

@@ -32,6 +32,10 @@ ctl_errno() {
 	*"No such device"*) echo ENODEV ;;
 	*"Argument list too long"*) echo E2BIG ;;
 	*"Operation not permitted"*) echo EPERM ;;
+	*"Cannot allocate memory"*) echo ENOMEM ;;
+	*"No such file or directory"*) echo ENOENT ;;
+	*"timed out"*) echo ETIMEDOUT ;;
+	*"Interrupted system call"*) echo EINTR ;;
 	*) echo "OTHER($1)" ;;
 	esac
 }

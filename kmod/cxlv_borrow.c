@@ -1,0 +1,718 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/**
+ * DOC: cxl_virt borrowed memory
+ *
+ * Takes System RAM away from the running kernel so that a device can be
+ * made on it without a reboot, and gives it back on request. This file has
+ * that one job: the device on a borrowed range is made exactly as on a
+ * range reserved with memmap= (cxlv_mem.c), only its claim nests in the
+ * borrowed range's resource instead of iomem's root.
+ *
+ * Borrowing: a range is a candidate when it lies in one top-level "System
+ * RAM" entry of iomem that no driver manages, starts at or above 4 GiB
+ * (never ZONE_DMA or ZONE_DMA32), is 256 MiB and memory-block aligned,
+ * every memory block of it is online and on one NUMA node, and the
+ * firmware's map (cxlv_fwmap_is_ram()) calls it RAM. Without memstart the
+ * candidates are tried from the top of memory down; a candidate that fails
+ * moves the search below the memory block that would not go offline. The
+ * range is taken with offline_and_remove_memory(), which puts every block
+ * it offlined back online when one fails (mm/memory_hotplug.c on 6.1, 6.12
+ * and 7.3 alike). Before any block goes offline the module refuses a borrow
+ * that would leave less than the floor of max(512 MiB, MemTotal / 8)
+ * available: the same order of headroom the kernel's own watermarks and
+ * a page cache that still works need, and what keeps a small guest alive.
+ *
+ * That the range holds no child of System RAM (kernel code or data, crash
+ * kernel, another driver's claim) is checked when its first block is about
+ * to go offline, from the memory notifier: the kernel then holds the memory
+ * hotplug lock, so no other hot-remove can split the System RAM entry while
+ * a probe resource sits inside it for that moment (insert_resource() places
+ * it and reports what it covers; remove_resource() takes it out again).
+ * Before 7.x the kernel also cannot cut a range out of the middle of an
+ * entry that has children above it (cxlv_compat.h): with physical KASLR
+ * the kernel image often lies in high memory, and then only memory above
+ * it, or a whole entry, can be borrowed.
+ *
+ * The kernel cannot cut a range out of a 1 GiB page of its direct map:
+ * remove_pud_table() (x86, 6.1 to 7.3) takes a 1 GiB leaf it covers only
+ * in part for a page of PMDs, reads the memory behind it as one and frees
+ * it (on 7.3 an Oops in free_pagetable(), seen in the e2e guest). So a
+ * range whose start or end falls inside a 1 GiB mapping (lookup_address())
+ * is never a candidate: with gigapages (X86_FEATURE_GBPAGES, the default
+ * where the CPU has them) ranges are then whole, aligned GiBs.
+ *
+ * Offlining retries for ever while a page in the range cannot be migrated
+ * (offline_pages() gives up only on a signal). So it runs in a kthread that
+ * accepts SIGKILL, and is killed after borrow_timeout_ms per candidate, or
+ * when the writer gets a signal (Ctrl-C): offline_pages() then backs off
+ * and offline_and_remove_memory() puts the blocks back online.
+ *
+ * Ownership: the range leaves iomem inside try_remove_memory() and is
+ * requested busy as "cxl_virt borrowed" right after, under the control
+ * lock. The kernel gives no hook in between, so that is the one window in
+ * which another driver could request it; if one did, the borrow fails with
+ * -EBUSY and says so. While the range is borrowed nobody can request any of
+ * it: the resource is busy. A device made on it requests its claim inside
+ * that resource (parent given, so busy does not stop it) and, once the
+ * claim is tiled, the borrowed resource stops being busy so that the stock
+ * drivers' requests reach the device's windows, exactly as on a reserved
+ * range; what the device does not cover is held by busy fillers. Before the
+ * device's claim goes, the borrowed resource is busy again. Borrowed ranges
+ * stay borrowed across remove and create: labels and data survive.
+ *
+ * Giving back: the resource leaves iomem and add_memory() hot-adds the
+ * range on its node, onlined per /sys/devices/system/memory/
+ * auto_online_blocks. Again no hook closes the window between the two; if
+ * add_memory() fails the range is requested again and stays borrowed.
+ * rmmod gives back every borrowed range, after the devices are removed.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/kthread.h>
+#include <linux/list.h>
+#include <linux/memory.h>
+#include <linux/memory_hotplug.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <asm/pgtable_types.h>
+
+#include "cxlv.h"
+
+#define CXLV_BORROW_MIN_START	SZ_4G
+#define CXLV_BORROW_FLOOR_MIN	(512ULL << 20)
+#define CXLV_BORROW_FLOOR_DIV	8	/* of MemTotal */
+#define CXLV_BORROW_TRIES	8	/* candidates offlined at most */
+#define CXLV_BORROW_RANGES	64	/* System RAM entries looked at */
+
+static unsigned int borrow_timeout_ms = 10000;
+module_param(borrow_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(borrow_timeout_ms,
+		 "Longest time one candidate range may take to go offline (ms)");
+
+/**
+ * struct cxlv_borrow - a range taken from System RAM
+ * @node: in cxlv_borrowed, sorted by start
+ * @res: "cxl_virt borrowed" in iomem
+ * @fill: busy fillers of @res around a device smaller than the range
+ * @nid: the node it came from and goes back to
+ * @dev: the device on it, or NULL while free
+ */
+struct cxlv_borrow {
+	struct list_head node;
+	struct resource res;
+	struct resource fill[2];
+	int nid;
+	struct cxlv_dev *dev;
+};
+
+/* guards the list and each record's @dev; the control lock is taken first */
+static DEFINE_MUTEX(cxlv_borrow_lock);
+static LIST_HEAD(cxlv_borrowed);
+
+/*
+ * One offline attempt; attempts are serialised by the control lock, and the
+ * state is static so that a notifier running late never sees a dead frame.
+ */
+static struct {
+	u64 start, size;
+	u64 offlined_end;	/* end of the highest block taken offline */
+	bool active;
+	bool foreign;		/* the probe found a child of System RAM */
+	int rc;
+	struct completion done;
+} cxlv_try;
+
+static u64 cxlv_mib(u64 bytes)
+{
+	return bytes >> 20;
+}
+
+/* Inserts @probe over [@start, @last]; true when it covers no resource. */
+static bool cxlv_borrow_probe_bare(struct resource *probe, u64 start, u64 last)
+{
+	*probe = (struct resource)DEFINE_RES_MEM_NAMED(start, last - start + 1,
+						       "cxl_virt probe");
+	if (insert_resource(&iomem_resource, probe))
+		return false;	/* straddles another resource */
+	return !probe->child;
+}
+
+/*
+ * Under the memory hotplug lock, so System RAM entries stay as they are: is
+ * the range a bare piece of one System RAM entry that no driver manages,
+ * which the kernel can cut out of it without a complaint?
+ */
+static bool cxlv_borrow_probe_clean(u64 start, u64 size)
+{
+	struct resource probe, top;
+	u64 last = start + size - 1;
+	struct resource *ram;
+	bool clean;
+
+	clean = cxlv_borrow_probe_bare(&probe, start, last);
+	if (!probe.parent)
+		return false;
+	ram = probe.parent;
+	/* a whole entry (memory hot-added back): the probe went above it */
+	if (ram == &iomem_resource && probe.child &&
+	    probe.child->start == start && probe.child->end == last &&
+	    !probe.child->sibling) {
+		ram = probe.child;
+		clean = !ram->child;
+	}
+	clean = clean && ram != &iomem_resource &&
+		(ram->parent == &iomem_resource || ram->parent == &probe) &&
+		(ram->flags & IORESOURCE_SYSTEM_RAM) == IORESOURCE_SYSTEM_RAM &&
+		!(ram->flags & IORESOURCE_SYSRAM_DRIVER_MANAGED);
+	if (clean && CXLV_SPLIT_NEEDS_BARE_TOP && start > ram->start &&
+	    last < ram->end) {
+		clean = cxlv_borrow_probe_bare(&top, last + 1, ram->end);
+		if (top.parent)
+			remove_resource(&top);
+	}
+	remove_resource(&probe);
+	return clean;
+}
+
+static int cxlv_borrow_notify(struct notifier_block *nb, unsigned long action,
+			      void *data)
+{
+	const struct memory_notify *mn = data;
+	u64 start = PFN_PHYS(mn->start_pfn);
+	u64 end = start + PFN_PHYS(mn->nr_pages);
+
+	if (!READ_ONCE(cxlv_try.active) || start < cxlv_try.start ||
+	    end > cxlv_try.start + cxlv_try.size)
+		return NOTIFY_OK;
+	if (action == MEM_GOING_OFFLINE && start == cxlv_try.start &&
+	    !cxlv_borrow_probe_clean(cxlv_try.start, cxlv_try.size)) {
+		cxlv_try.foreign = true;
+		return notifier_from_errno(-EBUSY);
+	}
+	if (action == MEM_OFFLINE)
+		cxlv_try.offlined_end = max(cxlv_try.offlined_end, end);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block cxlv_borrow_nb = {
+	.notifier_call = cxlv_borrow_notify,
+};
+
+static int cxlv_borrow_worker(void *unused)
+{
+	allow_signal(SIGKILL);
+	cxlv_try.rc = offline_and_remove_memory(cxlv_try.start, cxlv_try.size);
+	complete(&cxlv_try.done);
+	return 0;
+}
+
+/*
+ * Offlines and removes [@start, +@size) within borrow_timeout_ms.
+ * Return: 0; -ETIMEDOUT or -EINTR (writer's signal) after the kernel undid
+ * it; -EBUSY when the range holds something else; or the kernel's errno.
+ */
+static int cxlv_borrow_offline(u64 start, u64 size)
+{
+	struct task_struct *t;
+	long left;
+	int rc;
+
+	cxlv_try.start = start;
+	cxlv_try.size = size;
+	cxlv_try.offlined_end = start;
+	cxlv_try.foreign = false;
+	cxlv_try.rc = -EINPROGRESS;
+	init_completion(&cxlv_try.done);
+	t = kthread_create(cxlv_borrow_worker, NULL, "cxlv_borrow");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	get_task_struct(t);
+	WRITE_ONCE(cxlv_try.active, true);
+	wake_up_process(t);
+	left = wait_for_completion_interruptible_timeout(&cxlv_try.done,
+			msecs_to_jiffies(READ_ONCE(borrow_timeout_ms)));
+	if (left <= 0) {
+		/* offline_pages() backs off on the signal, then rolls back */
+		send_sig(SIGKILL, t, 1);
+		wait_for_completion(&cxlv_try.done);
+	}
+	kthread_stop(t);
+	put_task_struct(t);
+	WRITE_ONCE(cxlv_try.active, false);
+	rc = cxlv_try.rc;
+	if (rc && left < 0)
+		return -EINTR;
+	if (rc && !left)
+		return -ETIMEDOUT;
+	if (rc && cxlv_try.foreign)
+		return -EBUSY;
+	return rc;
+}
+
+/*
+ * Every block online, on one node. Return: 0 with *@nid set, or -EBUSY
+ * with *@bad the first address that breaks it.
+ */
+static int cxlv_borrow_blocks(u64 start, u64 size, int *nid, u64 *bad)
+{
+	unsigned long pfn, end = PHYS_PFN(start + size);
+	struct page *page;
+
+	*nid = NUMA_NO_NODE;
+	for (pfn = PHYS_PFN(start); pfn < end; pfn += PAGES_PER_SECTION) {
+		page = pfn_to_online_page(pfn);
+		if (!page || (*nid != NUMA_NO_NODE && page_to_nid(page) != *nid)) {
+			*bad = PFN_PHYS(pfn);
+			return -EBUSY;
+		}
+		*nid = page_to_nid(page);
+	}
+	return 0;
+}
+
+/* Would a cut at @addr (start or end of a range) split a 1 GiB mapping? */
+static bool cxlv_borrow_cuts_gigapage(u64 addr)
+{
+	unsigned int level;
+
+	if (IS_ALIGNED(addr, SZ_1G))
+		return false;
+	/* the mapping of the last byte before the cut, and of the first after */
+	return (lookup_address((unsigned long)__va(addr - 1), &level) &&
+		level == PG_LEVEL_1G) ||
+	       (lookup_address((unsigned long)__va(addr), &level) &&
+		level == PG_LEVEL_1G);
+}
+
+static bool cxlv_borrow_overlaps(u64 start, u64 size)
+{
+	struct cxlv_borrow *b;
+	bool hit = false;
+
+	mutex_lock(&cxlv_borrow_lock);
+	list_for_each_entry(b, &cxlv_borrowed, node)
+		hit |= start <= b->res.end && b->res.start < start + size;
+	mutex_unlock(&cxlv_borrow_lock);
+	return hit;
+}
+
+/* The new range goes into iomem and the list; -EBUSY if someone took it. */
+static int cxlv_borrow_record(u64 start, u64 size, int nid)
+{
+	struct cxlv_borrow *b = kzalloc(sizeof(*b), GFP_KERNEL), *pos;
+	struct list_head *at = &cxlv_borrowed;
+
+	if (b) {
+		b->res = (struct resource)DEFINE_RES_NAMED(start, size,
+				"cxl_virt borrowed",
+				IORESOURCE_MEM | IORESOURCE_BUSY);
+		b->nid = nid;
+	}
+	if (!b || request_resource(&iomem_resource, &b->res)) {
+		pr_err("borrowed %#llx-%#llx is out of System RAM but %s; it stays out of the kernel's hands\n",
+		       start, start + size - 1,
+		       b ? "another driver claimed it first" : "no memory to record it");
+		cxlv_set_error("create: borrow: %#llx-%#llx went offline but could not be held (%s)",
+			       start, start + size - 1,
+			       b ? "claimed by another driver" : "out of memory");
+		kfree(b);
+		return b ? -EBUSY : -ENOMEM;
+	}
+	mutex_lock(&cxlv_borrow_lock);
+	list_for_each_entry(pos, &cxlv_borrowed, node) {
+		if (pos->res.start > start) {
+			at = &pos->node;
+			break;
+		}
+	}
+	list_add_tail(&b->node, at);
+	mutex_unlock(&cxlv_borrow_lock);
+	pr_info("borrowed %llu MiB of System RAM at %#llx from node %d\n",
+		cxlv_mib(size), start, nid);
+	return 0;
+}
+
+/* Refuses a borrow that would leave the kernel under the floor. */
+static int cxlv_borrow_floor(u64 size)
+{
+	u64 total = (u64)totalram_pages() << PAGE_SHIFT;
+	u64 avail = (u64)si_mem_available() << PAGE_SHIFT;
+	u64 floor = max(CXLV_BORROW_FLOOR_MIN, total / CXLV_BORROW_FLOOR_DIV);
+
+	if (avail >= floor && avail - floor >= size)
+		return 0;
+	cxlv_set_error("create: borrow: %llu MiB would leave under the floor of %llu MiB free (MemAvailable %llu MiB); at most %llu MiB can be borrowed now",
+		       cxlv_mib(size), cxlv_mib(floor), cxlv_mib(avail),
+		       avail > floor ? cxlv_mib(avail - floor) : 0);
+	return -ENOMEM;
+}
+
+static u64 cxlv_borrow_align(void)
+{
+	return max_t(u64, CXLV_BORROW_ALIGN, memory_block_size_bytes());
+}
+
+/* borrow=1 with memstart: exactly that range, or a reason why not. */
+static int cxlv_borrow_exact(u64 start, u64 size)
+{
+	u64 last = start + size - 1, bad;
+	int nid, rc;
+
+	if (start < CXLV_BORROW_MIN_START) {
+		cxlv_set_error("create: borrow: %#llx is below 4 GiB; ZONE_DMA and ZONE_DMA32 stay with the kernel",
+			       start);
+		return -ERANGE;
+	}
+	if (!IS_ALIGNED(start | size, cxlv_borrow_align())) {
+		cxlv_set_error("create: borrow: %#llx+%#llx is not aligned to the %llu MiB memory block",
+			       start, size, cxlv_mib(cxlv_borrow_align()));
+		return -EINVAL;
+	}
+	if (cxlv_borrow_overlaps(start, size)) {
+		cxlv_set_error("create: borrow: %#llx-%#llx overlaps a borrowed range (see borrowed)",
+			       start, last);
+		return -EBUSY;
+	}
+	if (region_intersects(start, size, IORESOURCE_SYSTEM_RAM,
+			      IORES_DESC_NONE) != REGION_INTERSECTS ||
+	    cxlv_borrow_blocks(start, size, &nid, &bad)) {
+		cxlv_set_error("create: borrow: %#llx-%#llx is not all online System RAM of one node",
+			       start, last);
+		return -EBUSY;
+	}
+	if (cxlv_borrow_cuts_gigapage(start) ||
+	    cxlv_borrow_cuts_gigapage(start + size)) {
+		cxlv_set_error("create: borrow: %#llx-%#llx would cut a 1 GiB page of the kernel's direct map; use whole aligned GiBs (or boot with nogbpages)",
+			       start, last);
+		return -EBUSY;
+	}
+	rc = cxlv_fwmap_is_ram(start, last);
+	if (rc <= 0) {
+		cxlv_set_error("create: borrow: %#llx-%#llx is not RAM in the firmware memory map (%d)",
+			       start, last, rc);
+		return -EADDRNOTAVAIL;
+	}
+	rc = cxlv_borrow_offline(start, size);
+	if (rc) {
+		if (rc == -EINTR)
+			cxlv_set_error("create: borrow: %#llx-%#llx: interrupted by a signal; every block is back online",
+				       start, last);
+		else if (cxlv_try.foreign)
+			cxlv_set_error("create: borrow: %#llx-%#llx holds, or on this kernel lies below, another resource in its System RAM entry (kernel image, crash kernel, a driver: see /proc/iomem)",
+				       start, last);
+		else
+			cxlv_set_error("create: borrow: %#llx-%#llx did not go offline (%d%s, %llu MiB did); every block is back online",
+				       start, last, rc,
+				       rc == -ETIMEDOUT ? ": timed out" : "",
+				       cxlv_mib(cxlv_try.offlined_end - start));
+		return rc == -EINTR || rc == -ETIMEDOUT ? rc : -EBUSY;
+	}
+	return cxlv_borrow_record(start, size, nid);
+}
+
+struct cxlv_ram_ranges {
+	struct range r[CXLV_BORROW_RANGES];
+	int n;
+};
+
+/* Top-level System RAM that no driver manages. */
+static int cxlv_borrow_collect(struct resource *res, void *arg)
+{
+	struct cxlv_ram_ranges *rr = arg;
+
+	if (res->parent != &iomem_resource ||
+	    (res->flags & IORESOURCE_SYSRAM_DRIVER_MANAGED))
+		return 0;
+	if (rr->n == CXLV_BORROW_RANGES)
+		return 1;
+	rr->r[rr->n].start = res->start;
+	rr->r[rr->n].end = res->end;
+	rr->n++;
+	return 0;
+}
+
+/* borrow=1 without memstart: the topmost run that goes offline. */
+static int cxlv_borrow_pick(u64 size, u64 *picked)
+{
+	u64 align = cxlv_borrow_align(), best = 0, start, end, low, bad;
+	struct cxlv_ram_ranges *rr;
+	int i, tried = 0, nid, rc = -ENOMEM;
+	bool gigapages = false;
+
+	rr = kzalloc(sizeof(*rr), GFP_KERNEL);
+	if (!rr)
+		return -ENOMEM;
+	walk_iomem_res_desc(IORES_DESC_NONE, IORESOURCE_SYSTEM_RAM |
+			    IORESOURCE_BUSY, CXLV_BORROW_MIN_START, U64_MAX, rr,
+			    cxlv_borrow_collect);
+	for (i = rr->n - 1; i >= 0 && rc && tried < CXLV_BORROW_TRIES; i--) {
+		low = max_t(u64, ALIGN(rr->r[i].start, align),
+			    CXLV_BORROW_MIN_START);
+		end = ALIGN_DOWN(rr->r[i].end + 1, align);
+		while (rc && end >= low + size && tried < CXLV_BORROW_TRIES) {
+			start = end - size;
+			if (cxlv_borrow_cuts_gigapage(end)) {
+				end = ALIGN_DOWN(end, SZ_1G);
+				gigapages = true;
+				continue;
+			}
+			if (cxlv_borrow_cuts_gigapage(start)) {
+				end -= align;
+				gigapages = true;
+				continue;
+			}
+			if (cxlv_borrow_blocks(start, size, &nid, &bad)) {
+				end = ALIGN_DOWN(bad, align);
+				continue;
+			}
+			if (cxlv_borrow_overlaps(start, size) ||
+			    cxlv_fwmap_is_ram(start, end - 1) <= 0) {
+				end -= align;
+				continue;
+			}
+			tried++;
+			rc = cxlv_borrow_offline(start, size);
+			if (!rc) {
+				*picked = start;
+				rc = cxlv_borrow_record(start, size, nid);
+				goto out;
+			}
+			if (rc == -EINTR)
+				break;
+			best = max(best, cxlv_try.offlined_end - start);
+			pr_info("borrow: %#llx-%#llx did not go offline (%d%s); %llu MiB did\n",
+				start, end - 1, rc,
+				cxlv_try.foreign ? ", holds another resource" : "",
+				cxlv_mib(cxlv_try.offlined_end - start));
+			/* below the block that failed */
+			end = cxlv_try.foreign ? start :
+			      ALIGN_DOWN(cxlv_try.offlined_end, align);
+			rc = -ENOMEM;
+		}
+	}
+	if (rc == -EINTR)
+		cxlv_set_error("create: borrow: interrupted by a signal; every block is back online");
+	else if (rc == -ENOMEM)
+		cxlv_set_error("create: borrow: no %llu MiB run of System RAM above 4 GiB went offline (largest run that did: %llu MiB; %d tried%s); ask for less, or boot with memmap=SIZE$START",
+			       cxlv_mib(size), cxlv_mib(best), tried,
+			       gigapages ? "; 1 GiB direct map: whole GiBs only" : "");
+out:
+	kfree(rr);
+	return rc;
+}
+
+/**
+ * cxlv_borrow() - take the range of a borrow=1 request from System RAM
+ * @p: the request; memstart is filled in when the module picks the range
+ *
+ * Return: 0 with the range recorded as a free borrowed range, or a negative
+ * errno (cxlv_parse.h) with the reason recorded and every block as before.
+ */
+int cxlv_borrow(struct cxlv_params *p)
+{
+	int rc = cxlv_borrow_floor(p->memsize);
+
+	if (rc)
+		return rc;
+	if (!p->pick_start)
+		return cxlv_borrow_exact(p->memstart, p->memsize);
+	return cxlv_borrow_pick(p->memsize, &p->memstart);
+}
+
+static struct cxlv_borrow *cxlv_borrow_find(u64 start)
+{
+	struct cxlv_borrow *b;
+
+	list_for_each_entry(b, &cxlv_borrowed, node)
+		if (b->res.start == start)
+			return b;
+	return NULL;
+}
+
+/* Hands @b back to the kernel; with cxlv_borrow_lock held, @b unlisted. */
+static int cxlv_borrow_give_back(struct cxlv_borrow *b)
+{
+	u64 start = b->res.start, size = resource_size(&b->res);
+	int rc;
+
+	remove_resource(&b->res);
+	rc = add_memory(b->nid, start, size, MHP_NONE);
+	if (rc) {
+		if (request_resource(&iomem_resource, &b->res))
+			pr_err("%#llx-%#llx: hot-add failed and another driver claimed it\n",
+			       start, start + size - 1);
+		return rc;
+	}
+	pr_info("gave %llu MiB at %#llx back to node %d\n", cxlv_mib(size),
+		start, b->nid);
+	return 0;
+}
+
+/**
+ * cxlv_borrow_release() - give a free borrowed range back to the kernel
+ * @start: its first byte
+ *
+ * Return: 0, -ENOENT when no borrowed range starts there, -EBUSY while a
+ * device is on it, or add_memory()'s errno (the range stays borrowed).
+ */
+int cxlv_borrow_release(u64 start)
+{
+	struct cxlv_borrow *b;
+	int rc;
+
+	mutex_lock(&cxlv_borrow_lock);
+	b = cxlv_borrow_find(start);
+	if (!b) {
+		cxlv_set_error("release: no borrowed range starts at %#llx (see borrowed)",
+			       start);
+		rc = -ENOENT;
+	} else if (b->dev) {
+		cxlv_set_error("release: %s is on %#llx; remove it first (or remove with release=1)",
+			       dev_name(&b->dev->dev), start);
+		rc = -EBUSY;
+	} else {
+		rc = cxlv_borrow_give_back(b);
+		if (rc) {
+			cxlv_set_error("release: hot-adding %#llx back failed: %d; it stays borrowed",
+				       start, rc);
+		} else {
+			list_del(&b->node);
+			kfree(b);
+		}
+	}
+	mutex_unlock(&cxlv_borrow_lock);
+	return rc;
+}
+
+/**
+ * cxlv_borrow_get() - the free borrowed range a request lies in
+ * @p: the request
+ *
+ * Return: the range, or NULL when the request is not inside a free one.
+ * Called under cxlv_devices_lock, which keeps it free until claimed.
+ */
+struct cxlv_borrow *cxlv_borrow_get(const struct cxlv_params *p)
+{
+	struct cxlv_borrow *b, *found = NULL;
+
+	mutex_lock(&cxlv_borrow_lock);
+	list_for_each_entry(b, &cxlv_borrowed, node) {
+		if (!b->dev && p->memstart >= b->res.start &&
+		    p->memstart + p->memsize - 1 <= b->res.end)
+			found = b;
+	}
+	mutex_unlock(&cxlv_borrow_lock);
+	return found;
+}
+
+/* The resource a device's claim nests in. */
+struct resource *cxlv_borrow_res(struct cxlv_borrow *b)
+{
+	return &b->res;
+}
+
+u64 cxlv_borrow_start(struct cxlv_borrow *b)
+{
+	return b->res.start;
+}
+
+/**
+ * cxlv_borrow_open() - let the stock drivers reach a device on @b
+ * @b: the borrowed range
+ * @cxlv: the device, its claim requested and tiled inside @b
+ *
+ * Return: 0, or -EBUSY when the fillers cannot be placed (@b stays busy).
+ */
+int cxlv_borrow_open(struct cxlv_borrow *b, struct cxlv_dev *cxlv)
+{
+	u64 start = cxlv->params.memstart, end = start + cxlv->params.memsize;
+	int i;
+
+	b->fill[0] = (struct resource)DEFINE_RES_NAMED(b->res.start,
+			start - b->res.start, "cxl_virt borrowed",
+			IORESOURCE_MEM | IORESOURCE_BUSY);
+	b->fill[1] = (struct resource)DEFINE_RES_NAMED(end,
+			b->res.end + 1 - end, "cxl_virt borrowed",
+			IORESOURCE_MEM | IORESOURCE_BUSY);
+	for (i = 0; i < ARRAY_SIZE(b->fill); i++) {
+		if (resource_size(&b->fill[i]) &&
+		    request_resource(&b->res, &b->fill[i])) {
+			while (i--)
+				if (b->fill[i].parent)
+					release_resource(&b->fill[i]);
+			return -EBUSY;
+		}
+	}
+	mutex_lock(&cxlv_borrow_lock);
+	b->dev = cxlv;
+	mutex_unlock(&cxlv_borrow_lock);
+	b->res.flags &= ~IORESOURCE_BUSY;
+	return 0;
+}
+
+/**
+ * cxlv_borrow_close() - busy again, before the device's claim goes
+ * @b: the borrowed range
+ */
+void cxlv_borrow_close(struct cxlv_borrow *b)
+{
+	int i;
+
+	b->res.flags |= IORESOURCE_BUSY;
+	for (i = 0; i < ARRAY_SIZE(b->fill); i++)
+		if (b->fill[i].parent)
+			release_resource(&b->fill[i]);
+	mutex_lock(&cxlv_borrow_lock);
+	b->dev = NULL;
+	mutex_unlock(&cxlv_borrow_lock);
+}
+
+/**
+ * cxlv_borrow_show() - the ``borrowed`` file
+ * @buf: PAGE_SIZE buffer
+ *
+ * Return: bytes written: one line per range, sorted by start.
+ */
+ssize_t cxlv_borrow_show(char *buf)
+{
+	struct cxlv_borrow *b;
+	ssize_t n = 0;
+
+	mutex_lock(&cxlv_borrow_lock);
+	list_for_each_entry(b, &cxlv_borrowed, node)
+		n += scnprintf(buf + n, PAGE_SIZE - n, "%#llx %llu %d %s\n",
+			       (u64)b->res.start, (u64)resource_size(&b->res),
+			       b->nid, b->dev ? dev_name(&b->dev->dev) : "free");
+	mutex_unlock(&cxlv_borrow_lock);
+	return n;
+}
+
+int cxlv_borrow_init(void)
+{
+	return register_memory_notifier(&cxlv_borrow_nb);
+}
+
+/* Module exit, after every device is gone: all ranges go back. */
+void cxlv_borrow_exit(void)
+{
+	struct cxlv_borrow *b, *tmp;
+
+	mutex_lock(&cxlv_borrow_lock);
+	list_for_each_entry_safe(b, tmp, &cxlv_borrowed, node) {
+		if (WARN_ON(b->dev) || cxlv_borrow_give_back(b)) {
+			pr_err("%#llx-%#llx stays out of System RAM\n",
+			       (u64)b->res.start, (u64)b->res.end);
+			/* the resource must not outlive the module */
+			if (b->res.parent)
+				remove_resource(&b->res);
+		}
+		list_del(&b->node);
+		kfree(b);
+	}
+	mutex_unlock(&cxlv_borrow_lock);
+	unregister_memory_notifier(&cxlv_borrow_nb);
+}

@@ -1,0 +1,61 @@
+# Shared by the borrow scenarios (sourced after guest/cxlv.sh; no vm header,
+# so run-suite.sh skips it): System RAM taken from the running kernel with
+# borrow=1 and given back with release.
+# shellcheck shell=bash
+
+# MEMDIR, memtotal_kb, timed, blocks_of, membind_pattern
+# shellcheck source=test/e2e/cxlvctl-region-ram-lib.sh
+. "$CXLV/test/e2e/cxlvctl-region-ram-lib.sh"
+
+# blocks: "N online, M offline" over every memory block.
+blocks() {
+	cat $MEMDIR/memory*/state | sort | uniq -c | awk '{printf "%s%s %s", sep, $1, $2; sep=", "}'
+}
+
+# mem_state: MemTotal and the block states, compared before and after.
+mem_state() { echo "MemTotal $(memtotal_kb) kB; blocks: $(blocks)"; }
+
+# borrowed_field N [LINE]: field N of the first (or LINE-th) line of borrowed.
+borrowed_field() { sed -n "${2:-1}p" "$CXLV_SYS/borrowed" | cut -d' ' -f"$1"; }
+
+# one_line_error: last_error is one non-empty line.
+one_line_error() {
+	local e
+	e=$(cat "$CXLV_SYS/last_error")
+	[ -n "$e" ] && [ "$(printf '%s\n' "$e" | wc -l)" = 1 ] || fail "last_error is not one line: '$e'"
+	echo "$e"
+}
+
+# refused WHAT FILE TEXT ERRNO [GREP]: the write fails with ERRNO and a
+# one-line reason (matching GREP), and memory is as it was.
+refused() {
+	local what=$1 file=$2 text=$3 want=$4 pat=${5:-} before got e
+	before=$(mem_state)
+	got=$(ctl "$file" "$text")
+	e=$(one_line_error)
+	say "$what: $got: $e"
+	expect_eq "$what: errno" "$got" "$want"
+	[ -z "$pat" ] || [[ $e == *$pat* ]] || fail "$what: last_error does not say '$pat'"
+	expect_eq "$what: memory after" "$(mem_state)" "$before"
+	expect_eq "$what: borrowed after" "$(cat "$CXLV_SYS/borrowed")" ""
+}
+
+# Debian's 6.1 leaves hot-added memory offline (auto_online_blocks offline,
+# CONFIG_MEMORY_HOTPLUG_DEFAULT_ONLINE unset); 6.12 and 7.3 online it. A
+# release gives memory back per that policy, so the tests ask for online.
+online_policy() {
+	say "auto_online_blocks was $(cat $MEMDIR/auto_online_blocks)"
+	sysw online $MEMDIR/auto_online_blocks
+}
+
+# system_ram_in START SIZE: some System RAM entry of /proc/iomem, at any
+# depth, overlaps [START, START + SIZE).
+system_ram_in() {
+	local line r lo hi
+	while IFS= read -r line; do
+		[[ $line == *" : System RAM" ]] || continue
+		r=${line%% : *} lo=$((0x${r%-*})) hi=$((0x${r#*-}))
+		[ "$hi" -lt $(($1)) ] || [ "$lo" -ge $(($1 + $2)) ] || return 0
+	done <<<"$(sed 's/^ *//' /proc/iomem)"
+	return 1
+}

@@ -1,0 +1,122 @@
+#!/bin/bash
+# vm: --mem 4G --append nokaslr --append nogbpages
+# What a borrow (issue 17) refuses, in a guest booted without memmap=: more
+# than the floor allows (8 GiB on a 4 GiB guest, and just over MemAvailable
+# less the floor), more than there is System RAM above 4 GiB, a memsize not
+# a multiple of 256 MiB, an exact range below 4 GiB or holding the kernel
+# image, a release of an address that is not a borrowed range, and a range
+# holding long-term pinned pages (io_uring fixed buffers), whose offlining
+# the module aborts after borrow_timeout_ms, and which goes offline once
+# unpinned (given back at once: too small for a device); a signal to the
+# writer (SIGTERM, as Ctrl-C) stops such a borrow at once. Each with its errno and a
+# one-line last_error, MemTotal and every memory block's state unchanged.
+# nokaslr keeps the kernel image below 4 GiB (its range is then refused as
+# such): with the image in high memory, 6.1 and 6.12 refuse every range
+# below it in the same System RAM entry (cxlv_compat.h), which would leave
+# the pinned pages' range no way to show the timeout. nogbpages: with a
+# 1 GiB direct map only whole GiBs can be borrowed (cxlv-borrow checks
+# that), and this guest has no whole GiB above 4 GiB free of early boot's
+# unmovable pages.
+. /cxlv/test/vm/guest/cxlv.sh
+# shellcheck source=test/e2e/borrow-lib.sh
+. "$CXLV/test/e2e/borrow-lib.sh"
+
+M=$((1 << 20))
+PIECE=$((256 * M))
+borrow() { echo "borrow=1,memsize=$1,cxltype=3,pmem=1${2:+,memstart=$2}"; }
+load_stack
+say "$(mem_state)"
+
+refused "8 GiB on a 4 GiB guest" "$CXLV_DBG/create" "$(borrow $((8 << 30)))" ENOMEM floor
+avail=$(($(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo) << 10))
+total=$(($(memtotal_kb) << 10))
+floor=$((total / 8 > 512 * M ? total / 8 : 512 * M))
+over=$(((avail - floor) / PIECE * PIECE + PIECE))
+refused "$((over / M)) MiB: over MemAvailable less the floor" "$CXLV_SYS/create" "$(borrow $over)" ENOMEM floor
+
+# more than all System RAM above 4 GiB, yet within the floor
+high=0
+while IFS= read -r line; do
+	r=${line%% : *} lo=$((0x${r%-*})) hi=$((0x${r#*-}))
+	[ "$lo" -lt $((4 << 30)) ] || high=$((high + hi + 1 - lo))
+done <<<"$(grep -E '^[0-9a-f]+-[0-9a-f]+ : System RAM$' /proc/iomem)"
+more=$((high / PIECE * PIECE + PIECE))
+[ $((avail - more)) -ge "$floor" ] || fail "the guest is too small for this case: $((high / M)) MiB above 4 GiB"
+refused "$((more / M)) MiB: more than System RAM above 4 GiB" "$CXLV_DBG/create" "$(borrow $more)" ENOMEM "ask for less"
+
+refused "memsize not a multiple of 256 MiB" "$CXLV_DBG/create" "$(borrow $((PIECE + 4096)))" EINVAL "256 MiB"
+refused "exact range below 4 GiB" "$CXLV_DBG/create" "$(borrow $PIECE 0x40000000)" ERANGE "below 4 GiB"
+kcode=$((0x$(sed -n 's/^ *\([0-9a-f]*\)-[0-9a-f]* : Kernel code$/\1/p' /proc/iomem)))
+kbase=$((kcode / PIECE * PIECE))
+refused "exact range holding the kernel image at $(printf '%#x' "$kcode")" \
+	"$CXLV_DBG/create" "$(borrow "$PIECE" "$kbase")" ERANGE "below 4 GiB"
+refused "release of an address that is not borrowed" "$CXLV_DBG/release" "memstart=0x100000000" ENOENT "no borrowed range"
+refused "remove with release=1 of no device" "$CXLV_SYS/remove" "cxlv_dev_id=5,release=1" ENODEV
+
+# --- a long-term pinned page in the range: offlining aborts, blocks come back ---
+PIN=/cxlv/test/tools/bin/longterm-pin
+"$PIN" 512 >/tmp/pin.out 2>&1 &
+pin_pid=$!
+wait_for 30 grep -qx pinned /tmp/pin.out || fail "longterm-pin: $(cat /tmp/pin.out)"
+say "pieces with pinned pages: $(grep '^0x' /tmp/pin.out | tr '\n' ' ')"
+# Not the first piece above 4 GiB, the topmost, nor the kernel's: early
+# boot leaves unmovable pages there. Other pieces may hold an unmovable page
+# too (a page table, io_uring's own pages): those fail at once with EBUSY,
+# rolled back as well, and the next piece is tried; one must time out.
+sysw 3000 /sys/module/cxl_virt/parameters/borrow_timeout_ms
+pinned=
+while read -r a; do
+	[[ $a == 0x* ]] && [ $((a)) -gt $((4 << 30)) ] && [ $((a + PIECE)) -lt $(((4 << 30) + high)) ] &&
+		[ $((a)) != "$kbase" ] || continue
+	t0=$(uptime_ms)
+	before=$(mem_state)
+	got=$(ctl "$CXLV_DBG/create" "$(borrow "$PIECE" "$a")")
+	say "exact range with pinned pages at $a: $got: $(one_line_error) ($(($(uptime_ms) - t0)) ms)"
+	expect_eq "memory after the pinned range at $a" "$(mem_state)" "$before"
+	expect_eq "borrowed after the pinned range at $a" "$(cat "$CXLV_SYS/borrowed")" ""
+	case $got in
+	ETIMEDOUT) pinned=$a && break ;;
+	EBUSY) ;;
+	*) fail "pinned range at $a: $got" ;;
+	esac
+done </tmp/pin.out
+[ -n "$pinned" ] || fail "no pinned range timed out"
+has "timed out" "$CXLV_SYS/last_error" || fail "last_error does not say it timed out"
+echo "TIME pinned range aborted and rolled back: $(($(uptime_ms) - t0)) ms"
+# a signal to the writer ends the wait at once, as Ctrl-C would
+sysw 60000 /sys/module/cxl_virt/parameters/borrow_timeout_ms
+before=$(mem_state)
+t0=$(uptime_ms)
+sh -c "echo '$(borrow "$PIECE" "$pinned")' >$CXLV_DBG/create" &
+writer=$!
+sleep 2
+kill -TERM "$writer"
+wait "$writer" && fail "the write succeeded"
+took=$(($(uptime_ms) - t0))
+echo "TIME pinned range, writer killed after 2 s: $took ms"
+[ "$took" -lt 10000 ] || fail "the borrow went on for $took ms after the signal"
+e=$(one_line_error)
+say "after SIGTERM: $e"
+[[ $e == *"interrupted by a signal"* ]] || fail "last_error does not say it was interrupted"
+expect_eq "memory after the interrupted borrow" "$(mem_state)" "$before"
+expect_eq "borrowed after the interrupted borrow" "$(cat "$CXLV_SYS/borrowed")" ""
+kill "$pin_pid"
+wait "$pin_pid" || true
+# Unpinned, the same piece goes offline: too small for a device (ENOSPC),
+# so the create gives the borrowed range straight back.
+online_policy
+before=$(mem_state)
+expect_eq "the same 256 MiB once unpinned" "$(ctl "$CXLV_DBG/create" "$(borrow "$PIECE" "$pinned")")" ENOSPC
+step "it was borrowed, then given back" sh -c \
+	"dmesg | grep -A3 'borrowed 256 MiB of System RAM at $pinned' | grep 'gave 256 MiB at $pinned back'"
+wait_for 30 sh -c "! grep -q offline $MEMDIR/memory*/state" || fail "blocks offline: $(blocks)"
+after=$(mem_state)
+expect_eq "blocks after a create that could not use its borrow" "${after#*; }" "${before#*; }"
+# the range's boot-time struct pages (64 B per page) join MemTotal
+grown=$(($(memtotal_kb) - $(sed 's/^MemTotal \([0-9]*\).*/\1/' <<<"$before")))
+say "MemTotal grew by $grown kB (struct pages of the range: $((PIECE / 4096 * 64 / 1024)) kB)"
+[ "$grown" -ge 0 ] && [ "$grown" -le $((PIECE / 4096 * 64 / 1024)) ] || fail "MemTotal moved by $grown kB"
+expect_eq "borrowed" "$(cat "$CXLV_SYS/borrowed")" ""
+step "rmmod" rmmod cxl_virt
+no_kernel_complaints
+say PASS
