@@ -39,7 +39,9 @@
  * it (on 7.3 an Oops in free_pagetable(), seen in the e2e guest). So a
  * range whose start or end falls inside a 1 GiB mapping (lookup_address())
  * is never a candidate: with gigapages (X86_FEATURE_GBPAGES, the default
- * where the CPU has them) ranges are then whole, aligned GiBs.
+ * where the CPU has them) ranges are then whole, aligned GiBs. When the
+ * module picks the range, it rounds the size up to them and the device
+ * takes its part from the start; an exact range must be whole GiBs.
  *
  * Offlining retries for ever while a page in the range cannot be migrated
  * (offline_pages() gives up only on a signal). So it runs in a kthread that
@@ -435,10 +437,14 @@ static int cxlv_borrow_collect(struct resource *res, void *arg)
 	return 0;
 }
 
-/* borrow=1 without memstart: the topmost run that goes offline. */
+/*
+ * borrow=1 without memstart: the topmost run that goes offline. Where only
+ * whole GiBs can be cut (a 1 GiB direct map), the run is @size rounded up
+ * to them and the device uses its first @size bytes.
+ */
 static int cxlv_borrow_pick(u64 size, u64 *picked)
 {
-	u64 align = cxlv_borrow_align(), best = 0, start, end, low, bad;
+	u64 align = cxlv_borrow_align(), best = 0, start, end, low, bad, need;
 	struct cxlv_ram_ranges *rr;
 	int i, tried = 0, nid, rc = -ENOMEM;
 	bool gigapages = false;
@@ -453,32 +459,41 @@ static int cxlv_borrow_pick(u64 size, u64 *picked)
 		low = max_t(u64, ALIGN(rr->r[i].start, align),
 			    CXLV_BORROW_MIN_START);
 		end = ALIGN_DOWN(rr->r[i].end + 1, align);
-		while (rc && end >= low + size && tried < CXLV_BORROW_TRIES) {
-			start = end - size;
+		need = size;
+		while (rc && end >= low + need && tried < CXLV_BORROW_TRIES) {
+			start = end - need;
 			if (cxlv_borrow_cuts_gigapage(end)) {
 				end = ALIGN_DOWN(end, SZ_1G);
 				gigapages = true;
 				continue;
 			}
 			if (cxlv_borrow_cuts_gigapage(start)) {
-				end -= align;
 				gigapages = true;
+				if (!IS_ALIGNED(need, SZ_1G)) {
+					need = ALIGN(size, SZ_1G);
+					rc = cxlv_borrow_floor(need);
+					if (rc)
+						goto out;	/* its reason is set */
+					rc = -ENOMEM;
+					continue;
+				}
+				end -= align;
 				continue;
 			}
-			if (cxlv_borrow_blocks(start, size, &nid, &bad)) {
+			if (cxlv_borrow_blocks(start, need, &nid, &bad)) {
 				end = ALIGN_DOWN(bad, align);
 				continue;
 			}
-			if (cxlv_borrow_overlaps(start, size) ||
+			if (cxlv_borrow_overlaps(start, need) ||
 			    cxlv_fwmap_is_ram(start, end - 1) <= 0) {
 				end -= align;
 				continue;
 			}
 			tried++;
-			rc = cxlv_borrow_offline(start, size);
+			rc = cxlv_borrow_offline(start, need);
 			if (!rc) {
 				*picked = start;
-				rc = cxlv_borrow_record(start, size, nid);
+				rc = cxlv_borrow_record(start, need, nid);
 				goto out;
 			}
 			if (rc == -EINTR)
@@ -499,7 +514,7 @@ static int cxlv_borrow_pick(u64 size, u64 *picked)
 	else if (rc == -ENOMEM)
 		cxlv_set_error("create: borrow: no %llu MiB run of System RAM above 4 GiB went offline (largest run that did: %llu MiB; %d tried%s); ask for less, or boot with memmap=SIZE$START",
 			       cxlv_mib(size), cxlv_mib(best), tried,
-			       gigapages ? "; 1 GiB direct map: whole GiBs only" : "");
+			       gigapages ? "; 1 GiB direct map: whole GiBs" : "");
 out:
 	kfree(rr);
 	return rc;
