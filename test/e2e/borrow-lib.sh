@@ -15,6 +15,13 @@ blocks() {
 # mem_state: MemTotal and the block states, compared before and after.
 mem_state() { echo "MemTotal $(memtotal_kb) kB; blocks: $(blocks)"; }
 
+# struct_pages_kb BYTES: the kB of struct pages (64 bytes a page) behind
+# BYTES of memory: what a release may leave in MemTotal on top, the first
+# time a range is given back (its boot memory map was outside MemTotal).
+struct_pages_kb() {
+	echo $(($1 / $(awk '/^KernelPageSize:/ {print $2 * 1024; exit}' /proc/self/smaps) * 64 / 1024))
+}
+
 # borrowed_field N [LINE]: field N of the first (or LINE-th) line of borrowed.
 borrowed_field() { sed -n "${2:-1}p" "$CXLV_SYS/borrowed" | cut -d' ' -f"$1"; }
 

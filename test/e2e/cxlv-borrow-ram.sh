@@ -44,8 +44,8 @@ echo "TIME release 1 GiB: $(($(uptime_ms) - t0)) ms"
 expect_eq "borrowed" "$(cat "$CXLV_SYS/borrowed")" ""
 wait_for 30 sh -c "! grep -q offline $MEMDIR/memory*/state" || fail "blocks offline: $(blocks)"
 delta=$(($(memtotal_kb) - total0))
-say "MemTotal delta after borrow + release: $delta kB (struct pages of the range: $((SIZE / 4096 * 64 / 1024)) kB)"
-[ "${delta#-}" -le $((SIZE / 4096 * 64 / 1024)) ] || fail "MemTotal moved by $delta kB"
+say "MemTotal delta after borrow + release: $delta kB (struct pages of the range: $(struct_pages_kb "$SIZE") kB)"
+[ "${delta#-}" -le $(struct_pages_kb "$SIZE") ] || fail "MemTotal moved by $delta kB"
 step "rmmod" rmmod cxl_virt
 no_kernel_complaints
 say PASS

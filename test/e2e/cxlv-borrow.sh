@@ -49,7 +49,7 @@ step "iomem: the module holds the range" grep -x "${start#0x}-$last : cxl_virt b
 ! system_ram_in "$start" "$SIZE" || fail "System RAM left in the borrowed range"
 say "after borrow: $(mem_state)"
 # the range leaves MemTotal, less its struct pages, which the kernel frees
-memmap_kb=$((SIZE / 4096 * 64 / 1024))
+memmap_kb=$(struct_pages_kb "$SIZE")
 gone=$((total0 - $(memtotal_kb)))
 say "MemTotal dropped by $gone kB (range $((SIZE >> 10)) kB, its struct pages $memmap_kb kB)"
 [ "$gone" -le $((SIZE >> 10)) ] && [ "$gone" -ge $(((SIZE >> 10) - memmap_kb)) ] ||

@@ -26,8 +26,9 @@
 . "$CXLV/test/vm/guest/region-state.sh"
 # shellcheck source=test/e2e/cxlvctl-region-lib.sh
 . "$CXLV/test/e2e/cxlvctl-region-lib.sh"
-# shellcheck source=test/e2e/cxlvctl-region-ram-lib.sh
-. "$CXLV/test/e2e/cxlvctl-region-ram-lib.sh"
+# system_ram_in, memtotal_kb, has_ram_regions, membind_pattern
+# shellcheck source=test/e2e/borrow-lib.sh
+. "$CXLV/test/e2e/borrow-lib.sh"
 
 memtotal() { echo $(($(memtotal_kb) * 1024)); }
 
@@ -36,10 +37,9 @@ memtotal() { echo $(($(memtotal_kb) * 1024)); }
 # release leaves the hot-added range's in it.
 slack=0
 borrowed_more() {
-	local bytes page
+	local bytes
 	bytes=$("$CXLVCTL" ranges --json | jq '[.reserved[] | select(.borrowed) | .size] | add // 0')
-	page=$(awk '/^KernelPageSize:/ {print $2 * 1024; exit}' /proc/self/smaps)
-	slack=$((slack + bytes / page * 64))
+	slack=$((slack + $(struct_pages_kb "$bytes") * 1024))
 }
 
 # within_slack WHAT BYTES: MemTotal is BYTES up to the slack.
@@ -49,9 +49,6 @@ within_slack() {
 	say "$1: MemTotal $now, want $2 within $slack"
 	[ "$now" -le $(($2 + slack)) ] && [ "$now" -ge $(($2 - slack)) ]
 }
-
-# system_ram_in START SIZE: top-level System RAM overlaps the range.
-system_ram_in() { iomem_top_overlaps "System RAM" "$1" "$2"; }
 
 # ranges_json JQ WANT: `cxlvctl ranges --json` gives WANT for JQ.
 ranges_json() {

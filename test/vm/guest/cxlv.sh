@@ -161,23 +161,19 @@ remake_region() {
 	sysfs_region "$1" pmem "$2"
 }
 
-# iomem_top_overlaps NAME START SIZE: a top-level entry of /proc/iomem
-# called NAME overlaps [START, START+SIZE).
-iomem_top_overlaps() {
+# reserved_covers ADDR: a top-level "Reserved" entry of /proc/iomem holds ADDR
+# (firmware may merge a memmap= range with a neighbouring reserved area).
+reserved_covers() {
 	local range name lo hi
 	while IFS= read -r line; do
 		[[ $line == " "* ]] && continue
 		range=${line%% : *} name=${line#* : }
-		[ "$name" = "$1" ] || continue
+		[ "$name" = Reserved ] || continue
 		lo=$((0x${range%-*})) hi=$((0x${range#*-}))
-		[ "$2" -le "$hi" ] && [ $(($2 + $3)) -gt "$lo" ] && return 0
+		[ "$1" -ge "$lo" ] && [ "$1" -le "$hi" ] && return 0
 	done </proc/iomem
 	return 1
 }
-
-# reserved_covers ADDR: a top-level "Reserved" entry of /proc/iomem holds ADDR
-# (firmware may merge a memmap= range with a neighbouring reserved area).
-reserved_covers() { iomem_top_overlaps Reserved "$1" 1; }
 
 # cxl_one ARGS...: the first object `cxl list ARGS` prints, bare or in an array.
 cxl_one() {
