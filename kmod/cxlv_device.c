@@ -123,8 +123,7 @@ static bool cxlv_live(struct cxlv_dev *cxlv)
 	return READ_ONCE(cxlv->probe_rc) == 0;
 }
 
-/* The device whose range overlaps @p's, with the reason recorded. */
-static struct cxlv_dev *cxlv_find_overlap(const struct cxlv_params *p)
+static struct cxlv_dev *cxlv_find_conflict(const struct cxlv_params *p)
 {
 	struct cxlv_dev *other;
 	int id;
@@ -136,18 +135,6 @@ static struct cxlv_dev *cxlv_find_overlap(const struct cxlv_params *p)
 				       dev_name(&other->dev));
 			return other;
 		}
-	}
-	return NULL;
-}
-
-static struct cxlv_dev *cxlv_find_conflict(const struct cxlv_params *p)
-{
-	struct cxlv_dev *other = cxlv_find_overlap(p);
-	int id;
-
-	if (other)
-		return other;
-	idr_for_each_entry(&cxlv_devices, other, id) {
 		if (p->serial == other->params.serial) {
 			cxlv_set_error("create: serial %#llx is already used by %s",
 				       p->serial, dev_name(&other->dev));
@@ -185,9 +172,6 @@ int cxlv_create(const struct cxlv_params *req)
 	}
 	borrow = cxlv_borrow_get(&p);
 	rc = cxlv_mem_validate(&p, &layout, borrow);
-	/* a borrowed range with a device on it is taken, not unreserved */
-	if (rc == -EADDRNOTAVAIL && cxlv_find_overlap(&p))
-		rc = -EEXIST;
 	if (rc)
 		goto unlock;
 	if (cxlv_find_conflict(&p)) {
