@@ -111,11 +111,11 @@ func (c *Control) explain(op string, f Files, err error) error {
 		kind = errors.Join(cxlverr.ErrNotFound, err)
 	case errors.Is(err, syscall.ENOENT):
 		msg = fmt.Sprintf("%s: cxl_virt control file vanished: module unloaded? run `modprobe cxl_virt`", op)
-	case errors.Is(err, syscall.ENOMEM) && reason != "":
-		// The module's reason says how much it could have had.
-		msg = op + ": " + reason + ": ask for a smaller --size, or reserve memory at boot with memmap= (`cxlvctl ranges`)"
+	case errors.Is(err, syscall.ENOMEM) && strings.Contains(reason, "memmap="):
+		// The module's reason says how much it could have had, and the way out.
+		msg = op + ": " + reason
 	case errors.Is(err, syscall.ENOMEM):
-		msg = op + ": not enough System RAM could be borrowed: ask for less, or reserve memory at boot (`cxlvctl ranges`)"
+		msg = op + ": " + with("not enough System RAM could be borrowed") + ": ask for a smaller --size, or reserve memory at boot with memmap= (`cxlvctl ranges`)"
 	case errors.Is(err, syscall.EBUSY):
 		switch {
 		case op == "remove" && reason != "":

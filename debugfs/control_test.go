@@ -97,7 +97,9 @@ func TestExplain(t *testing.T) {
 		{"release", syscall.EBUSY, "", 0, []string{"device is on the range", "remove --release"}},
 		{"create", syscall.ENOMEM, "create: borrow: 8192 MiB would leave under the floor of 740 MiB free (MemAvailable 5621 MiB); at most 4880 MiB can be borrowed now", 0,
 			[]string{"create: borrow: 8192 MiB would leave under the floor of 740 MiB free (MemAvailable 5621 MiB); at most 4880 MiB can be borrowed now: ask for a smaller --size", "memmap="}},
-		{"create", syscall.ENOMEM, "", 0, []string{"not enough System RAM", "ask for less"}},
+		{"create", syscall.ENOMEM, "", 0, []string{"not enough System RAM", "ask for a smaller --size", "memmap="}},
+		{"create", syscall.ENOMEM, "create: borrow: no 2048 MiB run of System RAM above 4 GiB went offline (largest run that did: 1024 MiB; 3 tried); ask for less, or boot with memmap=SIZE$START", 0,
+			[]string{"create: borrow: no 2048 MiB run", "ask for less, or boot with memmap=SIZE$START"}},
 	} {
 		if err := os.WriteFile(lastError, []byte(tc.reason+"\n"), 0o600); err != nil {
 			t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -143,11 +144,12 @@ type Reserved struct {
 	Sources []string
 	// UsedBy are the cxl_virt devices inside the range.
 	UsedBy []Used
-	// Borrowed is true for a range cxl_virt took out of System RAM; it
-	// goes back to node Node on release.
-	Borrowed bool
-	Node     int
+	// Node is where a borrowed range came from and goes back to.
+	Node int
 }
+
+// Borrowed reports a range cxl_virt took out of System RAM.
+func (r Reserved) Borrowed() bool { return slices.Contains(r.Sources, SourceBorrowed) }
 
 // SourceBorrowed marks a range cxl_virt borrowed from System RAM.
 const SourceBorrowed = "borrowed"
@@ -158,8 +160,12 @@ type Used struct {
 	Range
 }
 
-// Free is the largest part of the range no device uses.
+// Free is the largest part of the range no device uses; none of a
+// borrowed range that has its device (one each).
 func (r Reserved) Free() Range {
+	if r.Borrowed() && len(r.UsedBy) > 0 {
+		return Range{}
+	}
 	used := append([]Used(nil), r.UsedBy...)
 	sort.Slice(used, func(i, j int) bool { return used[i].Start < used[j].Start })
 	best, cur := Range{}, r.Start
@@ -249,7 +255,7 @@ func Read(h host.Root) (HostMemory, error) {
 	}
 	for _, b := range borrowed {
 		r := add(Range{Start: b.Start, Size: b.Size}, SourceBorrowed)
-		r.Borrowed, r.Node = true, b.Node
+		r.Node = b.Node
 	}
 	devs, err := h.Sys().VirtDevices()
 	if err != nil && !isNotSupported(err) {
@@ -314,9 +320,6 @@ func (hm HostMemory) Usable(minSize uint64) []Reserved {
 func (hm HostMemory) Fit(size uint64) (Range, bool) {
 	for _, r := range hm.Reserved {
 		free := r.Free()
-		if r.Borrowed && len(r.UsedBy) > 0 {
-			continue
-		}
 		if start := alignUp(free.Start, units.MiB); start < free.End() && free.End()-start >= size {
 			return Range{Start: start, Size: size}, true
 		}

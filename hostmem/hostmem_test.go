@@ -136,8 +136,8 @@ func TestReadBorrowed(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Reserved{
-		{Range: Range{0x1b0000000, 512 * units.MiB}, Sources: []string{SourceBorrowed}, Borrowed: true},
-		{Range: Range{0x1d0000000, 512 * units.MiB}, Sources: []string{SourceBorrowed}, Borrowed: true,
+		{Range: Range{0x1b0000000, 512 * units.MiB}, Sources: []string{SourceBorrowed}},
+		{Range: Range{0x1d0000000, 512 * units.MiB}, Sources: []string{SourceBorrowed},
 			UsedBy: []Used{{Device: "cxlv0", Range: Range{0x1d0000000, 512 * units.MiB}}}},
 	}
 	if got := hm.Usable(debugfs.MinDeviceSize); !reflect.DeepEqual(got, want) {

@@ -75,10 +75,10 @@ func runRanges(c *cli.Context) error {
 		for _, u := range r.UsedBy {
 			j.UsedBy = append(j.UsedBy, usedJSON{Device: u.Device, Start: u.Start, Size: u.Size})
 		}
-		if free := r.Free(); free.Size > 0 && !(r.Borrowed && len(r.UsedBy) > 0) {
+		if free := r.Free(); free.Size > 0 {
 			j.Free = &spanJSON{Start: free.Start, Size: free.Size}
 		}
-		if r.Borrowed {
+		if r.Borrowed() {
 			node := r.Node
 			j.Borrowed, j.Node, j.Release = true, &node, releaseHint(r)
 		}

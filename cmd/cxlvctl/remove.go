@@ -35,7 +35,9 @@ func runRemove(c *cli.Context) error {
 		return err
 	}
 	release := c.Bool("release")
-	if release {
+	// --force writes before the remove does: refuse first what the remove
+	// would refuse (without --force the remove checks it itself).
+	if release && c.Bool("force") {
 		if err := e.control().CheckReleasable(name); err != nil {
 			return err
 		}
