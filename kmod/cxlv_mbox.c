@@ -52,8 +52,13 @@ struct cxlv_health_info {
 	__le32 corrected_persistent_errors;
 } __packed;
 
-/* CXL r3.0 8.2.9.8.3.1: Device Temperature of a device without a sensor */
-#define CXLV_HEALTH_TEMPERATURE_NOT_IMPL	0xffff
+/*
+ * CXL r3.0 8.2.9.8.3.1 Device Temperature, in degrees Celsius. RAM has no
+ * sensor, but Not Implemented does not survive libcxl: ndctl 76.1 and 81
+ * print the -EOPNOTSUPP they decode it to as "temperature":-95. A nominal
+ * room temperature reads as a healthy device everywhere.
+ */
+#define CXLV_HEALTH_TEMPERATURE_C	25
 
 static const uuid_t cxlv_cel_uuid = DEFINE_CXL_CEL_UUID;
 
@@ -155,7 +160,7 @@ static u16 cxlv_mbox_set_lsa(const struct cxlv_emu_config *cfg,
 	return CXL_MBOX_CMD_RC_SUCCESS;
 }
 
-/* CXL r3.0 8.2.9.8.3.1 Get Health Info: healthy RAM, 0% worn, no sensor */
+/* CXL r3.0 8.2.9.8.3.1 Get Health Info: healthy RAM, 0% worn, nominal 25 C */
 static u16 cxlv_mbox_get_health_info(const struct cxlv_emu_config *cfg,
 				     struct cxlv_mbox_cmd *cmd)
 {
@@ -164,8 +169,7 @@ static u16 cxlv_mbox_get_health_info(const struct cxlv_emu_config *cfg,
 	static_assert(sizeof(*health) == 0x12);
 
 	memset(health, 0, sizeof(*health));
-	health->device_temperature =
-		cpu_to_le16(CXLV_HEALTH_TEMPERATURE_NOT_IMPL);
+	health->device_temperature = cpu_to_le16(CXLV_HEALTH_TEMPERATURE_C);
 	cmd->out_len = sizeof(*health);
 	return CXL_MBOX_CMD_RC_SUCCESS;
 }
