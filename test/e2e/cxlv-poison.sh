@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm: --mem 3G --memmap 1G$0x100000000 --append iomem=relaxed
+# vm: --mem 3G --numa-split 2G --memmap 1G$0x100000000 --append iomem=relaxed
 # kernels: 6.12 7.3
 # The poison list (issue 20) through the stock interfaces of 6.12's and
 # 7.3's cxl core: debugfs inject_poison and clear_poison, the memdev's
@@ -16,8 +16,12 @@
 # gets SIGBUS (test/tools/poison-touch: BUS_MCEERR_AO at the page, the
 # mapping's page size: 2 MiB for devdax); after clear_poison it maps again and reads
 # the zeros. Remove drops the list: the device made again on the range has
-# none.
+# none. Last, a RAM region online as node 1: poison on a free page takes it
+# out of the allocator (HardwareCorrupted, kpageflags HWPOISON) with the
+# guest up, clear_poison gives it back, and the blocks still go offline.
 . /cxlv/test/vm/guest/cxlv.sh
+# shellcheck source=test/e2e/cxlvctl-region-ram-lib.sh
+. "$CXLV/test/e2e/cxlvctl-region-ram-lib.sh"
 
 probe=/cxlv/test/tools/bin/cxl-mbox-probe
 touch=/cxlv/test/tools/bin/poison-touch
@@ -25,7 +29,7 @@ for t in $probe $touch; do [ -x $t ] || fail "no $t: test/tools/build.sh builds 
 start=$((0x100000000)) size=$((1 << 30))
 trace=/sys/kernel/tracing
 
-load_stack
+load_stack --ram --pmem
 dev=$(create "memstart=$start,memsize=$size,cxltype=3,pmem=1")
 wait_ready "$dev"
 mem=$(attr "$dev" memdev)
@@ -148,6 +152,39 @@ wait_ready "$dev"
 mem=$(attr "$dev" memdev)
 poison_trace >/dev/null
 step "no poison after remove and create" test -z "$(listed)"
+remove "$dev"
+
+# --- System RAM: a free page of an online RAM region
+dev=$(create "memstart=$start,memsize=$size,cxltype=3,pmem=0")
+wait_ready "$dev"
+mem=$(attr "$dev" memdev) window=$(attr "$dev" window_start)
+dbg=/sys/kernel/debug/cxl/$mem
+sysw online_movable $MEMDIR/auto_online_blocks
+region=$(sysfs_region "$dev" ram)
+wait_for 30 blocks_in online dax0.0 || fail "memory of $region not online"
+# kpage PFN: the page's /proc/kpageflags word (bit 10 buddy, 19 hwpoison).
+kpage() { od -An -tu8 -j $(($1 * 8)) -N8 /proc/kpageflags | tr -d ' '; }
+hwpoisoned() { (($(kpage "$1") >> 19 & 1)); }
+unpoisoned() { ! hwpoisoned "$1"; }
+corrupted_kb() { awk '/^HardwareCorrupted:/ {print $2}' /proc/meminfo; }
+for ((pfn = (window >> 12) + 4096; ; pfn += 256)); do
+	(($(kpage $pfn) >> 10 & 1)) && break
+	((pfn < (window + (256 << 20)) >> 12)) || fail "no free page in the region's first 256 MiB"
+done
+dpa=$(((pfn << 12) - window))
+corrupted0=$(corrupted_kb)
+expect_eq "inject DPA $(printf '%#x' $dpa) (free page $(printf '%#x' $pfn))" "$(ctl "$dbg/inject_poison" $dpa)" OK
+step "page $(printf '%#x' $pfn) hwpoisoned" wait_for 10 hwpoisoned $pfn
+dmesg | grep "Memory failure: $(printf '%#x' $pfn)" || fail "no memory failure line for $(printf '%#x' $pfn)"
+expect_eq "HardwareCorrupted" "$(corrupted_kb)" $((corrupted0 + 4))
+step "a pattern through node 1 with the page out" membind_pattern 1 32
+expect_eq "clear DPA $(printf '%#x' $dpa)" "$(ctl "$dbg/clear_poison" $dpa)" OK
+step "page $(printf '%#x' $pfn) back after clear" wait_for 10 unpoisoned $pfn
+expect_eq "HardwareCorrupted after clear" "$(corrupted_kb)" "$corrupted0"
+for b in $(blocks_of dax0.0); do
+	sysw offline "$MEMDIR/$b/state"
+done
+drop_region "$region"
 
 sysw 0 $trace/events/cxl/cxl_poison/enable
 no_kernel_complaints
