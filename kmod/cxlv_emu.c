@@ -438,6 +438,7 @@ struct cxlv_emu *cxlv_emu_start(const struct cxlv_emu_config *cfg)
 	if (!emu)
 		return ERR_PTR(-ENOMEM);
 
+	cxlv_poison_start(&emu->mbox_state.poison, cfg);
 	emu->cfg = *cfg;
 	emu->mbox = cxlv_regs_mbox(cfg);
 	emu->hdm = cxlv_regs_hdm(cfg);
@@ -468,6 +469,7 @@ void cxlv_emu_stop(struct cxlv_emu *emu)
 	/* Neither hint nor timer can queue it again now. */
 	cancel_work_sync(&emu->mbox_work);
 	cancel_work_sync(&emu->mbox_work_any);
+	cxlv_poison_stop(&emu->mbox_state.poison);
 	kfree(emu);
 }
 

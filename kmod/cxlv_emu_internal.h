@@ -8,6 +8,7 @@
 #include <linux/workqueue.h>
 #include "cxl.h"
 #include "cxlv_emu.h"
+#include "cxlv_poison.h"
 
 /**
  * DOC: cxl_virt emulator internals
@@ -45,10 +46,12 @@
  * @timestamp: CXL r3.0 8.2.9.4.2 the host's time at its last Set Timestamp,
  *	in ns since the epoch
  * @timestamp_set_at: ktime_get_ns() at that Set Timestamp; 0: never set
+ * @poison: CXL r3.0 8.2.9.8.4 the poison list (cxlv_poison.c)
  */
 struct cxlv_mbox_state {
 	u64 timestamp;
 	u64 timestamp_set_at;
+	struct cxlv_poison poison;
 };
 
 /**
@@ -157,5 +160,6 @@ void cxlv_emu_hints_put(void);
 
 u16 cxlv_mbox_handle(const struct cxlv_emu_config *cfg,
 		     struct cxlv_mbox_cmd *cmd);
+u64 cxlv_mbox_now(const struct cxlv_mbox_state *state);
 
 #endif /* __CXLV_EMU_INTERNAL_H__ */

@@ -16,8 +16,9 @@
  * command set is the one the 6.1 cxl_pci, cxl_pmem and the user ioctl path
  * use: GET_SUPPORTED_LOGS, GET_LOG of the Command Effects Log, IDENTIFY,
  * GET_PARTITION_INFO, GET_HEALTH_INFO, GET_TIMESTAMP and SET_TIMESTAMP
- * (6.12's cxl_pci sets the time at probe), and for persistent devices GET_LSA
- * and SET_LSA on the CXLV_LSA_SIZE label storage area. The CEL is generated
+ * (6.12's cxl_pci sets the time at probe), the poison list commands
+ * (cxlv_poison.c), and for persistent devices GET_LSA and SET_LSA on the
+ * CXLV_LSA_SIZE label storage area. The CEL is generated
  * from the command table, so it lists exactly what is answered. Every other
  * opcode gets Unsupported; malformed input gets Invalid Input or Invalid
  * Payload Length and touches nothing.
@@ -52,8 +53,13 @@ struct cxlv_health_info {
 	__le32 corrected_persistent_errors;
 } __packed;
 
-/* CXL r3.0 8.2.9.8.3.1: Device Temperature of a device without a sensor */
-#define CXLV_HEALTH_TEMPERATURE_NOT_IMPL	0xffff
+/*
+ * CXL r3.0 8.2.9.8.3.1 Device Temperature, in degrees Celsius. RAM has no
+ * sensor, but Not Implemented does not survive libcxl: ndctl 76.1 and 81
+ * print the -EOPNOTSUPP they decode it to as "temperature":-95. A nominal
+ * room temperature reads as a healthy device everywhere.
+ */
+#define CXLV_HEALTH_TEMPERATURE_C	25
 
 static const uuid_t cxlv_cel_uuid = DEFINE_CXL_CEL_UUID;
 
@@ -91,6 +97,9 @@ static u16 cxlv_mbox_identify(const struct cxlv_emu_config *cfg,
 	} else {
 		id->volatile_capacity = cpu_to_le64(units);
 	}
+	/* little-endian 24 bits */
+	static_assert(CXLV_POISON_MAX_RECORDS <= U8_MAX);
+	id->poison_list_max_mer[0] = CXLV_POISON_MAX_RECORDS;
 	/* partition_align 0: no GET_PARTITION_INFO needed to size partitions */
 	cmd->out_len = sizeof(*id);
 	return CXL_MBOX_CMD_RC_SUCCESS;
@@ -155,7 +164,7 @@ static u16 cxlv_mbox_set_lsa(const struct cxlv_emu_config *cfg,
 	return CXL_MBOX_CMD_RC_SUCCESS;
 }
 
-/* CXL r3.0 8.2.9.8.3.1 Get Health Info: healthy RAM, 0% worn, no sensor */
+/* CXL r3.0 8.2.9.8.3.1 Get Health Info: healthy RAM, 0% worn, nominal 25 C */
 static u16 cxlv_mbox_get_health_info(const struct cxlv_emu_config *cfg,
 				     struct cxlv_mbox_cmd *cmd)
 {
@@ -164,22 +173,25 @@ static u16 cxlv_mbox_get_health_info(const struct cxlv_emu_config *cfg,
 	static_assert(sizeof(*health) == 0x12);
 
 	memset(health, 0, sizeof(*health));
-	health->device_temperature =
-		cpu_to_le16(CXLV_HEALTH_TEMPERATURE_NOT_IMPL);
+	health->device_temperature = cpu_to_le16(CXLV_HEALTH_TEMPERATURE_C);
 	cmd->out_len = sizeof(*health);
 	return CXL_MBOX_CMD_RC_SUCCESS;
 }
 
-/* CXL r3.0 8.2.9.4.1 Get Timestamp: 0 until set, then the host's clock */
+/* The device's clock: 0 until Set Timestamp, then the host's clock. */
+u64 cxlv_mbox_now(const struct cxlv_mbox_state *state)
+{
+	if (!state->timestamp_set_at)
+		return 0;
+	return state->timestamp + ktime_get_ns() - state->timestamp_set_at;
+}
+
+/* CXL r3.0 8.2.9.4.1 Get Timestamp */
 static u16 cxlv_mbox_get_timestamp(const struct cxlv_emu_config *cfg,
 				   struct cxlv_mbox_cmd *cmd)
 {
-	const struct cxlv_mbox_state *state = cmd->state;
-	__le64 now = 0;
+	__le64 now = cpu_to_le64(cxlv_mbox_now(cmd->state));
 
-	if (state->timestamp_set_at)
-		now = cpu_to_le64(state->timestamp + ktime_get_ns() -
-				  state->timestamp_set_at);
 	memcpy(cmd->out, &now, sizeof(now));
 	cmd->out_len = sizeof(now);
 	return CXL_MBOX_CMD_RC_SUCCESS;
@@ -236,6 +248,23 @@ static const struct cxlv_mbox_op cxlv_mbox_ops[] = {
 		.opcode = CXL_MBOX_OP_GET_HEALTH_INFO,
 		.in_len = 0,
 		.handle = cxlv_mbox_get_health_info,
+	},
+	{
+		.opcode = CXL_MBOX_OP_GET_POISON,
+		.in_len = CXLV_POISON_LIST_IN_LEN,
+		.handle = cxlv_poison_get_list,
+	},
+	{
+		.opcode = CXL_MBOX_OP_INJECT_POISON,
+		.effect = CXLV_EFFECT_IMMEDIATE_DATA_CHANGE,
+		.in_len = CXLV_POISON_INJECT_IN_LEN,
+		.handle = cxlv_poison_inject,
+	},
+	{
+		.opcode = CXL_MBOX_OP_CLEAR_POISON,
+		.effect = CXLV_EFFECT_IMMEDIATE_DATA_CHANGE,
+		.in_len = CXLV_POISON_CLEAR_IN_LEN,
+		.handle = cxlv_poison_clear,
 	},
 	{
 		.opcode = CXLV_MBOX_OP_GET_TIMESTAMP,

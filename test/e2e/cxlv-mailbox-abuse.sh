@@ -13,7 +13,9 @@
 # storage area, the rest of the metadata window and the start of device
 # memory stay byte for byte the same; IDENTIFY on the same path is the
 # positive control, and Get Timestamp answers the time 6.12's cxl_pci set
-# at probe (0 on 6.1, which sets none). Stores into the read-only capability
+# at probe (0 on 6.1, which sets none). Get/Inject/Clear Poison with a
+# misaligned, out-of-range address or the wrong length are refused (Invalid
+# Input, Invalid Payload Length). Stores into the read-only capability
 # layout are undone. After rebinding cxl_pci the memdev and its labels are
 # back and answer normal commands.
 . /cxlv/test/vm/guest/cxlv.sh
@@ -91,9 +93,21 @@ for opcode in 0xbeef 0x0000 0xffff 0xc000; do
 	done
 done
 
+# The poison commands (CXL 3.0 8.2.9.8.4.1-3) on the probe's payload pattern,
+# whose address is neither 64-byte aligned nor inside the device: Invalid
+# Input (0x2) at their own input size, Invalid Payload Length (0x16) at any
+# other; nothing recorded, nothing written.
+for opcode_len in 0x4300:16 0x4301:8 0x4302:72; do
+	opcode=${opcode_len%:*} len=${opcode_len#*:}
+	raw_expect "rc=0x2 out_len=0 changed=0" "$opcode" "$len"
+	for bad in 0 $((len - 1)) $((len + 1)) 4096; do
+		raw_expect "rc=0x16 out_len=0 changed=0" "$opcode" $bad
+	done
+done
+
 snapshot /tmp/after
 cmp /tmp/before /tmp/after || fail "memory outside the mailbox registers changed"
-say "unknown opcodes answered Unsupported; metadata window, LSA and device memory unchanged"
+say "unknown opcodes answered Unsupported, malformed poison commands refused; metadata window, LSA and device memory unchanged"
 
 # Stores into the read-only capability layout (CXL 3.0 8.2.8.1 capability
 # count, 8.2.8.2 the second capability's offset) are undone by the device,

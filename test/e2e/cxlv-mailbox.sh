@@ -78,6 +78,10 @@ echo "$json"
 echo "$json" | has '"health":{' || fail "no health info: $json"
 echo "$json" | has '"media_normal":true' || fail "health: media not normal"
 echo "$json" | has '"life_used_percent":0' || fail "health: life used not 0%"
+echo "$json" | has -E '"temperature":25([^0-9]|$)' || fail "health: temperature not the nominal 25 C"
+for field in dirty_shutdowns volatile_errors pmem_errors; do
+	echo "$json" | has -E "\"$field\":0([^0-9]|\$)" || fail "health: $field not 0"
+done
 # partition_align 0: cxl-cli shows IDENTIFY's split and needs no GET_PARTITION_INFO
 echo "$json" | has "\"persistent_only_size\":$capacity" || fail "partition info lacks persistent_only_size $capacity"
 if cxl list -F >/dev/null 2>&1; then say "cxl list -F supported"; else say "cxl list -F: not in cxl-cli $(cxl --version)"; fi

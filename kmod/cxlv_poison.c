@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/io.h>
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/memory_hotplug.h>
+#include <linux/string.h>
+#include "cxlmem.h"
+#include "cxlv_emu_internal.h"
+
+/**
+ * DOC: cxl_virt poison list
+ *
+ * The media error commands of CXL r3.0 8.2.9.8.4: Get Poison List, Inject
+ * Poison and Clear Poison, answered on a list of up to
+ * CXLV_POISON_MAX_RECORDS 64-byte lines the emulator keeps per device.
+ * IDENTIFY advertises the list's size and the CEL the three opcodes, which
+ * is what makes 6.12's and 7.3's cxl core offer the debugfs inject_poison
+ * and clear_poison files and the memdev's trigger_poison_list. 6.1's core
+ * only lets them through its ioctl, where they answer the same way.
+ *
+ * An injection the full list cannot record sets the Overflow flag and its
+ * timestamp, as a device that lost track of its media errors does; a Clear
+ * Poison that leaves the list empty resets them (without Scan Media there
+ * is nothing else that could). Clear Poison writes its 64 bytes of data to
+ * the line whether or not the line was poisoned, as the spec says.
+ *
+ * What hardware poison does to the host, as far as the kernel lets a
+ * module: an injected line whose page the kernel manages (an online page of
+ * a RAM region, or a ZONE_DEVICE page of a devdax or fsdax namespace) goes
+ * to memory_failure(), queued from any context, flagged MF_SW_SIMULATED so
+ * that it can be undone: mappings of the page go and their processes get
+ * SIGBUS (BUS_MCEERR_*), a free RAM page leaves the allocator. A Clear
+ * Poison that leaves no record in the page gives an online page back
+ * (unpoison_memory()). Memory without struct pages (no namespace, a raw
+ * one) has only the list. The handlers may run in hard interrupt context,
+ * so the data write and unpoison_memory() run in a worker; the handler
+ * waits for it where it may sleep.
+ *
+ * The list lives and dies with the emulator: a remove drops it, and a device
+ * created again on the same range starts with no poison, while the data a
+ * Clear Poison wrote stays in the range like any other data.
+ */
+
+/* CXL r3.0 8.2.9.8.4.1 Get Poison List input payload */
+struct cxlv_poison_list_in {
+	__le64 address;	/* bits 63:6 the DPA, 5:0 reserved */
+	__le64 length;	/* in CXLV_POISON_LINE units */
+} __packed;
+
+/* CXL r3.0 8.2.9.8.4.1 Media Error Record */
+struct cxlv_poison_record {
+	__le64 address;	/* bits 63:6 the DPA, 2:0 the error source */
+	__le32 length;	/* in CXLV_POISON_LINE units */
+	__le32 reserved;
+} __packed;
+
+/* CXL r3.0 8.2.9.8.4.1 Get Poison List output payload */
+struct cxlv_poison_list_out {
+	u8 flags;
+	u8 reserved1;
+	__le64 overflow_ts;
+	__le16 count;
+	u8 reserved2[0x14];
+	struct cxlv_poison_record record[];
+} __packed;
+
+/* CXL r3.0 8.2.9.8.4.3 Clear Poison input payload */
+struct cxlv_poison_clear_in {
+	__le64 address;
+	u8 data[64];
+} __packed;
+
+#define CXLV_POISON_LINE		64
+#define CXLV_POISON_FLAG_OVERFLOW	BIT(1)	/* 8.2.9.8.4.1 flags */
+#define CXLV_POISON_SOURCE_INJECTED	0x3	/* 8.2.9.8.4.1 error source */
+
+static_assert(sizeof(struct cxlv_poison_list_in) == CXLV_POISON_LIST_IN_LEN);
+static_assert(sizeof(struct cxlv_poison_clear_in) == CXLV_POISON_CLEAR_IN_LEN);
+static_assert(sizeof(struct cxlv_poison_list_out) + CXLV_POISON_MAX_RECORDS *
+	      sizeof(struct cxlv_poison_record) <= CXLV_MBOX_PAYLOAD_SIZE);
+
+/* Writes the data of queued Clear Poisons; gives pages back to mm. */
+static void cxlv_poison_work(struct work_struct *work)
+{
+	struct cxlv_poison *poison = container_of(work, struct cxlv_poison,
+						  work);
+	struct cxlv_poison_clear clear;
+
+	while (kfifo_get(&poison->clears, &clear)) {
+		phys_addr_t addr = poison->hpa_base + clear.dpa;
+		struct page *page;
+		void *line;
+
+		line = memremap(addr, CXLV_POISON_LINE, MEMREMAP_WB);
+		if (line) {
+			memcpy(line, clear.data, CXLV_POISON_LINE);
+			memunmap(line);
+		} else {
+			pr_err_ratelimited("cannot map %pa to clear poison\n",
+					   &addr);
+		}
+		page = pfn_to_online_page(PHYS_PFN(addr));
+		if (clear.unpoison && page && PageHWPoison(page))
+			unpoison_memory(PHYS_PFN(addr));
+	}
+}
+
+/**
+ * cxlv_poison_start() - an empty list
+ * @poison: the device's list
+ * @cfg: the device
+ */
+void cxlv_poison_start(struct cxlv_poison *poison,
+		       const struct cxlv_emu_config *cfg)
+{
+	poison->count = 0;
+	poison->overflow_ts = 0;
+	poison->hpa_base = cfg->hpa_base;
+	INIT_KFIFO(poison->clears);
+	INIT_WORK(&poison->work, cxlv_poison_work);
+}
+
+/* After the last command: the clears already answered still happen. */
+void cxlv_poison_stop(struct cxlv_poison *poison)
+{
+	flush_work(&poison->work);
+}
+
+/* The line at @addr if it is a 64-byte aligned DPA of the device, else -1. */
+static s64 cxlv_poison_line(const struct cxlv_emu_config *cfg, __le64 addr)
+{
+	u64 dpa = le64_to_cpu(addr);
+
+	if (!IS_ALIGNED(dpa, CXLV_POISON_LINE) || dpa >= cfg->capacity)
+		return -1;
+	return dpa;
+}
+
+/* The index of the first record in [@dpa, @dpa + @len), or -1. */
+static int cxlv_poison_find(const struct cxlv_poison *poison, u64 dpa,
+			    u64 len)
+{
+	unsigned int i;
+
+	for (i = 0; i < poison->count; i++)
+		if (poison->dpa[i] >= dpa && poison->dpa[i] - dpa < len)
+			return i;
+	return -1;
+}
+
+/* CXL r3.0 8.2.9.8.4.1 Get Poison List: the records inside the range */
+u16 cxlv_poison_get_list(const struct cxlv_emu_config *cfg,
+			 struct cxlv_mbox_cmd *cmd)
+{
+	const struct cxlv_poison_list_in *in = cmd->in;
+	const struct cxlv_poison *poison = &cmd->state->poison;
+	struct cxlv_poison_list_out *out = cmd->out;
+	u64 start = le64_to_cpu(in->address);
+	u64 length = le64_to_cpu(in->length);
+	unsigned int i, n = 0;
+
+	if (!IS_ALIGNED(start, CXLV_POISON_LINE) || start >= cfg->capacity ||
+	    length > (cfg->capacity - start) / CXLV_POISON_LINE)
+		return CXL_MBOX_CMD_RC_INPUT;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < poison->count; i++) {
+		u64 dpa = poison->dpa[i];
+
+		if (dpa < start || dpa - start >= length * CXLV_POISON_LINE)
+			continue;
+		out->record[n].address =
+			cpu_to_le64(dpa | CXLV_POISON_SOURCE_INJECTED);
+		out->record[n].length = cpu_to_le32(1);
+		out->record[n].reserved = 0;
+		n++;
+	}
+	if (poison->overflow_ts) {
+		out->flags = CXLV_POISON_FLAG_OVERFLOW;
+		out->overflow_ts = cpu_to_le64(poison->overflow_ts);
+	}
+	out->count = cpu_to_le16(n);
+	cmd->out_len = struct_size(out, record, n);
+	return CXL_MBOX_CMD_RC_SUCCESS;
+}
+
+/*
+ * CXL r3.0 8.2.9.8.4.2 Inject Poison: a line already poisoned stays one; a
+ * page the kernel manages fails as on a machine check.
+ */
+u16 cxlv_poison_inject(const struct cxlv_emu_config *cfg,
+		       struct cxlv_mbox_cmd *cmd)
+{
+	struct cxlv_poison *poison = &cmd->state->poison;
+	unsigned long pfn;
+	__le64 addr;
+	s64 dpa;
+
+	static_assert(sizeof(addr) == CXLV_POISON_INJECT_IN_LEN);
+	memcpy(&addr, cmd->in, sizeof(addr));
+	dpa = cxlv_poison_line(cfg, addr);
+	if (dpa < 0)
+		return CXL_MBOX_CMD_RC_INPUT;
+	if (cxlv_poison_find(poison, dpa, CXLV_POISON_LINE) >= 0)
+		return CXL_MBOX_CMD_RC_SUCCESS;
+
+	if (poison->count < CXLV_POISON_MAX_RECORDS) {
+		poison->dpa[poison->count++] = dpa;
+	} else {
+		if (!poison->overflow_ts)
+			poison->overflow_ts = cxlv_mbox_now(cmd->state) ?: 1;
+		dev_dbg_ratelimited(cfg->dev,
+				    "poison list full, DPA %#llx not recorded\n",
+				    dpa);
+	}
+	pfn = PHYS_PFN(cfg->hpa_base + dpa);
+	if (pfn_valid(pfn))
+		memory_failure_queue(pfn, MF_SW_SIMULATED);
+	return CXL_MBOX_CMD_RC_SUCCESS;
+}
+
+/* CXL r3.0 8.2.9.8.4.3 Clear Poison: write the data, drop the record */
+u16 cxlv_poison_clear(const struct cxlv_emu_config *cfg,
+		      struct cxlv_mbox_cmd *cmd)
+{
+	const struct cxlv_poison_clear_in *in = cmd->in;
+	struct cxlv_poison *poison = &cmd->state->poison;
+	struct cxlv_poison_clear clear;
+	s64 dpa = cxlv_poison_line(cfg, in->address);
+	u64 page_dpa;
+	int i;
+
+	if (dpa < 0)
+		return CXL_MBOX_CMD_RC_INPUT;
+	if (kfifo_is_full(&poison->clears))
+		return CXL_MBOX_CMD_RC_BUSY;
+
+	i = cxlv_poison_find(poison, dpa, CXLV_POISON_LINE);
+	if (i >= 0)
+		poison->dpa[i] = poison->dpa[--poison->count];
+	if (!poison->count)
+		poison->overflow_ts = 0;
+
+	/* hpa_base is 256 MiB aligned: DPA pages are host pages */
+	page_dpa = ALIGN_DOWN(dpa, PAGE_SIZE);
+	clear.dpa = dpa;
+	clear.unpoison = cxlv_poison_find(poison, page_dpa, PAGE_SIZE) < 0;
+	memcpy(clear.data, in->data, sizeof(clear.data));
+	kfifo_put(&poison->clears, clear);
+	schedule_work(&poison->work);
+	if (preemptible())
+		flush_work(&poison->work);
+	return CXL_MBOX_CMD_RC_SUCCESS;
+}

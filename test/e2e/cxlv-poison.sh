@@ -1,0 +1,193 @@
+#!/bin/bash
+# vm: --mem 3G --numa-split 2G --memmap 1G$0x100000000 --append iomem=relaxed
+# kernels: 6.12 7.3
+# The poison list (issue 20) through the stock interfaces of 6.12's and
+# 7.3's cxl core: debugfs inject_poison and clear_poison, the memdev's
+# trigger_poison_list with its cxl_poison trace events (the HPA and region
+# resolved by the kernel once a region maps the line) and `cxl list
+# --media-errors`. The kernel refuses unaligned and out-of-range DPAs
+# itself; the device answers the same through the raw registers elsewhere
+# (cxlv-mailbox-abuse). A line written through /dev/mem (iomem=relaxed)
+# reads back zeros after clear_poison, the data Clear Poison carries; a
+# clean line clears too; one injection more than the list's 64 records sets
+# the Overflow flag and its timestamp, which go when the list is empty
+# again. Under a devdax namespace a mapped poisoned page is taken away with
+# dmesg's memory failure line, and a process that asked for early kills
+# gets SIGBUS (test/tools/poison-touch: BUS_MCEERR_AO at the page, the
+# mapping's page size: 2 MiB for devdax); after clear_poison it maps again and reads
+# the zeros. Remove drops the list: the device made again on the range has
+# none. Last, a RAM region online as node 1: poison on a free page takes it
+# out of the allocator (HardwareCorrupted, kpageflags HWPOISON) with the
+# guest up, clear_poison gives it back, and the blocks still go offline.
+. /cxlv/test/vm/guest/cxlv.sh
+# shellcheck source=test/e2e/cxlvctl-region-ram-lib.sh
+. "$CXLV/test/e2e/cxlvctl-region-ram-lib.sh"
+
+probe=/cxlv/test/tools/bin/cxl-mbox-probe
+touch=/cxlv/test/tools/bin/poison-touch
+for t in $probe $touch; do [ -x $t ] || fail "no $t: test/tools/build.sh builds it"; done
+start=$((0x100000000)) size=$((1 << 30))
+trace=/sys/kernel/tracing
+
+load_stack --ram --pmem
+dev=$(create "memstart=$start,memsize=$size,cxltype=3,pmem=1")
+wait_ready "$dev"
+mem=$(attr "$dev" memdev)
+window=$(attr "$dev" window_start)
+capacity=$(attr "$dev" capacity)
+dbg=/sys/kernel/debug/cxl/$mem
+for f in "$dbg/inject_poison" "$dbg/clear_poison" "/sys/bus/cxl/devices/$mem/trigger_poison_list"; do
+	[ -e "$f" ] || fail "no $f: the kernel did not take the poison commands from the CEL"
+done
+[ -e $trace/events ] || mount -t tracefs nodev $trace
+sysw 1 $trace/events/cxl/cxl_poison/enable
+
+# poison_trace: the cxl_poison events since the last call, then none.
+poison_trace() {
+	grep cxl_poison $trace/trace || true
+	sysw "" $trace/trace
+}
+
+# listed: the List events of one trigger_poison_list.
+listed() {
+	sysw 1 "/sys/bus/cxl/devices/$mem/trigger_poison_list"
+	poison_trace | grep "trace_type=List" || true
+}
+
+# phys_u32 ADDR: the 32-bit word at a physical address.
+phys_u32() { $probe phys-read "$1" 4 | od -An -tu4 | tr -d ' '; }
+
+poison_trace >/dev/null
+step "list empty at start" test -z "$(listed)"
+
+# --- refusals: the kernel checks the DPA before the device sees it
+expect_eq "inject at an unaligned DPA" "$(ctl "$dbg/inject_poison" 0x1001)" EINVAL
+expect_eq "inject past the capacity" "$(ctl "$dbg/inject_poison" "$(printf '%#x' "$capacity")")" EINVAL
+expect_eq "clear past the capacity" "$(ctl "$dbg/clear_poison" "$(printf '%#x' "$capacity")")" EINVAL
+
+# --- inject, list, media errors
+dpa=$((0x1000))
+step "pattern at DPA $dpa" $probe phys-write32 $((window + dpa)) 0xdeadbeef
+expect_eq "inject DPA $dpa" "$(ctl "$dbg/inject_poison" $dpa)" OK
+events=$(poison_trace)
+echo "$events"
+echo "$events" | has "trace_type=Inject.*dpa=0x1000 " || fail "no Inject event for DPA 0x1000"
+expect_eq "inject the same line again" "$(ctl "$dbg/inject_poison" $dpa)" OK
+events=$(listed)
+echo "$events"
+expect_eq "records listed" "$(echo "$events" | grep -c .)" 1
+echo "$events" | has "dpa=0x1000 dpa_length=0x40 source=Injected" || fail "list: no injected 64-byte record at DPA 0x1000"
+json=$(cxl list -m "$mem" --media-errors)
+echo "$json"
+n=$(jq '[.. | objects | .media_errors? // empty | .[]] | length' <<<"$json")
+expect_eq "cxl list --media-errors records" "$n" 1
+
+# --- clear: the line gets Clear Poison's data (the kernel sends zeros)
+expect_eq "clear DPA $dpa" "$(ctl "$dbg/clear_poison" $dpa)" OK
+poison_trace | has "trace_type=Clear.*dpa=0x1000 " || fail "no Clear event for DPA 0x1000"
+expect_eq "word at DPA $dpa after clear" "$(phys_u32 $((window + dpa)))" 0
+step "list empty after clear" test -z "$(listed)"
+expect_eq "clear a clean line" "$(ctl "$dbg/clear_poison" 0x2000)" OK
+poison_trace >/dev/null
+
+# --- overflow: 64 records, then one more
+for ((i = 0; i < 65; i++)); do
+	r=$(ctl "$dbg/inject_poison" $((0x100000 + i * 64)))
+	[ "$r" = OK ] || fail "inject $i: $r"
+done
+poison_trace >/dev/null
+events=$(listed)
+expect_eq "records listed when full" "$(echo "$events" | grep -c .)" 64
+echo "$events" | head -1
+echo "$events" | has "flags=.*Overflow" || fail "no Overflow flag with 65 injections"
+echo "$events" | has -v "overflow_time=0$" || fail "Overflow without a timestamp"
+for ((i = 0; i < 65; i++)); do
+	r=$(ctl "$dbg/clear_poison" $((0x100000 + i * 64)))
+	[ "$r" = OK ] || fail "clear $i: $r"
+done
+poison_trace >/dev/null
+step "list empty, overflow gone" test -z "$(listed)"
+
+# --- in a region the kernel names the region and the HPA
+region=$(make_region "$dev")
+expect_eq "inject DPA $dpa under $region" "$(ctl "$dbg/inject_poison" $dpa)" OK
+poison_trace >/dev/null
+events=$(listed)
+echo "$events"
+echo "$events" | has "region=$region .*hpa=$(printf '%#x' $((window + dpa))) .*dpa=0x1000 " ||
+	fail "list under $region: no record with the region and HPA $(printf '%#x' $((window + dpa)))"
+json=$(cxl list -r "$region" --media-errors)
+echo "$json"
+n=$(jq '[.. | objects | .media_errors? // empty | .[]] | length' <<<"$json")
+expect_eq "cxl list -r $region --media-errors records" "$n" 1
+
+# --- the effect: a devdax mapping of a poisoned line gets SIGBUS
+ns=$(make_namespace "$region" devdax)
+chardev=$(jq -r '.daxregion.devices[0].chardev' <<<"$ns")
+res=$(($(cat "/sys/bus/dax/devices/$chardev/resource")))
+off=$((2 << 20))
+dpa=$((res + off - window))
+$touch "/dev/$chardev" $off 30 >/tmp/touch.out &
+pid=$!
+step "/dev/$chardev mapped" wait_for 10 grep -q mapped /tmp/touch.out
+expect_eq "inject DPA $(printf '%#x' $dpa) under /dev/$chardev" "$(ctl "$dbg/inject_poison" $dpa)" OK
+wait $pid || fail "no SIGBUS for a poisoned /dev/$chardev page: $(cat /tmp/touch.out)"
+cat /tmp/touch.out
+has -E "^sigbus BUS_MCEERR_AO addr=$(printf '%#x' $off) lsb=(12|21)$" /tmp/touch.out ||
+	fail "SIGBUS is not a memory error at offset $off"
+pfn=$(printf '%#x' $(((window + dpa) >> 12)))
+step "dmesg: memory failure at pfn $pfn" sh -c "dmesg | grep 'Memory failure: $pfn'"
+expect_eq "clear DPA $(printf '%#x' $dpa)" "$(ctl "$dbg/clear_poison" $dpa)" OK
+r=0
+$touch "/dev/$chardev" $off 1 >/tmp/touch.out || r=$?
+cat /tmp/touch.out
+expect_eq "mapped again after clear_poison" "$r:$(cat /tmp/touch.out | tail -1)" "1:no sigbus, read 0"
+step "destroy the namespace" ndctl destroy-namespace -f "$(jq -r .dev <<<"$ns")"
+drop_region "$region"
+
+# --- remove drops the list
+remove "$dev"
+dev=$(create "memstart=$start,memsize=$size,cxltype=3,pmem=1")
+wait_ready "$dev"
+mem=$(attr "$dev" memdev)
+poison_trace >/dev/null
+step "no poison after remove and create" test -z "$(listed)"
+remove "$dev"
+
+# --- System RAM: a free page of an online RAM region
+dev=$(create "memstart=$start,memsize=$size,cxltype=3,pmem=0")
+wait_ready "$dev"
+mem=$(attr "$dev" memdev) window=$(attr "$dev" window_start)
+dbg=/sys/kernel/debug/cxl/$mem
+sysw online_movable $MEMDIR/auto_online_blocks
+region=$(sysfs_region "$dev" ram)
+wait_for 30 blocks_in online dax0.0 || fail "memory of $region not online"
+# kpage PFN: the page's /proc/kpageflags word (bit 10 buddy, 19 hwpoison).
+kpage() { od -An -tu8 -j $(($1 * 8)) -N8 /proc/kpageflags | tr -d ' '; }
+hwpoisoned() { (($(kpage "$1") >> 19 & 1)); }
+unpoisoned() { ! hwpoisoned "$1"; }
+corrupted_kb() { awk '/^HardwareCorrupted:/ {print $2}' /proc/meminfo; }
+for ((pfn = (window >> 12) + 4096; ; pfn += 256)); do
+	(($(kpage $pfn) >> 10 & 1)) && break
+	((pfn < (window + (256 << 20)) >> 12)) || fail "no free page in the region's first 256 MiB"
+done
+dpa=$(((pfn << 12) - window))
+corrupted0=$(corrupted_kb)
+expect_eq "inject DPA $(printf '%#x' $dpa) (free page $(printf '%#x' $pfn))" "$(ctl "$dbg/inject_poison" $dpa)" OK
+step "page $(printf '%#x' $pfn) hwpoisoned" wait_for 10 hwpoisoned $pfn
+dmesg | grep "Memory failure: $(printf '%#x' $pfn)" || fail "no memory failure line for $(printf '%#x' $pfn)"
+expect_eq "HardwareCorrupted" "$(corrupted_kb)" $((corrupted0 + 4))
+step "a pattern through node 1 with the page out" membind_pattern 1 32
+expect_eq "clear DPA $(printf '%#x' $dpa)" "$(ctl "$dbg/clear_poison" $dpa)" OK
+step "page $(printf '%#x' $pfn) back after clear" wait_for 10 unpoisoned $pfn
+expect_eq "HardwareCorrupted after clear" "$(corrupted_kb)" "$corrupted0"
+for b in $(blocks_of dax0.0); do
+	sysw offline "$MEMDIR/$b/state"
+done
+drop_region "$region"
+
+sysw 0 $trace/events/cxl/cxl_poison/enable
+no_kernel_complaints
+remove "$dev"
+rmmod cxl_virt
+say PASS
