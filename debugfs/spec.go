@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cxlv/cxlv/cxlverr"
+	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/units"
 )
 
@@ -37,6 +38,21 @@ type CreateSpec struct {
 	// Borrow lets the module take the range out of System RAM: Memstart
 	// 0 lets it pick where (borrow=1, kmod/cxlv_borrow.c).
 	Borrow bool
+	// Perf are the figures for the device's CDAT (ns, MB/s); a 0 leaves
+	// that one to the module's default.
+	Perf sysfs.Coordinates
+}
+
+// perfKeys are the create keys of the CDAT figures, with their fields.
+func (s *CreateSpec) perfKeys() []struct {
+	key string
+	v   uint64
+} {
+	return []struct {
+		key string
+		v   uint64
+	}{{"read_latency", s.Perf.ReadLatency}, {"write_latency", s.Perf.WriteLatency},
+		{"read_bandwidth", s.Perf.ReadBandwidth}, {"write_bandwidth", s.Perf.WriteBandwidth}}
 }
 
 // BorrowUnit is what a borrowed range is made of: whole 256 MiB blocks
@@ -64,6 +80,11 @@ func (s CreateSpec) Validate() error {
 	case s.Memsize%pageSize != 0:
 		return cxlverr.Invalidf("size %d is not a multiple of the %d-byte page size; the module refuses it", s.Memsize, pageSize)
 	}
+	for _, k := range s.perfKeys() {
+		if k.v > units.MaxFigure {
+			return cxlverr.Invalidf("%s %d is more than the %d a CDAT entry holds", k.key, k.v, units.MaxFigure)
+		}
+	}
 	return nil
 }
 
@@ -83,6 +104,11 @@ func (s CreateSpec) String() string {
 	}
 	if s.Serial != 0 {
 		out += fmt.Sprintf(",serial=%d", s.Serial)
+	}
+	for _, k := range s.perfKeys() {
+		if k.v != 0 {
+			out += fmt.Sprintf(",%s=%d", k.key, k.v)
+		}
 	}
 	return out
 }

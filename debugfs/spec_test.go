@@ -3,6 +3,7 @@ package debugfs
 import (
 	"errors"
 	"github.com/cxlv/cxlv/cxlverr"
+	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/units"
 	"strings"
 	"testing"
@@ -21,6 +22,10 @@ func TestCreateString(t *testing.T) {
 			"memsize=2147483648,cxltype=3,pmem=1,borrow=1"},
 		{CreateSpec{Memstart: 6 * units.GiB, Memsize: units.GiB, Borrow: true},
 			"memstart=6442450944,memsize=1073741824,cxltype=3,pmem=0,borrow=1"},
+		{CreateSpec{Memstart: 4 * units.GiB, Memsize: units.GiB, Perf: sysfs.Coordinates{ReadLatency: 250, WriteLatency: 300, ReadBandwidth: 30000, WriteBandwidth: 25000}},
+			"memstart=4294967296,memsize=1073741824,cxltype=3,pmem=0,read_latency=250,write_latency=300,read_bandwidth=30000,write_bandwidth=25000"},
+		{CreateSpec{Memstart: 4 * units.GiB, Memsize: units.GiB, Perf: sysfs.Coordinates{WriteBandwidth: 1}},
+			"memstart=4294967296,memsize=1073741824,cxltype=3,pmem=0,write_bandwidth=1"},
 	} {
 		if got := tc.spec.String(); got != tc.want {
 			t.Errorf("String() = %q; want %q", got, tc.want)
@@ -46,6 +51,7 @@ func TestValidate(t *testing.T) {
 		{CreateSpec{Memstart: 4 << 30, Memsize: 1<<30 - 1}, "page size"},
 		{CreateSpec{Memstart: 6 * units.GiB, Memsize: 255 * units.MiB}, "too small"},
 		{CreateSpec{Memsize: 768*units.MiB + 4096, Borrow: true}, "not a multiple of 256M"},
+		{CreateSpec{Memstart: 4 * units.GiB, Memsize: units.GiB, Perf: sysfs.Coordinates{ReadLatency: units.MaxFigure + 1}}, "read_latency 65535 is more than the 65534"},
 	} {
 		err := tc.spec.Validate()
 		if err == nil || !strings.Contains(err.Error(), tc.reason) || !errors.Is(err, cxlverr.ErrInvalid) {

@@ -12,6 +12,7 @@
 #include <linux/workqueue.h>
 
 #include "cxlv_compat.h"
+#include "cxlv_doe.h"
 #include "cxlv_emu.h"
 #include "cxlv_parse.h"
 
@@ -71,12 +72,14 @@ struct cxlv_layout {
  * @wmask: bits software may write
  * @w1cmask: bits software clears by writing 1
  * @present: answers config cycles; cleared once the function starts to go
+ * @doe: the DOE mailbox whose registers the function has, or NULL
  */
 struct cxlv_cfg_func {
 	u8 data[PCI_CFG_SPACE_EXP_SIZE];
 	u8 wmask[PCI_CFG_SPACE_EXP_SIZE];
 	u8 w1cmask[PCI_CFG_SPACE_EXP_SIZE];
 	bool present;
+	struct cxlv_doe *doe;
 };
 
 /* A piece of physical address space. */
@@ -120,6 +123,7 @@ struct cxl_root_decoder;
  * @bus: root bus of the software PCI domain
  * @rp: config space of the root port, 00:00.0
  * @ep: config space of the endpoint, 01:00.0
+ * @doe: the endpoint's DOE mailbox and CDAT
  * @root: CXL root port (rootN)
  * @cxlrd: root decoder over the device's window
  * @window_res: the root decoder's window published in iomem; allocated
@@ -156,6 +160,7 @@ struct cxlv_dev {
 	struct pci_bus *bus;
 	struct cxlv_cfg_func rp;
 	struct cxlv_cfg_func ep;
+	struct cxlv_doe doe;
 	struct cxl_port *root;
 	struct cxl_root_decoder *cxlrd;
 	struct resource *window_res;
@@ -228,7 +233,8 @@ void cxlv_bar_port_event(struct cxlv_dev *cxlv, unsigned long action);
 
 /* cxlv_cfg.c: config space of the root port and the endpoint */
 void cxlv_cfg_init_rp(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv);
-void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv);
+void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv,
+		      struct cxlv_doe *doe);
 u32 cxlv_cfg_read(const struct cxlv_cfg_func *f, int where, int size);
 void cxlv_cfg_write(struct cxlv_cfg_func *f, int where, int size, u32 val);
 

@@ -14,8 +14,13 @@
  *
  * Endpoint (01:00.0): class 0502/10 (CXL memory device), 64-bit prefetchable
  * BAR0, PCIe capability, Device Serial Number, the PCIe DVSEC for CXL
- * devices (CXL r3.0 8.1.3) and the Register Locator DVSEC (CXL r3.0 8.1.9)
- * naming the device and component register blocks in BAR0.
+ * devices (CXL r3.0 8.1.3), the Register Locator DVSEC (CXL r3.0 8.1.9)
+ * naming the device and component register blocks in BAR0, and a DOE
+ * mailbox (PCIe r6.0 7.9.24) whose registers cxlv_doe.c answers.
+ *
+ * Both ends of the link train at 32 GT/s, as wide as the device's bandwidth
+ * figures need (cxlv_cdat_link_width()): the kernel takes link latency and
+ * bandwidth from LNKSTA when it computes the device's performance.
  *
  * No interrupts (INTERRUPT_PIN 0, no MSI/MSI-X): the 6.1 CXL drivers poll.
  */
@@ -39,6 +44,9 @@
 #define CXLV_REGLOC_BLOCKS	2
 #define CXLV_DVSEC_REGLOC_LEN	(CXL_DVSEC_REG_LOCATOR_BLOCK1_OFFSET + \
 				 CXLV_REGLOC_BLOCKS * 8)
+#define CXLV_EXT_DOE		(CXLV_EXT_DVSEC_REGLOC + CXLV_DVSEC_REGLOC_LEN)
+/* PCIe r6.0 7.9.24.1: DOE Extended Capability version */
+#define CXLV_DOE_CAP_VERSION	1
 
 /* PCI status bits software clears by writing 1 (PCI 3.0 6.2.3) */
 #define CXLV_STATUS_RW1C	(PCI_STATUS_DETECTED_PARITY | \
@@ -83,7 +91,7 @@
 /* PCIe 5.0 7.5.3.5: Device Status error bits, RW1C */
 #define CXLV_EXP_DEVSTA_RW1C	(PCI_EXP_DEVSTA_CED | PCI_EXP_DEVSTA_NFED | \
 				 PCI_EXP_DEVSTA_FED | PCI_EXP_DEVSTA_URD)
-/* PCIe 5.0 7.5.3.7: Link Control bits a x1 link at 2.5 GT/s keeps */
+/* PCIe 5.0 7.5.3.7: Link Control bits a link without ASPM L1 PM keeps */
 #define CXLV_EXP_LNKCTL_RW	(PCI_EXP_LNKCTL_ASPMC | PCI_EXP_LNKCTL_CCC | \
 				 PCI_EXP_LNKCTL_ES | \
 				 PCI_EXP_LNKCTL_CLKREQ_EN | \
@@ -141,8 +149,16 @@ static void cfg_init_common(struct cxlv_cfg_func *f, u16 device, u32 class,
 	cfg_rw(f, PCI_INTERRUPT_LINE, 1, CXLV_RW8);
 }
 
-/* PCIe 5.0 7.5.3: PCI Express Capability, version 2, x1 at 2.5 GT/s. */
-static void cfg_init_pcie(struct cxlv_cfg_func *f, u8 type, u8 port)
+/* PCIe 5.0 7.5.3.18: every speed up to 32 GT/s */
+#define CXLV_EXP_LNKCAP2_SLS	(PCI_EXP_LNKCAP2_SLS_2_5GB | \
+				 PCI_EXP_LNKCAP2_SLS_5_0GB | \
+				 PCI_EXP_LNKCAP2_SLS_8_0GB | \
+				 PCI_EXP_LNKCAP2_SLS_16_0GB | \
+				 PCI_EXP_LNKCAP2_SLS_32_0GB)
+
+/* PCIe 5.0 7.5.3: PCI Express Capability, version 2, @width at 32 GT/s. */
+static void cfg_init_pcie(struct cxlv_cfg_func *f, u8 type, u8 port,
+			  u8 width)
 {
 	int c = CXLV_PCIE_CAP;
 
@@ -154,17 +170,17 @@ static void cfg_init_pcie(struct cxlv_cfg_func *f, u8 type, u8 port)
 		FIELD_PREP(PCI_EXP_DEVCAP_PAYLOAD, 1));
 	cfg_rw(f, c + PCI_EXP_DEVCTL, 2, CXLV_EXP_DEVCTL_RW);
 	cfg_rw1c(f, c + PCI_EXP_DEVSTA, 2, CXLV_EXP_DEVSTA_RW1C);
-	cfg_set(f, c + PCI_EXP_LNKCAP, 4, PCI_EXP_LNKCAP_SLS_2_5GB |
-		FIELD_PREP(PCI_EXP_LNKCAP_MLW, 1) |
+	cfg_set(f, c + PCI_EXP_LNKCAP, 4, PCI_EXP_LNKCAP_SLS_32_0GB |
+		FIELD_PREP(PCI_EXP_LNKCAP_MLW, width) |
 		FIELD_PREP(PCI_EXP_LNKCAP_PN, port));
 	cfg_rw(f, c + PCI_EXP_LNKCTL, 2, CXLV_EXP_LNKCTL_RW);
-	cfg_set(f, c + PCI_EXP_LNKSTA, 2, PCI_EXP_LNKSTA_CLS_2_5GB |
-		FIELD_PREP(PCI_EXP_LNKSTA_NLW, 1));
+	cfg_set(f, c + PCI_EXP_LNKSTA, 2, PCI_EXP_LNKSTA_CLS_32_0GB |
+		FIELD_PREP(PCI_EXP_LNKSTA_NLW, width));
 	cfg_rw1c(f, c + PCI_EXP_LNKSTA, 2, PCI_EXP_LNKSTA_LBMS |
 		 PCI_EXP_LNKSTA_LABS);
 	cfg_rw(f, c + PCI_EXP_DEVCTL2, 2, CXLV_RW16);
-	cfg_set(f, c + PCI_EXP_LNKCAP2, 4, PCI_EXP_LNKCAP2_SLS_2_5GB);
-	cfg_set(f, c + PCI_EXP_LNKCTL2, 2, PCI_EXP_LNKCTL2_TLS_2_5GT);
+	cfg_set(f, c + PCI_EXP_LNKCAP2, 4, CXLV_EXP_LNKCAP2_SLS);
+	cfg_set(f, c + PCI_EXP_LNKCTL2, 2, PCI_EXP_LNKCTL2_TLS_32_0GT);
 	cfg_rw(f, c + PCI_EXP_LNKCTL2, 2, CXLV_RW16);
 	if (type == PCI_EXP_TYPE_ROOT_PORT) {
 		cfg_rw(f, c + PCI_EXP_RTCTL, 2, CXLV_EXP_RTCTL_RW);
@@ -230,15 +246,18 @@ void cxlv_cfg_init_rp(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv)
 	cfg_rw(f, PCI_PREF_LIMIT_UPPER32, 4, CXLV_RW32);
 
 	cfg_rw(f, PCI_BRIDGE_CONTROL, 2, CXLV_BRIDGE_CTL_RW);
-	cfg_init_pcie(f, PCI_EXP_TYPE_ROOT_PORT, CXLV_DPORT_ID);
+	cfg_init_pcie(f, PCI_EXP_TYPE_ROOT_PORT, CXLV_DPORT_ID,
+		      cxlv_cdat_link_width(&cxlv->params.perf));
 }
 
 /**
  * cxlv_cfg_init_ep() - build the endpoint's configuration space
  * @f: model to fill
  * @cxlv: device the endpoint belongs to
+ * @doe: its DOE mailbox, ready
  */
-void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv)
+void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv,
+		      struct cxlv_doe *doe)
 {
 	const struct cxlv_layout *l = &cxlv->layout;
 	u32 size_lo, media = cxlv->params.pmem ? CXLV_DVSEC_NONVOLATILE : 0;
@@ -255,7 +274,8 @@ void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv)
 	cfg_rw(f, PCI_BASE_ADDRESS_1, 4, CXLV_RW32);
 	cfg_set(f, PCI_SUBSYSTEM_VENDOR_ID, 2, CXLV_PCI_VENDOR_ID);
 	cfg_set(f, PCI_SUBSYSTEM_ID, 2, CXLV_PCI_DEVICE_EP);
-	cfg_init_pcie(f, PCI_EXP_TYPE_ENDPOINT, 0);
+	cfg_init_pcie(f, PCI_EXP_TYPE_ENDPOINT, 0,
+		      cxlv_cdat_link_width(&cxlv->params.perf));
 
 	/* PCIe 5.0 7.9.3: Device Serial Number */
 	cfg_ext_header(f, CXLV_EXT_DSN, PCI_EXT_CAP_ID_DSN, 1, d);
@@ -282,7 +302,7 @@ void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv)
 	       CXL_DVSEC_MEM_BASE_LOW_MASK);
 
 	/* CXL r3.0 8.1.9: Register Locator, both blocks in BAR0 */
-	cfg_ext_header(f, r, PCI_EXT_CAP_ID_DVSEC, 1, 0);
+	cfg_ext_header(f, r, PCI_EXT_CAP_ID_DVSEC, 1, CXLV_EXT_DOE);
 	cfg_dvsec_header(f, r, 0, CXLV_DVSEC_REGLOC_LEN,
 			 CXL_DVSEC_REG_LOCATOR);
 	r += CXL_DVSEC_REG_LOCATOR_BLOCK1_OFFSET;
@@ -294,6 +314,21 @@ void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv)
 		FIELD_PREP(CXL_DVSEC_REG_LOCATOR_BLOCK_ID_MASK,
 			   CXL_REGLOC_RBI_COMPONENT) |
 		(CXLV_COMP_REGS_OFFSET & CXL_DVSEC_REG_LOCATOR_BLOCK_OFF_LOW_MASK));
+
+	/* PCIe r6.0 7.9.24: DOE, the last capability; cxlv_doe.c has the rest */
+	cfg_ext_header(f, CXLV_EXT_DOE, PCI_EXT_CAP_ID_DOE,
+		       CXLV_DOE_CAP_VERSION, 0);
+	f->doe = doe;
+}
+
+/* The DOE register @where falls in, relative to the capability, or 0. */
+static int cfg_doe_reg(const struct cxlv_cfg_func *f, int where)
+{
+	int reg = where - CXLV_EXT_DOE;
+
+	if (!f->doe || reg < PCI_DOE_CAP || reg >= CXLV_DOE_CAP_LEN)
+		return 0;
+	return ALIGN_DOWN(reg, 4);
 }
 
 /**
@@ -306,7 +341,14 @@ void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv)
  */
 u32 cxlv_cfg_read(const struct cxlv_cfg_func *f, int where, int size)
 {
+	int doe = cfg_doe_reg(f, where);
 	__le32 le = 0;
+
+	if (doe) {
+		u32 val = cxlv_doe_read(f->doe, doe) >> 8 * (where % 4);
+
+		return size == 4 ? val : val & GENMASK(8 * size - 1, 0);
+	}
 
 	memcpy(&le, &f->data[where], size);
 	return le32_to_cpu(le);
@@ -321,9 +363,16 @@ u32 cxlv_cfg_read(const struct cxlv_cfg_func *f, int where, int size)
  */
 void cxlv_cfg_write(struct cxlv_cfg_func *f, int where, int size, u32 val)
 {
+	int doe = cfg_doe_reg(f, where);
 	__le32 le32 = cpu_to_le32(val);
 	const u8 *le = (const u8 *)&le32;
 	int i;
+
+	if (doe) {
+		if (size == 4)
+			cxlv_doe_write(f->doe, doe, val);
+		return;
+	}
 
 	for (i = 0; i < size; i++) {
 		u8 *reg = &f->data[where + i];

@@ -187,6 +187,63 @@ static inline int cxlv_port_add_root_port(struct cxl_port *port,
 	return 0;
 }
 
+#ifdef CXLV_HAVE_CXL_ROOT
+/* cxl_virt's one QoS Throttling Group: every device and root decoder */
+#define CXLV_QTG_ID	0
+
+static inline int cxlv_root_qos_class(struct cxl_root *cxl_root,
+				      struct access_coordinate *coord,
+				      int entries, int *qos_class)
+{
+	int i;
+
+	for (i = 0; i < entries; i++)
+		qos_class[i] = CXLV_QTG_ID;
+	return entries;
+}
+#endif
+
+/**
+ * cxlv_root_set_perf() - what a platform gives the CXL core for performance
+ * @root: the CXL root port
+ * @dport: its dport for the host bridge
+ * @cxlrd: its root decoder over that host bridge
+ * @latency: ns from the CPUs to the host bridge
+ * @bandwidth: MB/s from the CPUs to the host bridge
+ *
+ * From 6.9 the CXL core computes a device's performance from its CDAT
+ * (core/cdat.c) only if the root has a qos_class op, the host bridge's
+ * dport has access coordinates and a root decoder carries the qos_class
+ * that op hands out; cxl_acpi takes them from the QTG _DSM, HMAT's generic
+ * port and CFMWS. The op sits behind a pointer in 6.x and is embedded in
+ * struct cxl_root in 7.x; 6.1 has none of this and reads no CDAT figures.
+ */
+static inline void cxlv_root_set_perf(struct cxl_port *root,
+				      struct cxl_dport *dport,
+				      struct cxl_root_decoder *cxlrd,
+				      u32 latency, u32 bandwidth)
+{
+#ifdef CXLV_HAVE_CXL_ROOT
+#ifdef CXLV_HAVE_ROOT_OPS_PTR
+	static const struct cxl_root_ops ops = {
+		.qos_class = cxlv_root_qos_class,
+	};
+
+	to_cxl_root(root)->ops = &ops;
+#else
+	to_cxl_root(root)->ops.qos_class = cxlv_root_qos_class;
+#endif
+	for (int i = 0; i < ACCESS_COORDINATE_MAX; i++)
+		dport->coord[i] = (struct access_coordinate) {
+			.read_latency = latency,
+			.write_latency = latency,
+			.read_bandwidth = bandwidth,
+			.write_bandwidth = bandwidth,
+		};
+	cxlrd->qos_class = CXLV_QTG_ID;
+#endif
+}
+
 /*
  * 7.x moved the CXL DVSEC definitions from drivers/cxl/cxlpci.h to
  * uapi/linux/pci_regs.h (PCI_DVSEC_CXL_*, fields as masks) and the register

@@ -457,6 +457,11 @@ CXLV_U64_ATTR(capacity, "%llu", cxlv->layout.capacity, 0444);
 CXLV_U64_ATTR(window_start, "%#llx", cxlv->layout.window_start, 0400);
 CXLV_U64_ATTR(label_offset, "%#llx",
 	      cxlv->layout.lsa - cxlv->params.memstart, 0444);
+CXLV_U64_ATTR(read_latency, "%llu", cxlv->params.perf.read_latency, 0444);
+CXLV_U64_ATTR(write_latency, "%llu", cxlv->params.perf.write_latency, 0444);
+CXLV_U64_ATTR(read_bandwidth, "%llu", cxlv->params.perf.read_bandwidth, 0444);
+CXLV_U64_ATTR(write_bandwidth, "%llu", cxlv->params.perf.write_bandwidth,
+	      0444);
 CXLV_U64_ATTR(mbox_cmds, "%llu",
 	      cxlv_live(cxlv) ? cxlv_emu_mbox_cmds(cxlv->emu) : 0, 0444);
 CXLV_U64_ATTR(commits, "%llu",
@@ -479,6 +484,10 @@ static struct attribute *cxlv_dev_attrs[] = {
 	&dev_attr_state.attr,
 	&dev_attr_mbox_cmds.attr,
 	&dev_attr_commits.attr,
+	&dev_attr_read_latency.attr,
+	&dev_attr_write_latency.attr,
+	&dev_attr_read_bandwidth.attr,
+	&dev_attr_write_bandwidth.attr,
 	NULL,
 };
 

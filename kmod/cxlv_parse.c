@@ -24,6 +24,10 @@ enum cxlv_key {
 	CXLV_KEY_DEV_ID,
 	CXLV_KEY_BORROW,
 	CXLV_KEY_RELEASE,
+	CXLV_KEY_READ_LAT,
+	CXLV_KEY_WRITE_LAT,
+	CXLV_KEY_READ_BW,
+	CXLV_KEY_WRITE_BW,
 	CXLV_NR_KEYS,
 };
 
@@ -36,6 +40,22 @@ static const char * const cxlv_key_names[CXLV_NR_KEYS] = {
 	[CXLV_KEY_DEV_ID] = "cxlv_dev_id",
 	[CXLV_KEY_BORROW] = "borrow",
 	[CXLV_KEY_RELEASE] = "release",
+	[CXLV_KEY_READ_LAT] = "read_latency",
+	[CXLV_KEY_WRITE_LAT] = "write_latency",
+	[CXLV_KEY_READ_BW] = "read_bandwidth",
+	[CXLV_KEY_WRITE_BW] = "write_bandwidth",
+};
+
+/* The performance figures, in the order of struct cxlv_perf. */
+static const struct {
+	int key;
+	u32 def;
+	const char *unit;
+} cxlv_perf_keys[] = {
+	{ CXLV_KEY_READ_LAT, CXLV_PERF_DEFAULT_READ_LAT, "ns" },
+	{ CXLV_KEY_WRITE_LAT, CXLV_PERF_DEFAULT_WRITE_LAT, "ns" },
+	{ CXLV_KEY_READ_BW, CXLV_PERF_DEFAULT_READ_BW, "MB/s" },
+	{ CXLV_KEY_WRITE_BW, CXLV_PERF_DEFAULT_WRITE_BW, "MB/s" },
 };
 
 /* One key=value pair, pointing into the caller's buffer. */
@@ -281,6 +301,34 @@ static int cxlv_parse_borrow_range(const u64 *vals, unsigned long seen,
 	return 0;
 }
 
+/*
+ * The CDAT figures: given ones must be 1..CXLV_PERF_MAX (the upper bound
+ * is checked while parsing), missing ones take their default.
+ */
+static int cxlv_parse_perf(u64 *vals, unsigned long seen,
+			   struct cxlv_perf *perf, char *why, size_t why_len)
+{
+	u32 *out[] = { &perf->read_latency, &perf->write_latency,
+		       &perf->read_bandwidth, &perf->write_bandwidth };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cxlv_perf_keys); i++) {
+		int k = cxlv_perf_keys[i].key;
+
+		if (!(seen & BIT(k))) {
+			vals[k] = cxlv_perf_keys[i].def;
+		} else if (!vals[k]) {
+			snprintf(why, why_len,
+				 "%s=0: give 1 to %u %s, or leave it out for %u",
+				 cxlv_key_names[k], CXLV_PERF_MAX,
+				 cxlv_perf_keys[i].unit, cxlv_perf_keys[i].def);
+			return -EINVAL;
+		}
+		*out[i] = vals[k];
+	}
+	return 0;
+}
+
 /**
  * cxlv_parse_create() - parse a create request
  * @buf: the written text, not necessarily NUL-terminated
@@ -297,7 +345,9 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 	const unsigned long required = BIT(CXLV_KEY_MEMSIZE) |
 		BIT(CXLV_KEY_CXLTYPE) | BIT(CXLV_KEY_PMEM);
 	const unsigned long allowed = required | BIT(CXLV_KEY_MEMSTART) |
-		BIT(CXLV_KEY_SERIAL) | BIT(CXLV_KEY_BORROW);
+		BIT(CXLV_KEY_SERIAL) | BIT(CXLV_KEY_BORROW) |
+		BIT(CXLV_KEY_READ_LAT) | BIT(CXLV_KEY_WRITE_LAT) |
+		BIT(CXLV_KEY_READ_BW) | BIT(CXLV_KEY_WRITE_BW);
 	const u64 max[CXLV_NR_KEYS] = {
 		[CXLV_KEY_MEMSTART] = U64_MAX,
 		[CXLV_KEY_MEMSIZE] = U64_MAX,
@@ -305,6 +355,10 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 		[CXLV_KEY_PMEM] = U32_MAX,
 		[CXLV_KEY_SERIAL] = U64_MAX,
 		[CXLV_KEY_BORROW] = U32_MAX,
+		[CXLV_KEY_READ_LAT] = CXLV_PERF_MAX,
+		[CXLV_KEY_WRITE_LAT] = CXLV_PERF_MAX,
+		[CXLV_KEY_READ_BW] = CXLV_PERF_MAX,
+		[CXLV_KEY_WRITE_BW] = CXLV_PERF_MAX,
 	};
 	u64 vals[CXLV_NR_KEYS] = { 0 };
 	unsigned long seen;
@@ -357,6 +411,9 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 		if (rc)
 			return rc;
 	}
+	rc = cxlv_parse_perf(vals, seen, &p->perf, why, why_len);
+	if (rc)
+		return rc;
 
 	p->memstart = vals[CXLV_KEY_MEMSTART];
 	p->memsize = vals[CXLV_KEY_MEMSIZE];

@@ -8,9 +8,12 @@
  * DOC: cxl_virt control-file grammar
  *
  * create: ``memstart=<u64>,memsize=<u64>,cxltype=3,pmem=<0|1>[,serial=<u64>]``
- *         ``[,borrow=<0|1>]``; with ``borrow=1`` memstart may be left out
- *         (the module picks the range) and memsize must be a multiple of
- *         256 MiB, as must memstart when given
+ *         ``[,borrow=<0|1>][,read_latency=<ns>][,write_latency=<ns>]``
+ *         ``[,read_bandwidth=<MB/s>][,write_bandwidth=<MB/s>]``; with
+ *         ``borrow=1`` memstart may be left out (the module picks the range)
+ *         and memsize must be a multiple of 256 MiB, as must memstart when
+ *         given. The four figures go into the device's CDAT (cxlv_cdat.c):
+ *         1 to CXLV_PERF_MAX each, defaults CXLV_PERF_DEFAULT_*
  * remove: ``cxlv_dev_id=<u32>[,release=<0|1>]``
  * release: ``memstart=<u64>`` (the start of a free borrowed range)
  *
@@ -23,9 +26,10 @@
  * one-line reason:
  *
  * -EINVAL    malformed token, unknown or repeated key, bad number or value,
- *            embedded NUL, memsize not a page multiple
+ *            embedded NUL, memsize not a page multiple, a figure of 0
  * -ENODATA   a required key missing
- * -ERANGE    a number that overflows its field, or memstart + memsize wraps
+ * -ERANGE    a number that overflows its field, or memstart + memsize wraps,
+ *            or a figure above CXLV_PERF_MAX
  * -EOPNOTSUPP cxltype other than 3
  *
  * borrow=1 with a memsize or memstart not a multiple of 256 MiB is -EINVAL
@@ -49,6 +53,42 @@
 /* Borrowed memory comes and goes in whole CXL capacity units. */
 #define CXLV_BORROW_ALIGN	(256ULL << 20)
 
+/*
+ * Performance figures: CDAT r1.03 Table 5 (DSLBIS) holds each in a 16-bit
+ * entry times a 64-bit base unit; cxl_virt uses 1000 ps for latencies and
+ * 1 MB/s for bandwidths, so a figure is exact in the table. 0 says "no
+ * figure" there and Linux reads 0xffff as invalid too, hence 1..65534.
+ *
+ * The defaults describe a CXL 2.0 memory expander on a PCIe 5.0 x8 link:
+ * bandwidth: 32 GT/s x 8 lanes with 128b/130b coding carries 31.5 GB/s per
+ * direction (PCIe r5.0 4.2.2), of which such a device sustains most on
+ * reads (30 GB/s) and less on writes (25 GB/s); latency: the CXL 2.0
+ * expanders measured in Sun et al., "Demystifying CXL Memory with Genuine
+ * CXL-Ready Systems and Devices" (MICRO 2023), load at roughly two to three
+ * times local DDR5's latency, a few hundred ns, hence 250 ns read and
+ * 300 ns write. The kernel adds the link and host-bridge parts to these
+ * (cxl_endpoint_get_perf_coordinates()).
+ */
+#define CXLV_PERF_MAX			65534
+#define CXLV_PERF_DEFAULT_READ_LAT	250
+#define CXLV_PERF_DEFAULT_WRITE_LAT	300
+#define CXLV_PERF_DEFAULT_READ_BW	30000
+#define CXLV_PERF_DEFAULT_WRITE_BW	25000
+
+/**
+ * struct cxlv_perf - performance figures of a device partition
+ * @read_latency: ns
+ * @write_latency: ns
+ * @read_bandwidth: MB/s
+ * @write_bandwidth: MB/s
+ */
+struct cxlv_perf {
+	u32 read_latency;
+	u32 write_latency;
+	u32 read_bandwidth;
+	u32 write_bandwidth;
+};
+
 /* Longest request either control file accepts (debugfs and sysfs alike). */
 #define CXLV_REQUEST_MAX	256
 
@@ -61,6 +101,7 @@
  * @pmem: all capacity is persistent (else volatile)
  * @borrow: take the range from System RAM first (borrow=1)
  * @pick_start: borrow=1 without memstart: the module picks the range
+ * @perf: the figures the CDAT reports for the device's memory
  */
 struct cxlv_params {
 	u64 memstart;
@@ -70,6 +111,7 @@ struct cxlv_params {
 	bool pmem;
 	bool borrow;
 	bool pick_start;
+	struct cxlv_perf perf;
 };
 
 int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,

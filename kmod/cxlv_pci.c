@@ -149,7 +149,9 @@ int cxlv_pci_setup(struct cxlv_dev *cxlv)
 	int domain, rc;
 
 	cxlv_cfg_init_rp(&cxlv->rp, cxlv);
-	cxlv_cfg_init_ep(&cxlv->ep, cxlv);
+	cxlv_doe_init(&cxlv->doe, dev_name(&cxlv->dev), cxlv->layout.capacity,
+		      cxlv->params.pmem, &cxlv->params.perf);
+	cxlv_cfg_init_ep(&cxlv->ep, cxlv, &cxlv->doe);
 
 	domain = cxlv_pci_find_domain();
 	if (domain < 0) {

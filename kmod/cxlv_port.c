@@ -16,7 +16,10 @@
  *   the root port as its dport (on kernels that add dports lazily the
  *   module adds it, cxlv_port_add_root_port()), with a component block that
  *   has no HDM decoders so that it decodes pass-through on every kernel;
- * - an nvdimm bridge when the device is persistent.
+ * - an nvdimm bridge when the device is persistent;
+ * - from 6.9, what cxl_acpi reads from ACPI for the kernel's performance
+ *   computation (HMAT generic-port coordinates of the host bridge, QTG ids):
+ *   cxlv_root_set_perf().
  *
  * Everything is devm on cxlvN and goes away, in reverse, when it unbinds.
  * Regions are devm on the root's uport too, so removal is refused while
@@ -32,6 +35,15 @@
 #include "cxl.h"
 #include "cxlmem.h"
 #include "cxlv_compat.h"
+
+/*
+ * The CPUs' path to the host bridge, which a generic port's HMAT entries
+ * would describe: a few ns through the root complex, and more bandwidth
+ * than any device figure (CXLV_PERF_MAX), so that only the device and its
+ * link limit what the kernel computes.
+ */
+#define CXLV_HB_LATENCY_NS	10
+#define CXLV_HB_BANDWIDTH_MBS	(CXLV_PERF_MAX + 1)
 
 static int cxlv_root_decoder_add(struct cxlv_dev *cxlv)
 {
@@ -107,6 +119,8 @@ int cxlv_port_setup(struct cxlv_dev *cxlv)
 		cxlv_set_error("%s: cannot add root decoder: %d", name, rc);
 		return rc;
 	}
+	cxlv_root_set_perf(cxlv->root, dport, cxlv->cxlrd, CXLV_HB_LATENCY_NS,
+			   CXLV_HB_BANDWIDTH_MBS);
 
 	rc = devm_cxl_register_pci_bus(host, hb, cxlv->bus);
 	if (rc) {

@@ -139,6 +139,10 @@ type Region struct {
 	// QosClassMismatch: a target's memdev partition has another QoS class
 	// than the root decoder (set by Topology, as libcxl compares them).
 	QosClassMismatch bool
+	// Access are the region's access0 and access1 coordinates, which the
+	// kernel computes from its targets' CDAT (6.9+) once the memory is
+	// online; nil while it has none.
+	Access [2]*Coordinates
 }
 
 // RAM reports whether the region is a volatile (ram) region.
@@ -418,6 +422,13 @@ func readRegion(p, decoder string) (Region, error) {
 	}
 	if dr := childDirs(p, "dax_region"); len(dr) > 0 {
 		r.DaxRegion = filepath.Base(dr[0])
+	}
+	for i := range r.Access {
+		ac := attrs{dir: filepath.Join(p, "access"+strconv.Itoa(i))}
+		r.Access[i] = readCoordinates(&ac)
+		if a.err == nil {
+			a.err = ac.err
+		}
 	}
 	return r, a.err
 }

@@ -30,6 +30,9 @@ type VirtDevice struct {
 	// module (borrow=1) rather than reserved at boot; nil on a module
 	// without borrowing.
 	Borrowed *bool
+	// Perf holds the figures the device's CDAT carries; nil on a module
+	// without them.
+	Perf *Coordinates
 	// Memdev and Root name the memN and rootN of the device, as the
 	// module's attributes of those names show them: Root "" until the
 	// device's probe has finished, Memdev "" while cxl_mem has not bound it.
@@ -123,6 +126,7 @@ func readVirtDevice(p string) (VirtDevice, error) {
 		State:       a.str("state"),
 		Driver:      a.driver(),
 	}
+	d.Perf = readCoordinates(&a)
 	d.ID, _ = numberedName(d.Name, "cxlv")
 	return d, a.err
 }

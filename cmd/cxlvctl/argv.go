@@ -262,10 +262,14 @@ func valueHint(f cli.Flag) string {
 // flagChecks check values before anything runs, by "command path/flag":
 // what urfave/cli cannot know (a serial is a number, 0 is no size).
 var flagChecks = map[string]func(string) error{
-	"create/serial":         checkSerial,
-	"create/size":           checkNonZeroSize("a device needs at least 256M of reserved memory"),
-	"region create/size":    checkNonZeroSize("a region is at least 256M, in 256M steps; leave --size out to use all free capacity"),
-	"namespace create/size": checkNonZeroSize("leave --size out to use the region's largest free extent"),
+	"create/serial":          checkSerial,
+	"create/read-latency":    checkFigure(units.ParseLatency),
+	"create/write-latency":   checkFigure(units.ParseLatency),
+	"create/read-bandwidth":  checkFigure(units.ParseBandwidth),
+	"create/write-bandwidth": checkFigure(units.ParseBandwidth),
+	"create/size":            checkNonZeroSize("a device needs at least 256M of reserved memory"),
+	"region create/size":     checkNonZeroSize("a region is at least 256M, in 256M steps; leave --size out to use all free capacity"),
+	"namespace create/size":  checkNonZeroSize("leave --size out to use the region's largest free extent"),
 }
 
 func checkValue(path []string, f cli.Flag, value string) error {
@@ -306,6 +310,14 @@ func checkSerial(value string) error {
 		return fmt.Errorf("serial 0 is refused: namespace labels need a non-zero serial to be found again; leave --serial out to derive one from --memstart")
 	}
 	return nil
+}
+
+// checkFigure: a CDAT figure must parse and fit its entry.
+func checkFigure(parse func(string) (uint32, error)) func(string) error {
+	return func(value string) error {
+		_, err := parse(value)
+		return err
+	}
 }
 
 func checkNonZeroSize(hint string) func(string) error {

@@ -129,6 +129,10 @@ func TestNormalizeRefuses(t *testing.T) {
 		{[]string{"namespace", "create", "--region", "region0", "-s", "0"}, "--size 0: too small"},
 		{[]string{"create", "--memstart", "4G", "--size", "1G", "--serial", "1G"}, "--serial 1G: a serial is a number (decimal or 0x hex), not a size"},
 		{[]string{"create", "--memstart", "4G", "--size", "1G", "--serial", "0"}, "--serial 0: serial 0 is refused"},
+		{[]string{"create", "--memstart", "4G", "--size", "1G", "--read-latency", "0ns"}, "--read-latency 0ns: invalid \"0ns\": must be at least 1 ns"},
+		{[]string{"create", "--memstart", "4G", "--size", "1G", "--write-latency", "70us"}, "--write-latency 70us: invalid \"70us\": more than the 65534 ns a CDAT entry holds"},
+		{[]string{"create", "--memstart", "4G", "--size", "1G", "--read-bandwidth", "30GiB"}, "--read-bandwidth 30GiB: invalid \"30GiB\": not a bandwidth"},
+		{[]string{"create", "--memstart", "4G", "--size", "1G", "--write-bandwidth", "66G"}, "--write-bandwidth 66G: invalid \"66G\": more than the 65534 MB/s"},
 		{[]string{"list", "--json=maybe"}, `--json takes no value (got "maybe")`},
 		{[]string{"list", "--version"}, "--version runs no command"},
 	} {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/hostmem"
+	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/units"
 )
 
@@ -27,13 +28,23 @@ func createCommand() *cli.Command {
 			"The device keeps its metadata at the start of the range and offers\n" +
 			"the whole 256M blocks after it as capacity: --size 512M at 4G gives\n" +
 			"256M; create prints both. It waits until the memdev is ready unless\n" +
-			"--no-wait. --json prints one object (docs/json.md).",
+			"--no-wait. --json prints one object (docs/json.md).\n" +
+			"--read-latency, --write-latency (ns: 250ns, 1.5us) and --read-bandwidth,\n" +
+			"--write-bandwidth (30G = 30 GB/s, 25000M = 25000 MB/s; decimal units) are the\n" +
+			"figures the device's CDAT reports, 1 to 65534 ns or MB/s each; the defaults\n" +
+			"are those of a CXL 2.0 x8 memory expander (250ns, 300ns, 30G, 25G). On Linux\n" +
+			"6.12 and later the kernel adds the link and host bridge to them and gives a\n" +
+			"RAM region's NUMA node its access coordinates and memory tier from the result.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "memstart", Usage: "start of the reserved or borrowed range (e.g. 6G, 0x180000000; default: one that fits, else borrowed)"},
 			&cli.BoolFlag{Name: "borrow", Usage: "borrow the range from System RAM even when a reserved one fits (at --memstart if given)"},
 			&cli.StringFlag{Name: "size", Usage: "bytes of the range the device uses (e.g. 2G)"},
 			&cli.BoolFlag{Name: "pmem", Usage: "persistent memory (needed for regions and namespaces on Linux 6.1)"},
 			&cli.StringFlag{Name: "serial", Usage: "device serial number (default: derived from memstart)"},
+			&cli.StringFlag{Name: "read-latency", Usage: "read latency of the device's memory (e.g. 250ns; default 250ns)"},
+			&cli.StringFlag{Name: "write-latency", Usage: "write latency of the device's memory (e.g. 300ns; default 300ns)"},
+			&cli.StringFlag{Name: "read-bandwidth", Usage: "read bandwidth of the device's memory (e.g. 30G for 30 GB/s; default 30G)"},
+			&cli.StringFlag{Name: "write-bandwidth", Usage: "write bandwidth of the device's memory (e.g. 25G; default 25G)"},
 			&cli.BoolFlag{Name: "no-wait", Usage: "do not wait for the memdev"},
 			// The default since issue 13; kept so that older scripts run.
 			&cli.BoolFlag{Name: "wait", Hidden: true},
@@ -62,6 +73,11 @@ func runCreate(c *cli.Context) error {
 			*f.dst = v
 		}
 	}
+	perf, err := perfFlags(c)
+	if err != nil {
+		return err
+	}
+	spec.Perf = perf
 	e, err := newEnv(c)
 	if err != nil {
 		return err
@@ -94,6 +110,27 @@ func runCreate(c *cli.Context) error {
 			made.Name, units.FormatSize(spec.Memsize), *d.Memstart, made.Name)
 	}
 	return nil
+}
+
+// perfFlags reads the CDAT figures; a flag left out stays 0, the module's
+// default.
+func perfFlags(c *cli.Context) (sysfs.Coordinates, error) {
+	var p sysfs.Coordinates
+	for _, f := range []struct {
+		name  string
+		dst   *uint64
+		parse func(string) (uint32, error)
+	}{{"read-latency", &p.ReadLatency, units.ParseLatency}, {"write-latency", &p.WriteLatency, units.ParseLatency},
+		{"read-bandwidth", &p.ReadBandwidth, units.ParseBandwidth}, {"write-bandwidth", &p.WriteBandwidth, units.ParseBandwidth}} {
+		if s := c.String(f.name); s != "" {
+			v, err := f.parse(s)
+			if err != nil {
+				return p, fmt.Errorf("--%s: %w", f.name, err)
+			}
+			*f.dst = uint64(v)
+		}
+	}
+	return p, nil
 }
 
 // place picks where a device of spec.Memsize goes when no --memstart was

@@ -127,6 +127,9 @@ func TestDryRunCreateRemove(t *testing.T) {
 	}{
 		{[]string{"create", "--memstart", "0x120000000", "--size", "512M", "--pmem", "--serial", "7", "--wait"},
 			"echo memstart=4831838208,memsize=536870912,cxltype=3,pmem=1,serial=7 > " + filepath.Join(ctl, "create") + "\n"},
+		{[]string{"create", "--memstart", "0x120000000", "--size", "512M", "--read-latency", "250ns", "--write-latency", "0.3us",
+			"--read-bandwidth", "30G", "--write-bandwidth", "25000M"},
+			"echo memstart=4831838208,memsize=536870912,cxltype=3,pmem=0,read_latency=250,write_latency=300,read_bandwidth=30000,write_bandwidth=25000 > " + filepath.Join(ctl, "create") + "\n"},
 		{[]string{"remove", "cxlv0"}, "echo cxlv_dev_id=0 > " + filepath.Join(ctl, "remove") + "\n"},
 		{[]string{"create", "--size", "1G", "--borrow", "--pmem"}, "echo memsize=1073741824,cxltype=3,pmem=1,borrow=1 > " + filepath.Join(ctl, "create") + "\n"},
 		{[]string{"release", "7G"}, "echo memstart=0x1c0000000 > " + filepath.Join(ctl, "release") + "\n"},

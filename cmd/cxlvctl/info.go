@@ -37,6 +37,14 @@ type nodeJSON struct {
 	MemoryOnly bool `json:"memory_only,omitempty"`
 	// Regions are the CXL RAM regions whose memory blocks are on the node.
 	Regions []string `json:"cxl_regions,omitempty"`
+	// Access0 and Access1 are the node's access coordinates (from the
+	// nearest initiator, from the nearest CPU): HMAT's, or those the
+	// kernel computed for a CXL region on the node.
+	Access0 *view.CoordinatesJSON `json:"access0,omitempty"`
+	Access1 *view.CoordinatesJSON `json:"access1,omitempty"`
+	// MemoryTier is the N of memory_tierN the node is in: the lower, the
+	// faster (DRAM is 4).
+	MemoryTier *int `json:"memory_tier,omitempty"`
 }
 
 type infoJSON struct {
@@ -102,8 +110,18 @@ func runInfo(c *cli.Context) error {
 			byNode[*m.NumaNode] = append(byNode[*m.NumaNode], m.Name)
 		}
 	}
+	var ids []int
 	for _, n := range topo.Nodes {
-		nj := nodeJSON{ID: n.ID, Cores: len(n.Cores), Distances: n.Distances, Memdevs: byNode[n.ID], Regions: regionsOn[n.ID]}
+		ids = append(ids, n.ID)
+	}
+	perfs, err := e.host.Sys().NodePerfs(ids)
+	if err != nil {
+		return err
+	}
+	for _, n := range topo.Nodes {
+		p := perfs[n.ID]
+		nj := nodeJSON{ID: n.ID, Cores: len(n.Cores), Distances: n.Distances, Memdevs: byNode[n.ID], Regions: regionsOn[n.ID],
+			Access0: view.Coordinates(p.Access0), Access1: view.Coordinates(p.Access1), MemoryTier: p.Tier}
 		if n.Memory != nil {
 			nj.MemoryBytes = n.Memory.TotalUsableBytes
 		}
@@ -143,10 +161,17 @@ func runInfo(c *cli.Context) error {
 		case n.MemoryBytes == 0:
 			kind = "cpu-only"
 		}
+		tier, access := "-", "-"
+		if n.MemoryTier != nil {
+			tier = strconv.Itoa(*n.MemoryTier)
+		}
+		if a := perfs[n.ID].Access1; a != nil {
+			access = view.PerfCell(*a)
+		}
 		rows = append(rows, []string{strconv.Itoa(n.ID), kind, strconv.Itoa(n.Cores), units.HumanSize(uint64(n.MemoryBytes)),
-			view.Dash(strings.Join(dist, " ")), view.Dash(strings.Join(n.Memdevs, ",")), view.Dash(strings.Join(n.Regions, ","))})
+			view.Dash(strings.Join(dist, " ")), view.Dash(strings.Join(n.Memdevs, ",")), view.Dash(strings.Join(n.Regions, ",")), tier, access})
 	}
-	return writeTable(e.out, tableHeader(c, []string{"NODE", "KIND", "CORES", "MEMORY", "DISTANCES", "MEMDEVS", "CXL_RAM"}), rows)
+	return writeTable(e.out, tableHeader(c, []string{"NODE", "KIND", "CORES", "MEMORY", "DISTANCES", "MEMDEVS", "CXL_RAM", "TIER", "CPU_ACCESS"}), rows)
 }
 
 // hostMemory reads the NUMA topology and the memory totals with ghw's

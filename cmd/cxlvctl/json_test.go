@@ -26,7 +26,7 @@ func documentedKeys(t *testing.T) map[string]string {
 		t.Fatal(err)
 	}
 	keys := map[string]string{}
-	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\| ([a-z]+) \\|").FindAllSubmatch(doc, -1) {
+	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z0-9_]+)` \\| ([a-z]+) \\|").FindAllSubmatch(doc, -1) {
 		keys[string(m[1])] = string(m[2])
 	}
 	if len(keys) < 50 {

@@ -212,7 +212,7 @@ func TestListTable(t *testing.T) {
 func TestListCxlv(t *testing.T) {
 	out, errOut, rc := cxlvctl(t, "cxlv-bare", "list", "-v")
 	want := []string{"cxlv0", "mem0", "pmem", "256M", "decoder0.0", "-", "-", "-", "-", "-",
-		"0x100000000", "0x43584c5600001000", "10000:01:00.0", "ready", "cxl_virt"}
+		"0x100000000", "0x43584c5600001000", "10000:01:00.0", "ready", "-", "cxl_virt"}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	if rc != 0 || len(lines) != 2 || !reflect.DeepEqual(strings.Fields(lines[1]), want) {
 		t.Fatalf("list -v: exit %d, %q, %q; want the row %v", rc, out, errOut, want)

@@ -105,7 +105,7 @@ func TestRAMInfo(t *testing.T) {
 			}
 		}
 		out, errOut, rc = cxlvctl(t, name, "info")
-		if rc != 0 || !regexp.MustCompile(`(?m)^1 +memory-only +0 +\S+ +20 10 +- +region0 *$`).MatchString(out) {
+		if rc != 0 || !regexp.MustCompile(`(?m)^1 +memory-only +0 +\S+ +20 10 +- +region0 +- +- *$`).MatchString(out) {
 			t.Errorf("%s: info: exit %d, %s, table:\n%s", name, rc, errOut, out)
 		}
 	}

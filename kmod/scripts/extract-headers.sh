@@ -95,6 +95,16 @@ grep -Eq 'define PCI_DVSEC_CXL_REG_LOCATOR[[:space:]]' "$tmp/$srcpkg/include/uap
 known 'the HDM decoder register claim' drivers/cxl/core/hdm.c \
 	'devm_cxl_iomap_block\(dev, port->component_reg_phys,$' \
 	'cxl_map_component_regs\(reg_map, &cxlhdm->regs,$'
+# A struct cxl_root (6.9 on) carries the ops whose qos_class CDAT-based
+# performance needs: through a pointer (6.x) or embedded (7.x).
+if grep -Eq '^struct cxl_root \{' "$tmp/$srcpkg/drivers/cxl/cxl.h"; then
+	known 'the cxl_root ops' drivers/cxl/cxl.h \
+		'^	const struct cxl_root_ops \*ops;' '^	struct cxl_root_ops ops;'
+	known 'the qos_class op' drivers/cxl/cxl.h \
+		'int \(\*qos_class\)\(struct cxl_root \*cxl_root,$'
+	known 'the dport access coordinates' drivers/cxl/cxl.h \
+		'^	struct access_coordinate coord\[ACCESS_COORDINATE_MAX\];'
+fi
 feature() {	# feature MACRO PATTERN FILE
 	if grep -Eq "$2" "$tmp/$srcpkg/$3"; then
 		printf '#define %s 1\n' "$1"
@@ -116,6 +126,8 @@ feature() {	# feature MACRO PATTERN FILE
 	feature CXLV_HAVE_MEMREGION_RANGE 'int cpu_cache_invalidate_memregion\(phys_addr_t start, size_t len\);' include/linux/memregion.h
 	feature CXLV_HAVE_HDM_CAP_CLAIM 'cxl_map_component_regs\(reg_map, &cxlhdm->regs,$' drivers/cxl/core/hdm.c
 	feature CXLV_HAVE_SPLIT_REPARENT 'reparent_children_after_split\(res, new_res' kernel/resource.c
+	feature CXLV_HAVE_CXL_ROOT '^struct cxl_root \{' drivers/cxl/cxl.h
+	feature CXLV_HAVE_ROOT_OPS_PTR '^	const struct cxl_root_ops \*ops;' drivers/cxl/cxl.h
 	feature CXLV_HAVE_IMPORT_NS_STRING 'define MODULE_IMPORT_NS\(ns\)[[:space:]]+MODULE_INFO\(import_ns, ns\)' include/linux/module.h
 } >"$GEN/cxlv_features.h"
 echo "$want" >"$stamp"

@@ -16,9 +16,15 @@
 # at probe (0 on 6.1, which sets none). Get/Inject/Clear Poison with a
 # misaligned, out-of-range address or the wrong length are refused (Invalid
 # Input, Invalid Payload Length). Stores into the read-only capability
-# layout are undone. After rebinding cxl_pci the memdev and its labels are
-# back and answer normal commands.
+# layout are undone. The endpoint's DOE mailbox, driven through its config
+# file, answers Discovery and CXL Table Access and refuses malformed requests
+# per PCIe r6.0 6.30 (test/e2e/cdat-lib.sh); the CDAT the kernel read at
+# probe carries the default figures (6.1 reads it too and does nothing
+# more with it). After rebinding cxl_pci the memdev and its labels are
+# back and answer normal commands, and the kernel reads the same CDAT again.
 . /cxlv/test/vm/guest/cxlv.sh
+# shellcheck source=test/e2e/cdat-lib.sh
+. "$CXLV/test/e2e/cdat-lib.sh"
 
 probe=/cxlv/test/tools/bin/cxl-mbox-probe
 [ -x $probe ] || fail "no $probe: test/tools/build.sh builds it"
@@ -59,6 +65,9 @@ lsa_off=$(attr "$dev" label_offset) lsa_size=$(attr "$dev" label_size)
 	fail "label area $lsa_off+$lsa_size is not in the metadata window after BAR0"
 window=$(attr "$dev" window_start) # device memory
 say "$dev: $mem at $bdf, BAR0 $(printf '%#x' $bar)"
+cdat=$(endpoint_cdat "$mem")
+check_cdat "$cdat" "$(attr "$dev" capacity)" 1 250 300 30000 25000
+cat "$cdat" >/tmp/cdat.before
 
 # Labels with a pattern, so a clearing write would show.
 head -c $lsa_size /dev/urandom >/tmp/pattern
@@ -108,6 +117,10 @@ done
 snapshot /tmp/after
 cmp /tmp/before /tmp/after || fail "memory outside the mailbox registers changed"
 say "unknown opcodes answered Unsupported, malformed poison commands refused; metadata window, LSA and device memory unchanged"
+doe_abuse "$bdf"
+snapshot /tmp/after
+cmp /tmp/before /tmp/after || fail "memory outside the mailbox registers changed"
+say "unknown opcodes answered Unsupported, DOE abused; metadata window, LSA and device memory unchanged"
 
 # Stores into the read-only capability layout (CXL 3.0 8.2.8.1 capability
 # count, 8.2.8.2 the second capability's offset) are undone by the device,
@@ -134,6 +147,8 @@ echo "$json" | has '"media_normal":true' || fail "no health info after rebind: $
 cxl read-labels "$mem" -o /tmp/back || fail "cxl read-labels after rebind"
 cmp /tmp/pattern /tmp/back || fail "labels changed"
 say "after rebind: $mem answers GET_HEALTH_INFO and GET_LSA; labels unchanged"
+wait_for 30 test -e "$(endpoint_cdat "$mem")" || fail "no CDAT after rebind"
+cmp /tmp/cdat.before "$(endpoint_cdat "$mem")" || fail "the kernel read another CDAT after the abuse"
 
 no_kernel_complaints
 remove "$dev"

@@ -89,9 +89,12 @@ static void put_num(struct rng *g, struct cxlv_rec *r, uint64_t v)
 
 static const char *const create_keys[] = {
 	"memstart", "memsize", "cxltype", "pmem", "serial",
+	"read_latency", "write_latency", "read_bandwidth", "write_bandwidth",
 };
 
-enum { K_START, K_SIZE, K_TYPE, K_PMEM, K_SERIAL, NR_K };
+/* K_SERIAL and after are optional; K_RLAT..K_WBW are the CDAT figures */
+enum { K_START, K_SIZE, K_TYPE, K_PMEM, K_SERIAL, K_RLAT, K_WLAT, K_RBW,
+       K_WBW, NR_K };
 
 /* The value of one key: literal, or a template text when set. */
 struct field {
@@ -157,6 +160,11 @@ static void fields_for(struct rng *g, struct field *f, uint64_t start,
 	f[K_PMEM].v = below(g, 2);
 	f[K_SERIAL].v = 1 + below(g, UINT64_MAX - 1);
 	f[K_SERIAL].skip = coin(g, 60);
+	for (int k = K_RLAT; k <= K_WBW; k++) {
+		f[k].v = coin(g, 20) ? CXLV_PERF_MAX - below(g, 2) :
+				       1 + below(g, CXLV_PERF_MAX);
+		f[k].skip = coin(g, 50);
+	}
 }
 
 /* A 1 MiB aligned start in low System RAM (below 1.5 GiB). */
@@ -237,6 +245,15 @@ static void damaged_create(struct rng *g, struct cxlv_rec *r, int how)
 		static const uint64_t types[] = { 0, 1, 2, 4, 255, UINT32_MAX };
 
 		f[K_TYPE].v = types[below(g, sizeof(types) / sizeof(types[0]))];
+		break;
+	}
+	case 4: {		/* a figure of 0 or past its 16-bit CDAT field */
+		static const uint64_t figs[] = { 0, CXLV_PERF_MAX + 1, 0xffff,
+						 0x10000, UINT32_MAX };
+
+		k = K_RLAT + below(g, K_WBW - K_RLAT + 1);
+		f[k].skip = false;
+		f[k].v = figs[below(g, sizeof(figs) / sizeof(figs[0]))];
 		break;
 	}
 	default:		/* a bad number */
@@ -405,7 +422,7 @@ static void gen_create(struct rng *g, struct cxlv_rec *r)
 	else if (c < 15)
 		overlong(g, r, 'c');
 	else if (c < 60)
-		damaged_create(g, r, below(g, 5));
+		damaged_create(g, r, below(g, 6));
 	else
 		range_create(g, r, below(g, 5));
 	if (c >= 15 && coin(g, 8))

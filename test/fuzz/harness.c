@@ -92,7 +92,8 @@ static bool same(char kind, const struct outcome *a, const struct outcome *b)
 	return a->p.memstart == b->p.memstart && a->p.memsize == b->p.memsize &&
 	       a->p.serial == b->p.serial && a->p.cxltype == b->p.cxltype &&
 	       a->p.pmem == b->p.pmem && a->p.borrow == b->p.borrow &&
-	       a->p.pick_start == b->p.pick_start;
+	       a->p.pick_start == b->p.pick_start &&
+	       !memcmp(&a->p.perf, &b->p.perf, sizeof(a->p.perf));
 }
 
 static bool documented(int rc)
@@ -155,6 +156,11 @@ static void render_back(const struct outcome *o, char kind, char *s,
 	if (o->p.serial)
 		snprintf(s + strlen(s), n - strlen(s), ",serial=%llu",
 			 (unsigned long long)o->p.serial);
+	snprintf(s + strlen(s), n - strlen(s),
+		 hex ? ",read_latency=%#x,write_latency=%#x,read_bandwidth=%#x,write_bandwidth=%#x" :
+		       "\nread_latency=%u\nwrite_latency=%u\nread_bandwidth=%u\nwrite_bandwidth=%u",
+		 o->p.perf.read_latency, o->p.perf.write_latency,
+		 o->p.perf.read_bandwidth, o->p.perf.write_bandwidth);
 }
 
 static bool only_nuls(const char *p, const char *end)
@@ -206,6 +212,14 @@ static void properties(const struct cxlv_rec *r)
 		      "accepted a create without memstart that does not borrow");
 		check(!o.p.borrow || !(o.p.memsize % CXLV_BORROW_ALIGN),
 		      "accepted a borrow that is not whole 256 MiB pieces");
+		check(o.p.perf.read_latency && o.p.perf.write_latency &&
+		      o.p.perf.read_bandwidth && o.p.perf.write_bandwidth,
+		      "accepted a figure of 0");
+		check(o.p.perf.read_latency <= CXLV_PERF_MAX &&
+		      o.p.perf.write_latency <= CXLV_PERF_MAX &&
+		      o.p.perf.read_bandwidth <= CXLV_PERF_MAX &&
+		      o.p.perf.write_bandwidth <= CXLV_PERF_MAX,
+		      "accepted a figure past its CDAT field");
 	} else if (r->kind == 'r') {
 		check(o.id <= INT32_MAX, "accepted id above S32_MAX");
 	}

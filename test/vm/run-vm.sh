@@ -4,7 +4,7 @@
 # exit code. See test/vm/README.md.
 #
 # test/vm/run-vm.sh [--kver KVER] [--mem 2G] [--smp 2] [--memmap SPEC]... [--cxl]
-#                   [--cxl-volatile] [--qemu10] [--numa] [--numa-split LOW]
+#                   [--cxl-volatile] [--qemu10] [--numa] [--numa-split LOW [--hmat]]
 #                   [--hide-hypervisor] [--append ARGS] [--timeout SEC] [--out DIR] -- GUEST_SCRIPT [ARGS...]
 #
 # --qemu10 runs the QEMU 10 that test/vm/qemu10.sh unpacked; --cxl-volatile
@@ -12,6 +12,10 @@
 # implies --cxl and needs --qemu10); --numa gives the guest an SRAT (one node
 # with all of its RAM and CPUs), so that Linux gives the CXL window a node of
 # its own.
+# --hmat (with --numa-split) gives the guest an ACPI HMAT that describes node
+# 0 only, as DRAM (100 ns, 25.6 GB/s from the CPUs): the kernel's memory
+# tiering takes its DRAM reference from it, and node 1, CPU-less with node 0
+# as its initiator, has no figures but those a CXL region sets.
 # --cxl-single-rp is --cxl without the second, empty root port: it reproduces
 # the 6.1 trap where every write to QEMU's device is lost (negative test only).
 # --hide-hypervisor: on 6.2+ the CPU does not report a hypervisor, for
@@ -36,7 +40,7 @@ usage() {
 }
 
 kver='' mem=2G smp=2 cxl=0 single_rp=0 append='' timeout=600 out='' numa_split=''
-qemu10=0 cxl_volatile=0 numa=0 hide_hypervisor=0
+qemu10=0 cxl_volatile=0 numa=0 hide_hypervisor=0 hmat=0
 memmaps=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -49,6 +53,7 @@ while [ $# -gt 0 ]; do
 	--qemu10) qemu10=1 && shift ;;
 	--cxl-volatile) cxl=1 cxl_volatile=1 && shift ;;
 	--numa) numa=1 && shift ;;
+	--hmat) hmat=1 && shift ;;
 	--cxl-single-rp) cxl=1 single_rp=1 && shift ;;
 	--hide-hypervisor) hide_hypervisor=1 && shift ;;
 	--append) append="${append:+$append }$2" && shift 2 ;;
@@ -136,6 +141,7 @@ fi
 # the rest (q35 puts it from 4G up), CPU-less: a memmap= over all of node
 # 1 makes cxl_virt's RAM come online as a memory-only node, as CXL memory.
 qemu_numa=()
+[ "$hmat" = 1 ] && node1_initiator=,initiator=0
 if [ "$numa" = 1 ]; then
 	qemu_numa=(-object "memory-backend-ram,id=node0,size=$mem"
 		-numa "node,nodeid=0,cpus=0-$((smp - 1)),memdev=node0")
@@ -145,7 +151,13 @@ elif [ -n "$numa_split" ]; then
 	qemu_numa=(-object "memory-backend-ram,id=node0,size=$low"
 		-object "memory-backend-ram,id=node1,size=$((total - low))"
 		-numa "node,nodeid=0,cpus=0-$((smp - 1)),memdev=node0"
-		-numa node,nodeid=1,memdev=node1)
+		-numa "node,nodeid=1,memdev=node1${node1_initiator:-}")
+fi
+if [ "$hmat" = 1 ]; then
+	[ -n "$numa_split" ] || die "--hmat needs --numa-split"
+	machine=$machine,hmat=on
+	qemu_numa+=(-numa hmat-lb,initiator=0,target=0,hierarchy=memory,data-type=access-latency,latency=100
+		-numa hmat-lb,initiator=0,target=0,hierarchy=memory,data-type=access-bandwidth,bandwidth=25600M)
 fi
 
 qemu=(qemu-system-x86_64)

@@ -18,6 +18,8 @@ type LinkJSON struct {
 	Capacity    *uint64 `json:"capacity,omitempty"`
 	WindowStart *uint64 `json:"window_start,omitempty"`
 	DeviceState string  `json:"device_state,omitempty"`
+	// Performance are the figures the device's CDAT carries.
+	Performance *CoordinatesJSON `json:"performance,omitempty"`
 	*MemdevJSON
 	Root         string           `json:"root,omitempty"`
 	Endpoint     string           `json:"endpoint,omitempty"`
@@ -31,6 +33,28 @@ type RegionLinkJSON struct {
 	RegionJSON
 	NDRegion *NDRegionJSON `json:"nd_region,omitempty"`
 	Dax      *DaxJSON      `json:"dax,omitempty"`
+	// Access0 and Access1 are the coordinates the kernel computed for
+	// the region (regionN/access0, access1).
+	Access0 *CoordinatesJSON `json:"access0,omitempty"`
+	Access1 *CoordinatesJSON `json:"access1,omitempty"`
+}
+
+// CoordinatesJSON are performance figures: latencies in ns, bandwidths in
+// MB/s (sysfs.Coordinates).
+type CoordinatesJSON struct {
+	ReadLatency    uint64 `json:"read_latency_ns"`
+	WriteLatency   uint64 `json:"write_latency_ns"`
+	ReadBandwidth  uint64 `json:"read_bandwidth_mbs"`
+	WriteBandwidth uint64 `json:"write_bandwidth_mbs"`
+}
+
+// Coordinates is the JSON form of c; nil for nil.
+func Coordinates(c *sysfs.Coordinates) *CoordinatesJSON {
+	if c == nil {
+		return nil
+	}
+	j := CoordinatesJSON(*c)
+	return &j
 }
 
 // Links are the JSON forms of links; regions are all CXL regions (for the
@@ -49,6 +73,7 @@ func Link(l sysfs.DeviceLink, regions []sysfs.Region) LinkJSON {
 	if v := l.Virt; v != nil {
 		j.Device, j.Memstart, j.Memsize, j.Pmem, j.Borrowed = v.Name, v.Memstart, v.Memsize, v.Pmem, v.Borrowed
 		j.Capacity, j.WindowStart, j.DeviceState = v.Capacity, v.WindowStart, v.State
+		j.Performance = Coordinates(v.Perf)
 	}
 	if l.Memdev != nil {
 		m := Memdev(*l.Memdev)
@@ -71,7 +96,7 @@ func Link(l sysfs.DeviceLink, regions []sysfs.Region) LinkJSON {
 
 // regionLink is region r with its nd region and its memory, either nil.
 func regionLink(r sysfs.Region, nd *sysfs.NDRegion, ram *sysfs.RAMState) RegionLinkJSON {
-	j := RegionLinkJSON{RegionJSON: Region(r)}
+	j := RegionLinkJSON{RegionJSON: Region(r), Access0: Coordinates(r.Access[0]), Access1: Coordinates(r.Access[1])}
 	if nd != nil {
 		ndJSON := NDRegion(*nd)
 		j.NDRegion = &ndJSON

@@ -14,7 +14,7 @@ import (
 func ListTable(links []sysfs.DeviceLink, verbose bool) (header []string, rows [][]string) {
 	header = []string{"DEVICE", "MEMDEV", "TYPE", "CAPACITY", "DECODER", "REGION", "ND_REGION", "NAMESPACE", "MODE", "DEVNODE"}
 	if verbose {
-		header = append(header, "MEMSTART", "SERIAL", "HOST", "STATE", "FIRMWARE")
+		header = append(header, "MEMSTART", "SERIAL", "HOST", "STATE", "PERF", "FIRMWARE")
 	}
 	withMemory := false
 	for _, l := range links {
@@ -129,12 +129,15 @@ func devNode(ns sysfs.Namespace) string {
 }
 
 func verboseColumns(l sysfs.DeviceLink) []string {
-	memstart, serial, host, state, firmware := "-", "-", "-", "-", "-"
+	memstart, serial, host, state, perf, firmware := "-", "-", "-", "-", "-", "-"
 	if v := l.Virt; v != nil {
 		if v.Memstart != nil {
 			memstart = "0x" + strconv.FormatUint(*v.Memstart, 16)
 		}
 		state = Dash(v.State)
+		if v.Perf != nil {
+			perf = PerfCell(*v.Perf)
+		}
 	}
 	if m := l.Memdev; m != nil {
 		if m.Serial != nil {
@@ -150,7 +153,17 @@ func verboseColumns(l sysfs.DeviceLink) []string {
 			state = "enabled"
 		}
 	}
-	return []string{memstart, serial, host, state, firmware}
+	return []string{memstart, serial, host, state, perf, firmware}
+}
+
+// PerfCell prints coordinates in one word: read/write latency, then read/
+// write bandwidth ("250/300ns,30/25GB/s", else MB/s).
+func PerfCell(c sysfs.Coordinates) string {
+	bw := strconv.FormatUint(c.ReadBandwidth, 10) + "/" + strconv.FormatUint(c.WriteBandwidth, 10) + "MB/s"
+	if c.ReadBandwidth%1000 == 0 && c.WriteBandwidth%1000 == 0 {
+		bw = strconv.FormatUint(c.ReadBandwidth/1000, 10) + "/" + strconv.FormatUint(c.WriteBandwidth/1000, 10) + "GB/s"
+	}
+	return strconv.FormatUint(c.ReadLatency, 10) + "/" + strconv.FormatUint(c.WriteLatency, 10) + "ns," + bw
 }
 
 // memoryCell is the MEMORY column of a row: what the memory of the RAM

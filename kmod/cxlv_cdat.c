@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/**
+ * DOC: cxl_virt Coherent Device Attribute Table
+ *
+ * Builds the CDAT (CDAT Specification r1.03) that the endpoint's DOE
+ * mailbox serves through CXL Table Access (cxlv_doe.c): the header, then
+ * for the device's one partition (all volatile or all persistent, at DPA 0)
+ * a DSMAS naming its DPA range and four DSLBIS giving its read and write
+ * latency and bandwidth, the figures of the create request. Entry handle 0
+ * is the header and handle N the Nth structure after it, as CXL r3.0
+ * 8.1.11.1 lets the device choose.
+ *
+ * Latencies are stored with a base unit of 1000 ps, bandwidths with 1 MB/s,
+ * so each 16-bit entry holds the figure itself (cxlv_parse.h bounds them).
+ * The table is built once at create and never changes: its Sequence stays 0.
+ */
+#include <linux/bits.h>
+#include <linux/build_bug.h>
+#include <linux/errno.h>
+#include <linux/minmax.h>
+#include <linux/string.h>
+#include <asm/byteorder.h>
+
+#include "cxlv_doe.h"
+
+/* CDAT r1.03 Table 1: CDAT header */
+struct cxlv_cdat_header {
+	__le32 length;
+	u8 revision;
+	u8 checksum;
+	u8 reserved[6];
+	__le32 sequence;
+} __packed;
+
+/* CDAT r1.03 Table 2: common header of every structure */
+struct cxlv_cdat_sub {
+	u8 type;
+	u8 reserved;
+	__le16 length;
+} __packed;
+
+/* CDAT r1.03 Table 3: Device Scoped Memory Affinity Structure */
+struct cxlv_cdat_dsmas {
+	struct cxlv_cdat_sub hdr;
+	u8 handle;
+	u8 flags;
+	__le16 reserved;
+	__le64 dpa_base;
+	__le64 dpa_length;
+} __packed;
+
+/* CDAT r1.03 Table 5: Device Scoped Latency and Bandwidth Information */
+struct cxlv_cdat_dslbis {
+	struct cxlv_cdat_sub hdr;
+	u8 handle;
+	u8 flags;
+	u8 data_type;
+	u8 reserved;
+	__le64 entry_base_unit;
+	__le16 entry[3];
+	__le16 reserved2;
+} __packed;
+
+#define CXLV_CDAT_REVISION	1
+#define CXLV_CDAT_TYPE_DSMAS	0
+#define CXLV_CDAT_TYPE_DSLBIS	1
+/* CDAT r1.03 Table 3: DSMAS Flags bit 2, Non-Volatile */
+#define CXLV_DSMAS_NONVOLATILE	BIT(2)
+/* CDAT r1.03 Table 5: Flags as in ACPI 6.4 HMAT, 0 = the memory itself */
+#define CXLV_DSLBIS_MEMORY	0
+/* ACPI 6.4 Table 5.150 (HMAT SLLBI) Data Type, which DSLBIS shares */
+#define CXLV_HMAT_READ_LATENCY		1
+#define CXLV_HMAT_WRITE_LATENCY		2
+#define CXLV_HMAT_READ_BANDWIDTH	4
+#define CXLV_HMAT_WRITE_BANDWIDTH	5
+#define CXLV_LATENCY_BASE_PS	1000
+#define CXLV_BANDWIDTH_BASE_MBS	1
+
+static_assert(sizeof(struct cxlv_cdat_header) == CXLV_CDAT_HDR_LEN);
+static_assert(sizeof(struct cxlv_cdat_dsmas) == CXLV_CDAT_ENTRY_LEN);
+static_assert(sizeof(struct cxlv_cdat_dslbis) == CXLV_CDAT_ENTRY_LEN);
+
+/* Appends an entry of @len bytes and returns it, zeroed. */
+static void *cxlv_cdat_add(struct cxlv_cdat *cdat, size_t len)
+{
+	void *entry = &cdat->data[cdat->len];
+
+	cdat->entry_off[cdat->nr_entries++] = cdat->len;
+	cdat->len += len;
+	memset(entry, 0, len);
+	return entry;
+}
+
+static void cxlv_cdat_sub(struct cxlv_cdat_sub *hdr, u8 type, u16 len)
+{
+	hdr->type = type;
+	hdr->length = cpu_to_le16(len);
+}
+
+static void cxlv_cdat_add_dslbis(struct cxlv_cdat *cdat, u8 handle,
+				 u8 data_type, u64 base, u32 value)
+{
+	struct cxlv_cdat_dslbis *d = cxlv_cdat_add(cdat, sizeof(*d));
+
+	cxlv_cdat_sub(&d->hdr, CXLV_CDAT_TYPE_DSLBIS, sizeof(*d));
+	d->handle = handle;
+	d->flags = CXLV_DSLBIS_MEMORY;
+	d->data_type = data_type;
+	d->entry_base_unit = cpu_to_le64(base);
+	d->entry[0] = cpu_to_le16(value);
+}
+
+/**
+ * cxlv_cdat_build() - build the table of a one-partition device
+ * @cdat: table to fill
+ * @capacity: bytes of the partition, from DPA 0
+ * @pmem: the partition is persistent
+ * @perf: its figures, each within 1..CXLV_PERF_MAX
+ */
+void cxlv_cdat_build(struct cxlv_cdat *cdat, u64 capacity, bool pmem,
+		     const struct cxlv_perf *perf)
+{
+	struct cxlv_cdat_header *h;
+	struct cxlv_cdat_dsmas *m;
+	const u8 handle = 0;
+	u8 sum = 0;
+	u16 i;
+
+	cdat->len = 0;
+	cdat->nr_entries = 0;
+	h = cxlv_cdat_add(cdat, sizeof(*h));
+	h->revision = CXLV_CDAT_REVISION;
+
+	m = cxlv_cdat_add(cdat, sizeof(*m));
+	cxlv_cdat_sub(&m->hdr, CXLV_CDAT_TYPE_DSMAS, sizeof(*m));
+	m->handle = handle;
+	m->flags = pmem ? CXLV_DSMAS_NONVOLATILE : 0;
+	m->dpa_base = 0;
+	m->dpa_length = cpu_to_le64(capacity);
+
+	cxlv_cdat_add_dslbis(cdat, handle, CXLV_HMAT_READ_LATENCY,
+			     CXLV_LATENCY_BASE_PS, perf->read_latency);
+	cxlv_cdat_add_dslbis(cdat, handle, CXLV_HMAT_WRITE_LATENCY,
+			     CXLV_LATENCY_BASE_PS, perf->write_latency);
+	cxlv_cdat_add_dslbis(cdat, handle, CXLV_HMAT_READ_BANDWIDTH,
+			     CXLV_BANDWIDTH_BASE_MBS, perf->read_bandwidth);
+	cxlv_cdat_add_dslbis(cdat, handle, CXLV_HMAT_WRITE_BANDWIDTH,
+			     CXLV_BANDWIDTH_BASE_MBS, perf->write_bandwidth);
+
+	/* CDAT r1.03 Table 1: all bytes of the table sum to 0 */
+	h->length = cpu_to_le32(cdat->len);
+	for (i = 0; i < cdat->len; i++)
+		sum += cdat->data[i];
+	h->checksum = -sum;
+}
+
+/**
+ * cxlv_cdat_entry() - look up an entry for CXL Table Access
+ * @cdat: the table
+ * @handle: entry handle of the request, 0 for the header
+ * @entry: receives the entry's bytes
+ * @len: receives its length, a multiple of 4
+ * @next: receives the handle after it, CXLV_CDAT_LAST_HANDLE after the last
+ *
+ * Return: 0, or -ENOENT for a handle past the table.
+ */
+int cxlv_cdat_entry(const struct cxlv_cdat *cdat, u16 handle,
+		    const u8 **entry, u16 *len, u16 *next)
+{
+	u16 end;
+
+	if (handle >= cdat->nr_entries)
+		return -ENOENT;
+	end = handle + 1 < cdat->nr_entries ? cdat->entry_off[handle + 1] :
+					      cdat->len;
+	*entry = &cdat->data[cdat->entry_off[handle]];
+	*len = end - cdat->entry_off[handle];
+	*next = handle + 1 < cdat->nr_entries ? handle + 1 :
+						CXLV_CDAT_LAST_HANDLE;
+	return 0;
+}
+
+/*
+ * PCIe r6.0 4.2.2: 32 GT/s with 128b/130b coding, per lane and direction,
+ * in Mb/s as Linux rounds it (PCIE_SPEED2MBS_ENC())
+ */
+#define CXLV_LINK_LANE_MBPS	(32000 * 128 / 130)
+#define CXLV_LINK_WIDTH		8
+#define CXLV_LINK_WIDTH_MAX	16
+
+/**
+ * cxlv_cdat_link_width() - lanes of the 32 GT/s link the figures need
+ * @perf: the device's figures
+ *
+ * A CXL 2.0 expander's x8 link, or x16 where a bandwidth figure exceeds
+ * what x8 carries, so that the link the kernel reads (LNKSTA) does not cut
+ * the figures short where it can help it.
+ *
+ * Return: 8 or 16.
+ */
+u8 cxlv_cdat_link_width(const struct cxlv_perf *perf)
+{
+	u32 bw = max(perf->read_bandwidth, perf->write_bandwidth);
+
+	if (bw * BITS_PER_BYTE > CXLV_LINK_WIDTH * CXLV_LINK_LANE_MBPS)
+		return CXLV_LINK_WIDTH_MAX;
+	return CXLV_LINK_WIDTH;
+}
