@@ -2,6 +2,7 @@ package sysfs
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/cxlv/cxlv/cxlverr"
 )
@@ -179,7 +180,7 @@ func (t *Topology) linkMemdev(m *Memdev) DeviceLink {
 	l.Root = rootOf(t.Ports, l.Endpoint)
 	for i := range t.Virt {
 		v := &t.Virt[i]
-		if v.Memdev == m.Name || (l.Root != nil && v.Root == l.Root.Name) {
+		if slices.Contains(v.Memdevs, m.Name) || (l.Root != nil && v.Root == l.Root.Name) {
 			l.Virt = v
 		}
 	}
