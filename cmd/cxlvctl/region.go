@@ -104,12 +104,10 @@ func runRegionCreate(c *cli.Context) error {
 	case (dev == "") == (md == ""):
 		return usagef("region create needs one of --device cxlvN or --memdev memN")
 	case dev != "":
-		if spec.Memdev, err = memdevOf(e.host.Sys(), dev); err != nil {
+		if spec.Members, err = membersOf(e.host.Sys(), dev); err != nil {
 			return err
 		}
-		if spec.Memdev == "" {
-			return fmt.Errorf("%s has no memdev yet: wait for it (cxlvctl create --wait) or check that cxl_mem is loaded", dev)
-		}
+		spec.Memdev = spec.Members[0]
 	default:
 		spec.Memdev = md
 	}
@@ -178,6 +176,20 @@ func onlineText(p region.OnlinePolicy, zones []string) string {
 		return "--online " + string(p)
 	}
 	return strings.Join(zones, ",") + ", --online " + string(p)
+}
+
+// membersOf are the memdevs of a cxl_virt device in position order, as the
+// module lists them once cxl_mem has bound them all: the one memdev of a
+// device, the endpoints of an interleave set.
+func membersOf(sys sysfs.FS, device string) ([]string, error) {
+	d, err := sys.VirtDevice(device)
+	if err != nil {
+		return nil, err
+	}
+	if len(d.Memdevs) == 0 {
+		return nil, fmt.Errorf("%s has no memdev yet: wait for it (cxlvctl create --wait) or check that cxl_mem is loaded", device)
+	}
+	return d.Memdevs, nil
 }
 
 // memdevOf is the memdev of a cxl_virt device, "" before cxl_mem probed it.
