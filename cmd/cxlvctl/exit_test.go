@@ -29,7 +29,9 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{"qemu-bare", []string{"create", "--memstart", "4G", "--size", "1G", "extra"}, exitInvalid, "takes no arguments"},
 		{"qemu-bare", []string{"create", "--memstart", "4G", "--size", "1G", "--pmem"}, exitNotSupported, "module cxl_virt is not loaded (run: modprobe cxl_virt)"},
 		{"qemu-bare", []string{"remove", "cxlv0"}, exitNotSupported, "modprobe cxl_virt"},
-		{"qemu-bare", []string{"remove", "mem0"}, exitInvalid, `invalid device name "mem0"`},
+		{"qemu-bare", []string{"remove", "mem0"}, exitNotSupported, "modprobe cxl_virt"},
+		{"qemu-bare", []string{"remove", "memory0"}, exitInvalid, `invalid device name "memory0"`},
+		{"cxlv-bare", []string{"remove", "mem7"}, exitNotFound, "mem7 is no cxl_virt device's memdev: name a device (cxlvN) from `cxlvctl list`"},
 		{"qemu-bare", []string{"remove"}, exitInvalid, "exactly one device name"},
 		{"qemu-bare", []string{"list", "--bogus"}, exitInvalid, "unknown flag --bogus for 'cxlvctl list'"},
 		{"qemu-bare", []string{"list", "extra"}, exitNotFound, "cxl_virt device or memdev extra not found"},
@@ -176,5 +178,13 @@ func TestCreateInterleaveSet(t *testing.T) {
 	want := "memstart=8589934592,memsize=5368709120,cxltype=3,pmem=1,ways=4,host_bridges=2,granularity=1024"
 	if rc != exitOK || !strings.Contains(out, want) {
 		t.Errorf("--dry-run create of an x4 set: exit %d, stdout %q, stderr %q; want the create string %q", rc, out, errOut, want)
+	}
+}
+
+// A memdev names its device (a set's member, the whole set).
+func TestRemoveMemdevResolvesToDevice(t *testing.T) {
+	out, errOut, rc := cxlvctl(t, "cxlv-bare", "--dry-run", "remove", "mem0")
+	if rc != exitOK || !strings.Contains(out, "cxlv_dev_id=0") || errOut != "mem0 is a memdev of cxlv0: removing cxlv0 as a whole\n" {
+		t.Errorf("--dry-run remove mem0: exit %d, stdout %q, stderr %q; want cxlv0's remove string and the note", rc, out, errOut)
 	}
 }
