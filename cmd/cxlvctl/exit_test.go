@@ -184,7 +184,12 @@ func TestCreateInterleaveSet(t *testing.T) {
 // A memdev names its device (a set's member, the whole set).
 func TestRemoveMemdevResolvesToDevice(t *testing.T) {
 	out, errOut, rc := cxlvctl(t, "cxlv-bare", "--dry-run", "remove", "mem0")
-	if rc != exitOK || !strings.Contains(out, "cxlv_dev_id=0") || errOut != "mem0 is a memdev of cxlv0: removing cxlv0 as a whole\n" {
-		t.Errorf("--dry-run remove mem0: exit %d, stdout %q, stderr %q; want cxlv0's remove string and the note", rc, out, errOut)
+	if rc != exitOK || !strings.Contains(out, "echo cxlv_dev_id=0 > ") || errOut != "" {
+		t.Errorf("--dry-run remove mem0: exit %d, stdout %q, stderr %q; want cxlv0's remove string", rc, out, errOut)
+	}
+	rec := recordWrites(t)
+	out, errOut, rc = cxlvctl(t, "cxlv-bare", "remove", "mem0")
+	if rc != exitOK || out != "removed cxlv0 (the device of mem0)\n" || len(rec.Ops()) != 1 || rec.Ops()[0].Value != "cxlv_dev_id=0" {
+		t.Errorf("remove mem0: exit %d, stdout %q, stderr %q, writes %v; want cxlv0 removed", rc, out, errOut, rec.Ops())
 	}
 }

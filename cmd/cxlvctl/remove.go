@@ -39,8 +39,9 @@ func runRemove(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	what := name // what the output calls it
 	if name != c.Args().First() {
-		fmt.Fprintf(e.errOut, "%s is a memdev of %s: removing %s as a whole\n", c.Args().First(), name, name)
+		what = fmt.Sprintf("%s (the device of %s)", name, c.Args().First())
 	}
 	release := c.Bool("release")
 	// --force writes before the remove does: refuse first what the remove
@@ -67,9 +68,9 @@ func runRemove(c *cli.Context) error {
 	switch {
 	case e.dryRun:
 	case release:
-		fmt.Fprintf(e.out, "removed %s; %s\n", name, givenBack(back))
+		fmt.Fprintf(e.out, "removed %s; %s\n", what, givenBack(back))
 	default:
-		fmt.Fprintf(e.out, "removed %s\n", name)
+		fmt.Fprintf(e.out, "removed %s\n", what)
 	}
 	return nil
 }
