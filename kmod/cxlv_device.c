@@ -137,8 +137,9 @@ static struct cxlv_dev *cxlv_find_conflict(const struct cxlv_params *p)
 		}
 		if (p->serial < other->params.serial + other->params.ways &&
 		    other->params.serial < p->serial + p->ways) {
-			cxlv_set_error("create: serial %#llx (of %u) is already used by %s",
-				       p->serial, p->ways, dev_name(&other->dev));
+			cxlv_set_error("create: serial %#llx is already used by %s",
+				       max(p->serial, other->params.serial),
+				       dev_name(&other->dev));
 			return other;
 		}
 	}
