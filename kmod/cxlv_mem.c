@@ -73,7 +73,8 @@ static int cxlv_walk_reserved(struct resource *res, void *arg)
  * @borrowed: the range lies in a free range the module borrowed
  *
  * Return: 0; -EINVAL for a misaligned start; -ENOSPC when no ways x 256 MiB
- * aligned block of device memory remains after ways x 1 MiB of metadata; -EBUSY when the range holds System RAM;
+ * aligned block of device memory remains after ways x 1 MiB of metadata;
+ * -EBUSY when the range holds System RAM;
  * -EADDRNOTAVAIL when the kernel's map does not withhold all of it or the
  * firmware's map does not call all of it RAM; -EOPNOTSUPP when the kernel
  * does not let modules read the firmware's map. Whether anyone else holds
