@@ -8,9 +8,13 @@
  * DOC: cxl_virt control-file grammar
  *
  * create: ``memstart=<u64>,memsize=<u64>,cxltype=3,pmem=<0|1>[,serial=<u64>]``
- *         ``[,borrow=<0|1>]``; with ``borrow=1`` memstart may be left out
- *         (the module picks the range) and memsize must be a multiple of
- *         256 MiB, as must memstart when given
+ *         ``[,borrow=<0|1>][,ways=<1|2|4|8>][,host_bridges=<1|2|4>]``
+ *         ``[,granularity=<256..16384>]``; with ``borrow=1`` memstart may
+ *         be left out (the module picks the range) and memsize must be a
+ *         multiple of 256 MiB, as must memstart when given. ways (default 1)
+ *         endpoints interleave behind host_bridges (default 1, dividing
+ *         ways) host bridges at granularity bytes (a power of two, default
+ *         4096, only with ways > 1)
  * remove: ``cxlv_dev_id=<u32>[,release=<0|1>]``
  * release: ``memstart=<u64>`` (the start of a free borrowed range)
  *
@@ -25,8 +29,9 @@
  * -EINVAL    malformed token, unknown or repeated key, bad number or value,
  *            embedded NUL, memsize not a page multiple
  * -ENODATA   a required key missing
- * -ERANGE    a number that overflows its field, or memstart + memsize wraps
- * -EOPNOTSUPP cxltype other than 3
+ * -ERANGE    a number that overflows its field, memstart + memsize wraps,
+ *            or serial + ways - 1 does
+ * -EOPNOTSUPP cxltype other than 3, or borrow=1 with ways > 1
  *
  * borrow=1 with a memsize or memstart not a multiple of 256 MiB is -EINVAL
  * here. What the module answers once the text parses (cxlv_borrow.c):
@@ -49,6 +54,13 @@
 /* Borrowed memory comes and goes in whole CXL capacity units. */
 #define CXLV_BORROW_ALIGN	(256ULL << 20)
 
+/* Interleave sets: the values CXL r3.0 8.2.4.19.7 and 9.13.1 allow. */
+#define CXLV_MAX_WAYS			8
+#define CXLV_MAX_HOST_BRIDGES		4
+#define CXLV_MIN_GRANULARITY		256
+#define CXLV_MAX_GRANULARITY		16384
+#define CXLV_DEFAULT_GRANULARITY	4096
+
 /* Longest request either control file accepts (debugfs and sysfs alike). */
 #define CXLV_REQUEST_MAX	256
 
@@ -61,6 +73,9 @@
  * @pmem: all capacity is persistent (else volatile)
  * @borrow: take the range from System RAM first (borrow=1)
  * @pick_start: borrow=1 without memstart: the module picks the range
+ * @ways: endpoints in the interleave set (1: a plain device)
+ * @host_bridges: host bridges the endpoints sit behind, dividing @ways
+ * @granularity: interleave granularity in bytes; 256 when @ways is 1
  */
 struct cxlv_params {
 	u64 memstart;
@@ -70,6 +85,9 @@ struct cxlv_params {
 	bool pmem;
 	bool borrow;
 	bool pick_start;
+	u32 ways;
+	u32 host_bridges;
+	u32 granularity;
 };
 
 int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,

@@ -88,10 +88,12 @@ static void put_num(struct rng *g, struct cxlv_rec *r, uint64_t v)
 }
 
 static const char *const create_keys[] = {
-	"memstart", "memsize", "cxltype", "pmem", "serial",
+	"memstart", "memsize", "cxltype", "pmem", "serial", "ways",
+	"host_bridges", "granularity",
 };
 
-enum { K_START, K_SIZE, K_TYPE, K_PMEM, K_SERIAL, NR_K };
+enum { K_START, K_SIZE, K_TYPE, K_PMEM, K_SERIAL, K_WAYS, K_HBS, K_GRAN,
+       NR_K };
 
 /* The value of one key: literal, or a template text when set. */
 struct field {
@@ -157,6 +159,51 @@ static void fields_for(struct rng *g, struct field *f, uint64_t start,
 	f[K_PMEM].v = below(g, 2);
 	f[K_SERIAL].v = 1 + below(g, UINT64_MAX - 1);
 	f[K_SERIAL].skip = coin(g, 60);
+	/* a plain device: what the range checks answer stays the same */
+	f[K_WAYS].v = 1;
+	f[K_WAYS].skip = coin(g, 80);
+	f[K_HBS].v = 1;
+	f[K_HBS].skip = coin(g, 80);
+	f[K_GRAN].v = 4096;
+	f[K_GRAN].skip = true;
+}
+
+/* Interleave values the parser refuses (EINVAL), one key or a pair. */
+static void bad_interleave(struct rng *g, struct field *f)
+{
+	static const uint64_t ways[] = { 0, 3, 5, 6, 12, 16, 64, UINT32_MAX };
+	static const uint64_t hbs[] = { 0, 3, 8, 16 };
+	static const uint64_t grans[] = { 0, 1, 128, 255, 257, 1000, 3072,
+					  32768, 65536, UINT32_MAX };
+
+	f[K_WAYS].v = 1ULL << below(g, 4);
+	f[K_WAYS].skip = false;
+	switch (below(g, 5)) {
+	case 0:
+		f[K_WAYS].v = ways[below(g, sizeof(ways) / sizeof(ways[0]))];
+		break;
+	case 1:
+		f[K_HBS].v = hbs[below(g, sizeof(hbs) / sizeof(hbs[0]))];
+		f[K_HBS].skip = false;
+		break;
+	case 2:			/* more host bridges than ways */
+		f[K_WAYS].v = 1ULL << below(g, 2);
+		f[K_HBS].v = f[K_WAYS].v * 2 << below(g, 2);
+		if (f[K_HBS].v > 4)
+			f[K_HBS].v = 4;
+		f[K_HBS].skip = false;
+		break;
+	case 3:
+		f[K_WAYS].v = 2ULL << below(g, 3);
+		f[K_GRAN].v = grans[below(g, sizeof(grans) / sizeof(grans[0]))];
+		f[K_GRAN].skip = false;
+		break;
+	default:		/* an x1 device does not interleave */
+		f[K_WAYS].v = 1;
+		f[K_WAYS].skip = coin(g, 50);
+		f[K_GRAN].v = 256ULL << below(g, 7);
+		f[K_GRAN].skip = false;
+	}
 }
 
 /* A 1 MiB aligned start in low System RAM (below 1.5 GiB). */
@@ -233,6 +280,9 @@ static void damaged_create(struct rng *g, struct cxlv_rec *r, int how)
 		f[k].name = name;
 		break;
 	}
+	case 5:			/* interleave values out of bounds */
+		bad_interleave(g, f);
+		break;
 	case 3: {		/* another device type */
 		static const uint64_t types[] = { 0, 1, 2, 4, 255, UINT32_MAX };
 
@@ -405,7 +455,7 @@ static void gen_create(struct rng *g, struct cxlv_rec *r)
 	else if (c < 15)
 		overlong(g, r, 'c');
 	else if (c < 60)
-		damaged_create(g, r, below(g, 5));
+		damaged_create(g, r, below(g, 6));
 	else
 		range_create(g, r, below(g, 5));
 	if (c >= 15 && coin(g, 8))
