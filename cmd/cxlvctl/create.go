@@ -167,7 +167,12 @@ func printCapacity(e *env, name string, asked uint64) error {
 		return err
 	}
 	for _, d := range devs {
-		if d.Name == name && d.Capacity != nil {
+		switch {
+		case d.Name != name || d.Capacity == nil:
+		case d.Set():
+			fmt.Fprintf(e.out, "%s: capacity %s of the %s range asked for, %d endpoints of %s (metadata first, then whole %d x 256M blocks)\n",
+				name, units.FormatSize(*d.Capacity), units.FormatSize(asked), *d.Ways, units.FormatSize(*d.Capacity / *d.Ways), *d.Ways)
+		default:
 			fmt.Fprintf(e.out, "%s: capacity %s of the %s range asked for (metadata first, then whole 256M blocks)\n",
 				name, units.FormatSize(*d.Capacity), units.FormatSize(asked))
 		}

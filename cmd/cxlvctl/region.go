@@ -136,8 +136,8 @@ func runRegionCreate(c *cli.Context) error {
 		printRAMResult(e, res)
 		return nil
 	}
-	fmt.Fprintf(e.out, "%s: %s pmem region on %s (%s -> %s), uuid %s, nd %s\n", res.Region,
-		units.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, res.UUID, res.NDRegion)
+	fmt.Fprintf(e.out, "%s: %s pmem region on %s, uuid %s, nd %s\n", res.Region,
+		units.FormatSize(res.Size), regionPath(res), res.UUID, res.NDRegion)
 	for _, ns := range res.Namespaces {
 		printNamespace(e, ns)
 	}
@@ -149,16 +149,27 @@ func runRegionCreate(c *cli.Context) error {
 	return nil
 }
 
+// regionPath names the memdevs and decoders of a new region: "mem0
+// (decoder0.0 -> decoder2.0)", or for an interleave set "mem2,mem0,mem3,mem1,
+// 4 ways of 4K (decoder0.0 -> decoder5.0,decoder3.0,decoder6.0,decoder4.0)".
+func regionPath(res *region.Result) string {
+	if len(res.Memdevs) < 2 {
+		return fmt.Sprintf("%s (%s -> %s)", res.Memdev, res.RootDecoder, res.EndpointDecoder)
+	}
+	return fmt.Sprintf("%s, %d ways of %s (%s -> %s)", strings.Join(res.Memdevs, ","), res.Ways,
+		units.FormatSize(res.Granularity), res.RootDecoder, strings.Join(res.EndpointDecoders, ","))
+}
+
 // printRAMResult prints what a RAM region's memory became.
 func printRAMResult(e *env, res *region.Result) {
 	r := res.RAMResult
 	if r.Via == region.ViaKmem {
-		fmt.Fprintf(e.out, "%s: %s pmem region on %s (%s -> %s), nd %s, devdax %s, %s to kmem (%s offers no create_ram_region)\n",
-			res.Region, units.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, res.NDRegion,
+		fmt.Fprintf(e.out, "%s: %s pmem region on %s, nd %s, devdax %s, %s to kmem (%s offers no create_ram_region)\n",
+			res.Region, units.FormatSize(res.Size), regionPath(res), res.NDRegion,
 			res.Namespaces[0].Name, r.Dax, res.RootDecoder)
 	} else {
-		fmt.Fprintf(e.out, "%s: %s ram region on %s (%s -> %s), %s\n", res.Region,
-			units.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, r.Dax)
+		fmt.Fprintf(e.out, "%s: %s ram region on %s, %s\n", res.Region,
+			units.FormatSize(res.Size), regionPath(res), r.Dax)
 	}
 	node := "-"
 	if r.TargetNode != nil {
