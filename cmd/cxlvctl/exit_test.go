@@ -173,7 +173,16 @@ func TestCreateInterleaveSet(t *testing.T) {
 				args, rc, out, errOut, rec.Ops(), exitInvalid, tc.says)
 		}
 	}
-	out, errOut, rc := cxlvctl(t, "cxlv-bare", "--dry-run", "create", "--memstart", "8G", "--size", "5G", "--pmem",
+	// Without --memstart a set goes on a reserved range, never borrowed:
+	// cxlv-bare's memmap= range has 512M free.
+	rec := recordWrites(t)
+	out, errOut, rc := cxlvctl(t, "cxlv-bare", "create", "--size", "1G", "--pmem", "--ways", "2")
+	if says := "no reserved range has 1G free at a multiple of 512M for 2 ways: reserve one at boot with memmap="; rc != exitInvalid || out != "" ||
+		!strings.Contains(errOut, says) || len(rec.Ops()) != 0 {
+		t.Errorf("create --size 1G --ways 2 without a range: exit %d, stdout %q, stderr %q, writes %v; want exit 2 saying %q",
+			rc, out, errOut, rec.Ops(), says)
+	}
+	out, errOut, rc = cxlvctl(t, "cxlv-bare", "--dry-run", "create", "--memstart", "8G", "--size", "5G", "--pmem",
 		"--ways", "4", "--host-bridges", "2", "--granularity", "1K")
 	want := "memstart=8589934592,memsize=5368709120,cxltype=3,pmem=1,ways=4,host_bridges=2,granularity=1024"
 	if rc != exitOK || !strings.Contains(out, want) {
