@@ -73,7 +73,7 @@ func (i Interleave) StartAlign() uint64 {
 }
 
 // Window is the part of a set's range its endpoints offer, as the module
-// cuts it (/work/notes/ileave-abi.md, kmod/README.md): ways MiB of metadata
+// cuts it (kmod/Documentation/ABI/testing/sysfs-bus-cxl_virt): ways MiB of metadata
 // first (a PCI window of 1 MiB per endpoint), then the whole ways x 256 MiB
 // blocks, ways x 256 MiB aligned, that fit before the end. Size 0 when
 // none fits.

@@ -109,6 +109,9 @@ func runRegionCreate(c *cli.Context) error {
 		}
 		spec.Memdev = spec.Members[0]
 	default:
+		if err := notSetMember(e.host.Sys(), md); err != nil {
+			return err
+		}
 		spec.Memdev = md
 	}
 	if s := c.String("size"); s != "" {
@@ -201,6 +204,22 @@ func membersOf(sys sysfs.FS, device string) ([]string, error) {
 		return nil, fmt.Errorf("%s has no memdev yet: wait for it (cxlvctl create --wait) or check that cxl_mem is loaded", device)
 	}
 	return d.Memdevs, nil
+}
+
+// notSetMember refuses a region on one memdev of an interleave set: the
+// set's root decoder interleaves across all of them.
+func notSetMember(sys sysfs.FS, memdev string) error {
+	devs, err := sys.VirtDevices()
+	if err != nil {
+		return nil // no cxl_virt, no sets
+	}
+	for _, d := range devs {
+		if d.Set() && slices.Contains(d.Memdevs, memdev) {
+			return cxlverr.Invalidf("%s is one of the %d memdevs of the interleave set %s: make the region over all of them with --device %s",
+				memdev, *d.Ways, d.Name, d.Name)
+		}
+	}
+	return nil
 }
 
 // memdevOf is the memdev of a cxl_virt device, "" before cxl_mem probed it.

@@ -11,8 +11,8 @@
 # nothing written to the kernel (the CXL state and the device list as
 # before; --dry-run prints the create string): a bad shape (ways,
 # host-bridges, granularity), a range with no ways x 256M block, a set on
-# borrowed memory, and the removal of the set or of one member while its
-# region exists (busy: the message names the fix). The layout (ways, host
+# borrowed memory, a region on one member, and the removal of the set or
+# of one member while its region exists (busy: the message names the fix). The layout (ways, host
 # bridges, granularity, memdev order, serials) is read from the module.
 # Needs bin/cxlvctl, bin/cxlvctl.test and kmod/cxl_virt.ko.
 # shellcheck source=test/vm/guest/cxlv.sh
@@ -68,6 +68,9 @@ memdev_list=$(IFS=,; echo "${memdevs[*]}")
 step "list shows the set in one row" has -E "^$dev +$memdev_list +pmem +1G +.* x4, 2 host bridges, " < <(cxlvctl list)
 step "list -m ${memdevs[3]} keeps the set" has -E "^$dev +$memdev_list " < <(cxlvctl list -m "${memdevs[3]}")
 live_check interleave-set
+before=$(cxlv_state)
+expect_fail 2 "${memdevs[1]} is one of the 4 memdevs of the interleave set $dev" region create --memdev "${memdevs[1]}"
+step "a region on one member was refused with nothing written" same_state "$before" cxlv_state
 
 # fsdax + xfs over the whole set; the region's ways, granularity and order
 # are the module's.
