@@ -112,7 +112,6 @@ demo: deps build kmod
 bench: deps build kmod
 	bash test/bench/run.sh
 	bash test/bench/ram-node.sh
-	bash test/bench/interleave.sh
 	bash scripts/readme-results.sh
 
 fixtures: deps build kmod

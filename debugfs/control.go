@@ -137,6 +137,10 @@ func (c *Control) explain(op string, f Files, err error) error {
 		msg = "create: " + with("range too small") + ": give a larger --size"
 	case errors.Is(err, syscall.EMFILE):
 		msg = fmt.Sprintf("create: %s: remove a device first (`cxlvctl remove cxlvN`)", with(fmt.Sprintf("all %d device slots in use", MaxDevices)))
+	case errors.Is(err, syscall.EOPNOTSUPP):
+		// A feature this cxl_virt lacks (an interleave set): not supported.
+		msg = op + ": " + with("not supported by this cxl_virt") + " (`cxlvctl version` names the module)"
+		kind = errors.Join(cxlverr.ErrNotSupported, err)
 	case errors.Is(err, syscall.ENODEV):
 		msg = fmt.Sprintf("%s: %s: see `cxlvctl list`", op, with("no such device"))
 	default:

@@ -1,4 +1,4 @@
-# Sourced by the per-kernel bench scripts (ram-node.sh, interleave.sh): the
+# Sourced by the per-kernel bench scripts (ram-node.sh): the
 # statistics of a guest's samples.tsv ("name<TAB>value" lines), read from the
 # file $samples names.
 # shellcheck shell=bash

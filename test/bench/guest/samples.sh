@@ -1,5 +1,4 @@
-# Sourced by the per-kernel bench guests (ram-node.sh, borrow.sh,
-# interleave.sh) after
+# Sourced by the per-kernel bench guests (ram-node.sh, borrow.sh) after
 # setting their defaults: takes NAME=VALUE settings from the arguments and
 # gives sample, which records "name<TAB>value" lines in /out/samples.tsv,
 # and memiops_sample, which samples one memiops run.
