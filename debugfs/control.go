@@ -334,13 +334,16 @@ func (c *Control) DeviceOf(name string) (string, error) {
 		return name, nil
 	}
 	devs, err := c.Host.Sys().VirtDevices()
-	if err != nil {
+	if err != nil && !errors.Is(err, cxlverr.ErrNotSupported) {
 		return "", err
 	}
 	for _, d := range devs {
 		if slices.Contains(d.Memdevs, name) {
 			return d.Name, nil
 		}
+	}
+	if _, err := c.Host.Sys().Memdev(name); err == nil {
+		return "", cxlverr.Invalidf("invalid device name %q: %s is not a cxl_virt device's memdev (QEMU's or hardware's); use cxlvN as shown by `cxlvctl list`", name, name)
 	}
 	return "", &cxlverr.Error{Msg: fmt.Sprintf("%s is no cxl_virt device's memdev: name a device (cxlvN) from `cxlvctl list`", name),
 		Err: &cxlverr.NotFoundError{Kind: "cxl_virt memdev", Name: name}}

@@ -29,7 +29,7 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{"qemu-bare", []string{"create", "--memstart", "4G", "--size", "1G", "extra"}, exitInvalid, "takes no arguments"},
 		{"qemu-bare", []string{"create", "--memstart", "4G", "--size", "1G", "--pmem"}, exitNotSupported, "module cxl_virt is not loaded (run: modprobe cxl_virt)"},
 		{"qemu-bare", []string{"remove", "cxlv0"}, exitNotSupported, "modprobe cxl_virt"},
-		{"qemu-bare", []string{"remove", "mem0"}, exitNotSupported, "modprobe cxl_virt"},
+		{"qemu-bare", []string{"remove", "mem0"}, exitInvalid, `invalid device name "mem0": mem0 is not a cxl_virt device's memdev (QEMU's or hardware's)`},
 		{"qemu-bare", []string{"remove", "memory0"}, exitInvalid, `invalid device name "memory0"`},
 		{"cxlv-bare", []string{"remove", "mem7"}, exitNotFound, "mem7 is no cxl_virt device's memdev: name a device (cxlvN) from `cxlvctl list`"},
 		{"qemu-bare", []string{"remove"}, exitInvalid, "exactly one device name"},
