@@ -328,7 +328,8 @@ func releasable(d sysfs.VirtDevice) error {
 
 // DeviceOf names the cxl_virt device of name: name itself ("cxlv3" or
 // "3"), or for a memdev ("mem5") the device, or interleave set, that has
-// it: the module removes a set as a whole.
+// it (the module removes a set as a whole); a memdev no cxl_virt device
+// has is an invalid name.
 func (c *Control) DeviceOf(name string) (string, error) {
 	if n, ok := strings.CutPrefix(name, "mem"); !ok || strings.Trim(n, "0123456789") != "" || n == "" {
 		return name, nil
@@ -342,11 +343,8 @@ func (c *Control) DeviceOf(name string) (string, error) {
 			return d.Name, nil
 		}
 	}
-	if _, err := c.Host.Sys().Memdev(name); err == nil {
-		return "", cxlverr.Invalidf("invalid device name %q: %s is not a cxl_virt device's memdev (QEMU's or hardware's); use cxlvN as shown by `cxlvctl list`", name, name)
-	}
-	return "", &cxlverr.Error{Msg: fmt.Sprintf("%s is no cxl_virt device's memdev: name a device (cxlvN) from `cxlvctl list`", name),
-		Err: &cxlverr.NotFoundError{Kind: "cxl_virt memdev", Name: name}}
+	// QEMU's, hardware's or none: nothing remove can act on.
+	return "", cxlverr.Invalidf("invalid device name %q: no cxl_virt device has memdev %s; use cxlvN as shown by `cxlvctl list`", name, name)
 }
 
 // device reads the cxl_virt device called name ("cxlv3" or "3").
