@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -136,6 +137,10 @@ func (c *Control) explain(op string, f Files, err error) error {
 		msg = "create: " + with("range too small") + ": give a larger --size"
 	case errors.Is(err, syscall.EMFILE):
 		msg = fmt.Sprintf("create: %s: remove a device first (`cxlvctl remove cxlvN`)", with(fmt.Sprintf("all %d device slots in use", MaxDevices)))
+	case errors.Is(err, syscall.EOPNOTSUPP):
+		// A feature this cxl_virt lacks (an interleave set): not supported.
+		msg = op + ": " + with("not supported by this cxl_virt") + " (`cxlvctl version` names the module)"
+		kind = errors.Join(cxlverr.ErrNotSupported, err)
 	case errors.Is(err, syscall.ENODEV):
 		msg = fmt.Sprintf("%s: %s: see `cxlvctl list`", op, with("no such device"))
 	default:
@@ -164,7 +169,8 @@ type Created struct {
 	// Name is the new cxlvN ("" on a dry run).
 	Name   string
 	Device *sysfs.VirtDevice
-	// Memdev is the memN of the device, when waited for.
+	// Memdev is the memN of the device, when waited for; an interleave
+	// set's memdevs in position order, separated by spaces.
 	Memdev string
 }
 
@@ -320,6 +326,27 @@ func releasable(d sysfs.VirtDevice) error {
 	return nil
 }
 
+// DeviceOf names the cxl_virt device of name: name itself ("cxlv3" or
+// "3"), or for a memdev ("mem5") the device, or interleave set, that has
+// it (the module removes a set as a whole); a memdev no cxl_virt device
+// has is an invalid name.
+func (c *Control) DeviceOf(name string) (string, error) {
+	if n, ok := strings.CutPrefix(name, "mem"); !ok || strings.Trim(n, "0123456789") != "" || n == "" {
+		return name, nil
+	}
+	devs, err := c.Host.Sys().VirtDevices()
+	if err != nil && !errors.Is(err, cxlverr.ErrNotSupported) {
+		return "", err
+	}
+	for _, d := range devs {
+		if slices.Contains(d.Memdevs, name) {
+			return d.Name, nil
+		}
+	}
+	// QEMU's, hardware's or none: nothing remove can act on.
+	return "", cxlverr.Invalidf("invalid device name %q: no cxl_virt device has memdev %s; use cxlvN as shown by `cxlvctl list`", name, name)
+}
+
 // device reads the cxl_virt device called name ("cxlv3" or "3").
 func (c *Control) device(name string) (sysfs.VirtDevice, error) {
 	id, err := DeviceID(name)
@@ -379,17 +406,27 @@ func (c *Control) memdevState(name string) (state, memdev string, err error) {
 		if l.Virt == nil || l.Virt.Name != name {
 			continue
 		}
-		switch {
-		case l.Virt.State != "" && l.Virt.State != "ready" && l.Virt.State != "busy":
+		if l.Virt.State != "" && l.Virt.State != "ready" && l.Virt.State != "busy" {
 			return "device " + l.Virt.State, "", nil
-		case l.Memdev == nil:
-			return "waiting for memdev", "", nil
-		case l.Memdev.Driver == "":
-			return "waiting for cxl_mem to bind " + l.Memdev.Name, l.Memdev.Name, nil
-		case l.Endpoint == nil:
-			return "waiting for the endpoint of " + l.Memdev.Name, l.Memdev.Name, nil
 		}
-		return "ready", l.Memdev.Name, nil
+		members := l.Endpoints()
+		switch {
+		case len(members) == 0:
+			return "waiting for memdev", "", nil
+		case l.Virt.Set() && uint64(len(members)) < *l.Virt.Ways:
+			return fmt.Sprintf("waiting for memdevs (%d of %d)", len(members), *l.Virt.Ways), "", nil
+		}
+		var names []string
+		for _, m := range members {
+			names = append(names, m.Memdev.Name)
+			switch {
+			case m.Memdev.Driver == "":
+				return "waiting for cxl_mem to bind " + m.Memdev.Name, m.Memdev.Name, nil
+			case m.Endpoint == nil:
+				return "waiting for the endpoint of " + m.Memdev.Name, m.Memdev.Name, nil
+			}
+		}
+		return "ready", strings.Join(names, " "), nil
 	}
 	return "", "", &cxlverr.NotFoundError{Kind: "cxl_virt device", Name: name}
 }

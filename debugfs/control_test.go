@@ -92,6 +92,8 @@ func TestExplain(t *testing.T) {
 		{"create", syscall.ERANGE, "", 0, []string{"rejected by cxl_virt", "see dmesg"}},
 		{"remove", syscall.EBUSY, "remove: cxlv0 has region0", 0, []string{"remove: cxlv0 has region0", "remove --force"}},
 		{"remove", syscall.ENODEV, "", 0, []string{"no such device", "cxlvctl list"}},
+		{"create", syscall.EOPNOTSUPP, "create: ways=4: interleave sets are not built by this version of cxl_virt; nothing created", 0,
+			[]string{"create: ways=4: interleave sets are not built by this version of cxl_virt; nothing created (`cxlvctl version` names the module)"}},
 		{"remove", syscall.ENOENT, "", 0, []string{"modprobe cxl_virt"}},
 		{"release", syscall.ENOENT, "release: 0x180000000 is not the start of a borrowed range", 0, []string{"release: 0x180000000 is not the start", "cxlvctl ranges"}},
 		{"release", syscall.EBUSY, "", 0, []string{"device is on the range", "remove --release"}},
@@ -114,6 +116,9 @@ func TestExplain(t *testing.T) {
 			if !strings.Contains(msg, s) {
 				t.Errorf("%s %v: %q lacks %q", tc.op, tc.errno, msg, s)
 			}
+		}
+		if tc.errno == syscall.EOPNOTSUPP && !errors.Is(err, cxlverr.ErrNotSupported) {
+			t.Errorf("%s %v: %q is not cxlverr.ErrNotSupported (exit 4)", tc.op, tc.errno, msg)
 		}
 		if strings.Contains(msg, "\n") || strings.Contains(msg, tc.op+": "+tc.op) || !errors.Is(err, tc.errno) {
 			t.Errorf("%s %v: %q is not one line wrapping the errno", tc.op, tc.errno, msg)

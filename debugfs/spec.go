@@ -41,6 +41,9 @@ type CreateSpec struct {
 	// Perf are the figures for the device's CDAT (ns, MB/s); a 0 leaves
 	// that one to the module's default.
 	Perf sysfs.Coordinates
+	// Interleave makes the device an interleave set; the zero value is one
+	// endpoint, as before sets existed.
+	Interleave
 }
 
 // perfKeys are the create keys of the CDAT figures, with their fields.
@@ -53,6 +56,106 @@ func (s *CreateSpec) perfKeys() []struct {
 		v   uint64
 	}{{"read_latency", s.Perf.ReadLatency}, {"write_latency", s.Perf.WriteLatency},
 		{"read_bandwidth", s.Perf.ReadBandwidth}, {"write_bandwidth", s.Perf.WriteBandwidth}}
+}
+
+// Interleave is the shape of an interleave set: Ways endpoints behind
+// HostBridges host bridges of one CXL root, interleaved every Granularity
+// bytes. Zero fields are the module's defaults (one way, one host bridge,
+// 4K granularity).
+type Interleave struct {
+	Ways, HostBridges, Granularity uint64
+}
+
+// Interleave limits (the CXL interleave encodings the kernel's region code
+// accepts: 1, 2, 4, 8 ways; 256 B to 16 KiB).
+const (
+	MaxWays        = 8
+	MaxHostBridges = 4
+	MinGranularity = 256
+	MaxGranularity = 16 * units.KiB
+)
+
+// ways is the number of endpoints, 1 when not given.
+func (i Interleave) ways() uint64 { return max(i.Ways, 1) }
+
+// StartAlign is where cxlvctl starts a range it picks: 1 MiB for one
+// endpoint (the module's rule for memstart), ways x 256 MiB for a set, so
+// that its window starts right after the metadata block (see Window).
+func (i Interleave) StartAlign() uint64 {
+	if i.ways() == 1 {
+		return units.MiB
+	}
+	return i.ways() * MinDeviceSize
+}
+
+// Window is the part of a set's range its endpoints offer, as the module
+// cuts it (kmod/Documentation/ABI/testing/sysfs-bus-cxl_virt): ways MiB of metadata
+// first (a PCI window of 1 MiB per endpoint), then the whole ways x 256 MiB
+// blocks, ways x 256 MiB aligned, that fit before the end. Size 0 when
+// none fits.
+func (i Interleave) Window(start, size uint64) (winStart, capacity uint64) {
+	a := i.ways() * MinDeviceSize
+	winStart = alignUp(start+i.ways()*units.MiB, a)
+	end := (start + size) / a * a
+	if end <= winStart {
+		return winStart, 0
+	}
+	return winStart, end - winStart
+}
+
+func alignUp(v, a uint64) uint64 { return (v + a - 1) / a * a }
+
+func powerOfTwo(v uint64) bool { return v != 0 && v&(v-1) == 0 }
+
+// Validate checks the shape of the set, before the range is looked at.
+func (i Interleave) Validate() error {
+	ways, hbs := i.ways(), max(i.HostBridges, 1)
+	switch {
+	case !powerOfTwo(ways) || ways > MaxWays:
+		return cxlverr.Invalidf("--ways %d: a set has 1, 2, 4 or 8 endpoints", i.Ways)
+	case !powerOfTwo(hbs) || hbs > MaxHostBridges:
+		return cxlverr.Invalidf("--host-bridges %d: a set has 1, 2 or 4 host bridges", i.HostBridges)
+	case ways == 1 && (hbs > 1 || i.Granularity != 0):
+		return cxlverr.Invalidf("--host-bridges and --granularity shape an interleave set: add --ways 2, 4 or 8")
+	case hbs > ways:
+		return cxlverr.Invalidf("--host-bridges %d does not divide --ways %d: each host bridge needs ways/host-bridges endpoints; give --ways %d or more", hbs, ways, hbs)
+	case i.Granularity != 0 && (!powerOfTwo(i.Granularity) || i.Granularity < MinGranularity || i.Granularity > MaxGranularity):
+		return cxlverr.Invalidf("--granularity %s: use a power of two from 256 to 16K (e.g. --granularity 4K)", units.FormatSize(i.Granularity))
+	}
+	return nil
+}
+
+// checkRange checks that a set's range holds at least one ways x 256 MiB
+// block after its metadata, as the module would (ENOSPC); the size asked
+// for when start is 0 (placed by cxlvctl at a multiple of StartAlign).
+func (i Interleave) checkRange(start, size uint64) error {
+	if i.ways() == 1 {
+		return nil
+	}
+	if start == 0 {
+		start = i.StartAlign()
+	}
+	if _, capacity := i.Window(start, size); capacity > 0 {
+		return nil
+	}
+	winStart, _ := i.Window(start, 0)
+	return cxlverr.Invalidf("size %s gives %d ways no capacity: a set needs a ways x 256M (%s) aligned block after its %d MiB of metadata; give --size %s or more",
+		units.FormatSize(size), i.ways(), units.FormatSize(i.ways()*MinDeviceSize), i.ways(), units.FormatSize(winStart+i.ways()*MinDeviceSize-start))
+}
+
+// keys are the create-string keys of a set; none for a single device.
+func (i Interleave) keys() string {
+	if i.ways() == 1 {
+		return ""
+	}
+	out := fmt.Sprintf(",ways=%d", i.Ways)
+	if i.HostBridges > 1 {
+		out += fmt.Sprintf(",host_bridges=%d", i.HostBridges)
+	}
+	if i.Granularity != 0 {
+		out += fmt.Sprintf(",granularity=%d", i.Granularity)
+	}
+	return out
 }
 
 // BorrowUnit is what a borrowed range is made of: whole 256 MiB blocks
@@ -75,6 +178,8 @@ func (s CreateSpec) Validate() error {
 		return cxlverr.Invalidf("--size is required: how much of the reserved range the device uses")
 	case s.Memstart+s.Memsize < s.Memstart:
 		return cxlverr.Invalidf("memstart %#x + size %#x wraps past the end of the address space", s.Memstart, s.Memsize)
+	case s.Borrow && s.ways() > 1:
+		return cxlverr.Invalidf("--ways %d with --borrow: an interleave set needs a reserved range (memmap=, see `cxlvctl ranges`); borrowed ranges are single devices", s.Ways)
 	case s.Memsize < MinDeviceSize:
 		return cxlverr.Invalidf("size %s is too small: a device needs at least 256M of reserved memory", units.FormatSize(s.Memsize))
 	case s.Memsize%pageSize != 0:
@@ -85,7 +190,10 @@ func (s CreateSpec) Validate() error {
 			return cxlverr.Invalidf("%s %d is more than the %d a CDAT entry holds", k.key, k.v, units.MaxFigure)
 		}
 	}
-	return nil
+	if err := s.Interleave.Validate(); err != nil {
+		return err
+	}
+	return s.checkRange(s.Memstart, s.Memsize)
 }
 
 // String is the text written to the create file. Numbers are decimal: the
@@ -110,7 +218,7 @@ func (s CreateSpec) String() string {
 			out += fmt.Sprintf(",%s=%d", k.key, k.v)
 		}
 	}
-	return out
+	return out + s.keys()
 }
 
 // RemoveString is the text written to the remove file for device id;

@@ -26,6 +26,12 @@ func TestCreateString(t *testing.T) {
 			"memstart=4294967296,memsize=1073741824,cxltype=3,pmem=0,read_latency=250,write_latency=300,read_bandwidth=30000,write_bandwidth=25000"},
 		{CreateSpec{Memstart: 4 * units.GiB, Memsize: units.GiB, Perf: sysfs.Coordinates{WriteBandwidth: 1}},
 			"memstart=4294967296,memsize=1073741824,cxltype=3,pmem=0,write_bandwidth=1"},
+		{CreateSpec{Memstart: 8 * units.GiB, Memsize: 4 * units.GiB, Pmem: true, Interleave: Interleave{Ways: 4, HostBridges: 2, Granularity: 4096}},
+			"memstart=8589934592,memsize=4294967296,cxltype=3,pmem=1,ways=4,host_bridges=2,granularity=4096"},
+		{CreateSpec{Memstart: 8 * units.GiB, Memsize: units.GiB, Interleave: Interleave{Ways: 2}},
+			"memstart=8589934592,memsize=1073741824,cxltype=3,pmem=0,ways=2"},
+		{CreateSpec{Memstart: 8 * units.GiB, Memsize: units.GiB, Interleave: Interleave{Ways: 1, HostBridges: 1}},
+			"memstart=8589934592,memsize=1073741824,cxltype=3,pmem=0"},
 	} {
 		if got := tc.spec.String(); got != tc.want {
 			t.Errorf("String() = %q; want %q", got, tc.want)
@@ -36,7 +42,9 @@ func TestCreateString(t *testing.T) {
 func TestValidate(t *testing.T) {
 	ok := CreateSpec{Memstart: 6 * units.GiB, Memsize: 2 * units.GiB, Pmem: true}
 	borrow := CreateSpec{Memsize: 768 * units.MiB, Borrow: true}
-	for _, s := range []CreateSpec{ok, borrow} {
+	set := CreateSpec{Memstart: 8 * units.GiB, Memsize: 4 * units.GiB, Pmem: true, Interleave: Interleave{Ways: 4, HostBridges: 2, Granularity: 256}}
+	x8 := CreateSpec{Memstart: 16 * units.GiB, Memsize: 4 * units.GiB, Interleave: Interleave{Ways: 8, HostBridges: 4, Granularity: 16 * units.KiB}}
+	for _, s := range []CreateSpec{ok, borrow, set, x8} {
 		if err := s.Validate(); err != nil {
 			t.Fatalf("Validate(%+v) = %v", s, err)
 		}
@@ -52,6 +60,19 @@ func TestValidate(t *testing.T) {
 		{CreateSpec{Memstart: 6 * units.GiB, Memsize: 255 * units.MiB}, "too small"},
 		{CreateSpec{Memsize: 768*units.MiB + 4096, Borrow: true}, "not a multiple of 256M"},
 		{CreateSpec{Memstart: 4 * units.GiB, Memsize: units.GiB, Perf: sysfs.Coordinates{ReadLatency: units.MaxFigure + 1}}, "read_latency 65535 is more than the 65534"},
+		{withSet(Interleave{Ways: 3}), "--ways 3: a set has 1, 2, 4 or 8 endpoints"},
+		{withSet(Interleave{Ways: 16}), "--ways 16"},
+		{withSet(Interleave{Ways: 4, HostBridges: 3}), "--host-bridges 3: a set has 1, 2 or 4 host bridges"},
+		{withSet(Interleave{Ways: 2, HostBridges: 4}), "--host-bridges 4 does not divide --ways 2"},
+		{withSet(Interleave{Ways: 4, Granularity: 3000}), "--granularity 3000: use a power of two from 256 to 16K"},
+		{withSet(Interleave{Ways: 4, Granularity: 128}), "from 256 to 16K"},
+		{withSet(Interleave{Ways: 4, Granularity: 32 * units.KiB}), "--granularity 32K"},
+		{withSet(Interleave{HostBridges: 2}), "add --ways 2, 4 or 8"},
+		{withSet(Interleave{Granularity: 4096}), "add --ways 2, 4 or 8"},
+		{CreateSpec{Memstart: 8 * units.GiB, Memsize: units.GiB, Interleave: Interleave{Ways: 4}},
+			"size 1G gives 4 ways no capacity: a set needs a ways x 256M (1G) aligned block after its 4 MiB of metadata; give --size 2G or more"},
+		{CreateSpec{Memstart: 8*units.GiB + 512*units.MiB, Memsize: units.GiB, Interleave: Interleave{Ways: 4}}, "give --size 1536M or more"},
+		{CreateSpec{Memsize: 2 * units.GiB, Borrow: true, Interleave: Interleave{Ways: 2}}, "--ways 2 with --borrow: an interleave set needs a reserved range"},
 	} {
 		err := tc.spec.Validate()
 		if err == nil || !strings.Contains(err.Error(), tc.reason) || !errors.Is(err, cxlverr.ErrInvalid) {
@@ -76,5 +97,31 @@ func TestDeviceID(t *testing.T) {
 	}
 	if got := RemoveString(2, true); got != "cxlv_dev_id=2,release=1" {
 		t.Errorf("RemoveString(2, true) = %q", got)
+	}
+}
+
+// withSet is a 4G range at 8G shaped as il.
+func withSet(il Interleave) CreateSpec {
+	return CreateSpec{Memstart: 8 * units.GiB, Memsize: 4 * units.GiB, Interleave: il}
+}
+
+// The window is what the module offers: ways MiB of metadata, then whole
+// ways x 256M blocks, aligned (x1: today's 1 MiB, then 256M blocks).
+func TestWindow(t *testing.T) {
+	for _, tc := range []struct {
+		il                         Interleave
+		start, size, win, capacity uint64
+	}{
+		{Interleave{Ways: 4}, 8 * units.GiB, 5 * units.GiB, 9 * units.GiB, 4 * units.GiB},
+		{Interleave{Ways: 4}, 8 * units.GiB, 4 * units.GiB, 9 * units.GiB, 3 * units.GiB},
+		{Interleave{Ways: 4}, 9*units.GiB - 4*units.MiB, 4 * units.GiB, 9 * units.GiB, 3 * units.GiB},
+		{Interleave{Ways: 2}, 8 * units.GiB, 512 * units.MiB, 8*units.GiB + 512*units.MiB, 0},
+		{Interleave{}, 4 * units.GiB, 512 * units.MiB, 4*units.GiB + 256*units.MiB, 256 * units.MiB},
+	} {
+		win, capacity := tc.il.Window(tc.start, tc.size)
+		if win != tc.win || capacity != tc.capacity {
+			t.Errorf("%+v.Window(%#x, %s) = %#x, %s; want %#x, %s", tc.il, tc.start, units.FormatSize(tc.size),
+				win, units.FormatSize(capacity), tc.win, units.FormatSize(tc.capacity))
+		}
 	}
 }

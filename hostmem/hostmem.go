@@ -314,13 +314,13 @@ func (hm HostMemory) Usable(minSize uint64) []Reserved {
 	return out
 }
 
-// Fit is where a device of size bytes can go without borrowing: the free
-// part of a reserved range, or a whole free borrowed range (one device
-// each), the first in address order.
-func (hm HostMemory) Fit(size uint64) (Range, bool) {
+// Fit is where a device of size bytes whose start is a multiple of align
+// can go without borrowing: the free part of a reserved range, or a whole
+// free borrowed range (one device each), the first in address order.
+func (hm HostMemory) Fit(size, align uint64) (Range, bool) {
 	for _, r := range hm.Reserved {
 		free := r.Free()
-		if start := alignUp(free.Start, units.MiB); start < free.End() && free.End()-start >= size {
+		if start := alignUp(free.Start, align); start < free.End() && free.End()-start >= size {
 			return Range{Start: start, Size: size}, true
 		}
 	}

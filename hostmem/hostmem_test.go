@@ -143,10 +143,18 @@ func TestReadBorrowed(t *testing.T) {
 	if got := hm.Usable(debugfs.MinDeviceSize); !reflect.DeepEqual(got, want) {
 		t.Errorf("Usable = %+v\nwant     %+v", got, want)
 	}
-	if r, ok := hm.Fit(512 * units.MiB); !ok || r != (Range{0x1b0000000, 512 * units.MiB}) {
+	if r, ok := hm.Fit(512*units.MiB, units.MiB); !ok || r != (Range{0x1b0000000, 512 * units.MiB}) {
 		t.Errorf("Fit(512M) = %+v, %v; want the free borrowed range", r, ok)
 	}
-	if r, ok := hm.Fit(768 * units.MiB); ok {
+	if r, ok := hm.Fit(768*units.MiB, units.MiB); ok {
 		t.Errorf("Fit(768M) = %+v; want none: the free range is 512M and the other has a device", r)
+	}
+	// A set's start is a multiple of ways x 256M: the free range at
+	// 6.75G holds 256M from 7G on for an x2 set, and not 512M.
+	if r, ok := hm.Fit(256*units.MiB, 512*units.MiB); !ok || r != (Range{0x1c0000000, 256 * units.MiB}) {
+		t.Errorf("Fit(256M, align 512M) = %+v, %v; want 256M at 7G", r, ok)
+	}
+	if r, ok := hm.Fit(512*units.MiB, 512*units.MiB); ok {
+		t.Errorf("Fit(512M, align 512M) = %+v; want none: 512M-aligned, the free range holds 256M", r)
 	}
 }

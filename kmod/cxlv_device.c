@@ -135,13 +135,31 @@ static struct cxlv_dev *cxlv_find_conflict(const struct cxlv_params *p)
 				       dev_name(&other->dev));
 			return other;
 		}
-		if (p->serial == other->params.serial) {
+		if (p->serial < other->params.serial + other->params.ways &&
+		    other->params.serial < p->serial + p->ways) {
 			cxlv_set_error("create: serial %#llx is already used by %s",
-				       p->serial, dev_name(&other->dev));
+				       max(p->serial, other->params.serial),
+				       dev_name(&other->dev));
 			return other;
 		}
 	}
 	return NULL;
+}
+
+/* Endpoints, one per way, count against the limit; not devices. */
+static int cxlv_check_endpoints(const struct cxlv_params *p)
+{
+	struct cxlv_dev *other;
+	unsigned int used = 0;
+	int id;
+
+	idr_for_each_entry(&cxlv_devices, other, id)
+		used += other->params.ways;
+	if (used + p->ways <= CXLV_MAX_DEVICES)
+		return 0;
+	cxlv_set_error("create: limit of %d endpoints reached: %u in use, ways=%u asks for %u more",
+		       CXLV_MAX_DEVICES, used, p->ways, p->ways);
+	return -EMFILE;
 }
 
 /**
@@ -149,9 +167,10 @@ static struct cxlv_dev *cxlv_find_conflict(const struct cxlv_params *p)
  * @req: the parsed request
  *
  * Return: the new device's id, or a negative errno with the reason
- * recorded: -EMFILE at the device limit, -EEXIST for a range or serial
- * another device uses, the errors of cxlv_mem_validate(), or why probe
- * failed. Nothing is left behind on failure.
+ * recorded: -EMFILE at the endpoint limit, -EEXIST for a range or serial
+ * another device uses, the errors of cxlv_mem_validate(), -EOPNOTSUPP for
+ * an interleave set (ways > 1), which this version checks in full but does
+ * not build yet, or why probe failed. Nothing is left behind on failure.
  */
 int cxlv_create(const struct cxlv_params *req)
 {
@@ -178,6 +197,15 @@ int cxlv_create(const struct cxlv_params *req)
 		rc = -EEXIST;
 		goto unlock;
 	}
+	rc = cxlv_check_endpoints(&p);
+	if (rc)
+		goto unlock;
+	if (p.ways > 1) {
+		cxlv_set_error("create: ways=%u: interleave sets are not built by this version of cxl_virt; nothing created",
+			       p.ways);
+		rc = -EOPNOTSUPP;
+		goto unlock;
+	}
 
 	cxlv = kzalloc(sizeof(*cxlv), GFP_KERNEL);
 	if (!cxlv) {
@@ -187,10 +215,7 @@ int cxlv_create(const struct cxlv_params *req)
 	id = idr_alloc(&cxlv_devices, cxlv, 0, CXLV_MAX_DEVICES, GFP_KERNEL);
 	if (id < 0) {
 		kfree(cxlv);
-		rc = id == -ENOSPC ? -EMFILE : id;
-		if (rc == -EMFILE)
-			cxlv_set_error("create: limit of %d devices reached",
-				       CXLV_MAX_DEVICES);
+		rc = id;
 		goto unlock;
 	}
 
@@ -426,6 +451,21 @@ static ssize_t pci_domain_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(pci_domain);
 
+/* The endpoints' serials (DSN), in position order: serial + position. */
+static ssize_t serials_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	const struct cxlv_params *p = &to_cxlv_dev(dev)->params;
+	ssize_t n = 0;
+	u32 pos;
+
+	for (pos = 0; pos < p->ways; pos++)
+		n += sysfs_emit_at(buf, n, "%s%llu", pos ? " " : "",
+				   p->serial + pos);
+	return n + sysfs_emit_at(buf, n, "\n");
+}
+static DEVICE_ATTR_RO(serials);
+
 static ssize_t label_size_show(struct device *dev,
 			       struct device_attribute *attr, char *buf)
 {
@@ -453,6 +493,9 @@ CXLV_U64_ATTR(memsize, "%llu", cxlv->params.memsize, 0400);
 CXLV_U64_ATTR(pmem, "%llu", cxlv->params.pmem, 0444);
 CXLV_U64_ATTR(borrowed, "%llu", cxlv->borrowed, 0444);
 CXLV_U64_ATTR(serial, "%llu", cxlv->params.serial, 0444);
+CXLV_U64_ATTR(ways, "%llu", cxlv->params.ways, 0444);
+CXLV_U64_ATTR(host_bridges, "%llu", cxlv->params.host_bridges, 0444);
+CXLV_U64_ATTR(granularity, "%llu", cxlv->params.granularity, 0444);
 CXLV_U64_ATTR(capacity, "%llu", cxlv->layout.capacity, 0444);
 CXLV_U64_ATTR(window_start, "%#llx", cxlv->layout.window_start, 0400);
 CXLV_U64_ATTR(label_offset, "%#llx",
@@ -473,6 +516,10 @@ static struct attribute *cxlv_dev_attrs[] = {
 	&dev_attr_pmem.attr,
 	&dev_attr_borrowed.attr,
 	&dev_attr_serial.attr,
+	&dev_attr_serials.attr,
+	&dev_attr_ways.attr,
+	&dev_attr_host_bridges.attr,
+	&dev_attr_granularity.attr,
 	&dev_attr_capacity.attr,
 	&dev_attr_window_start.attr,
 	&dev_attr_label_offset.attr,

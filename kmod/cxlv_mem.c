@@ -72,8 +72,9 @@ static int cxlv_walk_reserved(struct resource *res, void *arg)
  * @l: receives the layout on success
  * @borrowed: the range lies in a free range the module borrowed
  *
- * Return: 0; -EINVAL for a misaligned start; -ENOSPC when under 256 MiB of
- * device memory remain; -EBUSY when the range holds System RAM;
+ * Return: 0; -EINVAL for a misaligned start; -ENOSPC when no ways x 256 MiB
+ * aligned block of device memory remains after ways x 1 MiB of metadata;
+ * -EBUSY when the range holds System RAM;
  * -EADDRNOTAVAIL when the kernel's map does not withhold all of it or the
  * firmware's map does not call all of it RAM; -EOPNOTSUPP when the kernel
  * does not let modules read the firmware's map. Whether anyone else holds
@@ -88,6 +89,8 @@ int cxlv_mem_validate(const struct cxlv_params *p, struct cxlv_layout *l,
 	static_assert(CXLV_META_MAP_SIZE <= CXLV_PCI_WINDOW_SIZE);
 	u64 end = p->memstart + p->memsize;	/* no wrap: checked by parser */
 	u64 last = end - 1;
+	u64 align = (u64)CXLV_WINDOW_ALIGN * p->ways;
+	u64 meta = (u64)CXLV_META_SIZE * p->ways;
 	struct cxlv_walk w = { .next = p->memstart };
 	u64 meta_end;
 	int rc;
@@ -98,20 +101,19 @@ int cxlv_mem_validate(const struct cxlv_params *p, struct cxlv_layout *l,
 		return -EINVAL;
 	}
 
-	if (check_add_overflow(p->memstart,
-			       (u64)CXLV_META_SIZE + CXLV_WINDOW_ALIGN - 1,
-			       &meta_end) ||
-	    ALIGN_DOWN(meta_end, CXLV_WINDOW_ALIGN) >= end ||
-	    ALIGN_DOWN(end, CXLV_WINDOW_ALIGN) <=
-	    ALIGN_DOWN(meta_end, CXLV_WINDOW_ALIGN)) {
-		cxlv_set_error("create: range %#llx+%#llx too small: need a 256 MiB aligned block after %u KiB of metadata",
-			       p->memstart, p->memsize, CXLV_META_SIZE / SZ_1K);
+	/* alloc_hpa() places a region at a multiple of 256 MiB x ways */
+	if (check_add_overflow(p->memstart, meta + align - 1, &meta_end) ||
+	    ALIGN_DOWN(meta_end, align) >= end ||
+	    ALIGN_DOWN(end, align) <= ALIGN_DOWN(meta_end, align)) {
+		cxlv_set_error("create: range %#llx+%#llx too small for ways=%u: need a %llu MiB (ways x 256 MiB) aligned block after %llu KiB of metadata",
+			       p->memstart, p->memsize, p->ways, align / SZ_1M,
+			       meta / SZ_1K);
 		return -ENOSPC;
 	}
 	l->bar0 = p->memstart;
 	l->lsa = p->memstart + CXLV_LSA_OFFSET;
-	l->window_start = ALIGN_DOWN(meta_end, CXLV_WINDOW_ALIGN);
-	l->capacity = ALIGN_DOWN(end, CXLV_WINDOW_ALIGN) - l->window_start;
+	l->window_start = ALIGN_DOWN(meta_end, align);
+	l->capacity = ALIGN_DOWN(end, align) - l->window_start;
 
 	if (region_intersects(p->memstart, p->memsize, IORESOURCE_SYSTEM_RAM,
 			      IORES_DESC_NONE) != REGION_DISJOINT) {

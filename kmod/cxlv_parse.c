@@ -10,6 +10,7 @@
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/limits.h>
+#include <linux/log2.h>
 #include <linux/string.h>
 #include <asm/page.h>
 
@@ -28,6 +29,9 @@ enum cxlv_key {
 	CXLV_KEY_WRITE_LAT,
 	CXLV_KEY_READ_BW,
 	CXLV_KEY_WRITE_BW,
+	CXLV_KEY_WAYS,
+	CXLV_KEY_HOST_BRIDGES,
+	CXLV_KEY_GRANULARITY,
 	CXLV_NR_KEYS,
 };
 
@@ -44,6 +48,9 @@ static const char * const cxlv_key_names[CXLV_NR_KEYS] = {
 	[CXLV_KEY_WRITE_LAT] = "write_latency",
 	[CXLV_KEY_READ_BW] = "read_bandwidth",
 	[CXLV_KEY_WRITE_BW] = "write_bandwidth",
+	[CXLV_KEY_WAYS] = "ways",
+	[CXLV_KEY_HOST_BRIDGES] = "host_bridges",
+	[CXLV_KEY_GRANULARITY] = "granularity",
 };
 
 /* The performance figures, in the order of struct cxlv_perf. */
@@ -329,6 +336,53 @@ static int cxlv_parse_perf(u64 *vals, unsigned long seen,
 	return 0;
 }
 
+/*
+ * An interleave set: ways and host bridges from the lists CXL r3.0 9.13.1
+ * allows for a platform (no 3, 6, 12 ways), host bridges dividing the ways
+ * so that each has the same number of root ports, and a granularity the
+ * kernel's region code accepts (CXL r3.0 8.2.4.19.7 IG: 256 B to 16 KiB).
+ */
+static int cxlv_parse_interleave(const u64 *vals, unsigned long seen,
+				 char *why, size_t why_len)
+{
+	u64 ways = vals[CXLV_KEY_WAYS], hbs = vals[CXLV_KEY_HOST_BRIDGES];
+	u64 gran = vals[CXLV_KEY_GRANULARITY];
+
+	if (!is_power_of_2(ways) || ways > CXLV_MAX_WAYS) {
+		snprintf(why, why_len, "ways=%llu: use 1, 2, 4 or 8",
+			 (unsigned long long)ways);
+		return -EINVAL;
+	}
+	if (!is_power_of_2(hbs) || hbs > CXLV_MAX_HOST_BRIDGES) {
+		snprintf(why, why_len, "host_bridges=%llu: use 1, 2 or 4",
+			 (unsigned long long)hbs);
+		return -EINVAL;
+	}
+	if (hbs > ways) {
+		snprintf(why, why_len,
+			 "host_bridges=%llu does not divide ways=%llu: each host bridge needs ways/host_bridges root ports",
+			 (unsigned long long)hbs, (unsigned long long)ways);
+		return -EINVAL;
+	}
+	if (!(seen & BIT(CXLV_KEY_GRANULARITY)))
+		return 0;
+	if (ways == 1) {
+		snprintf(why, why_len,
+			 "granularity=%llu needs ways > 1: an x1 set does not interleave",
+			 (unsigned long long)gran);
+		return -EINVAL;
+	}
+	if (!is_power_of_2(gran) || gran < CXLV_MIN_GRANULARITY ||
+	    gran > CXLV_MAX_GRANULARITY) {
+		snprintf(why, why_len,
+			 "granularity=%llu: use a power of two from %u to %u",
+			 (unsigned long long)gran, CXLV_MIN_GRANULARITY,
+			 CXLV_MAX_GRANULARITY);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /**
  * cxlv_parse_create() - parse a create request
  * @buf: the written text, not necessarily NUL-terminated
@@ -347,7 +401,9 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 	const unsigned long allowed = required | BIT(CXLV_KEY_MEMSTART) |
 		BIT(CXLV_KEY_SERIAL) | BIT(CXLV_KEY_BORROW) |
 		BIT(CXLV_KEY_READ_LAT) | BIT(CXLV_KEY_WRITE_LAT) |
-		BIT(CXLV_KEY_READ_BW) | BIT(CXLV_KEY_WRITE_BW);
+		BIT(CXLV_KEY_READ_BW) | BIT(CXLV_KEY_WRITE_BW) |
+		BIT(CXLV_KEY_WAYS) | BIT(CXLV_KEY_HOST_BRIDGES) |
+		BIT(CXLV_KEY_GRANULARITY);
 	const u64 max[CXLV_NR_KEYS] = {
 		[CXLV_KEY_MEMSTART] = U64_MAX,
 		[CXLV_KEY_MEMSIZE] = U64_MAX,
@@ -359,8 +415,15 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 		[CXLV_KEY_WRITE_LAT] = CXLV_PERF_MAX,
 		[CXLV_KEY_READ_BW] = CXLV_PERF_MAX,
 		[CXLV_KEY_WRITE_BW] = CXLV_PERF_MAX,
+		[CXLV_KEY_WAYS] = U32_MAX,
+		[CXLV_KEY_HOST_BRIDGES] = U32_MAX,
+		[CXLV_KEY_GRANULARITY] = U32_MAX,
 	};
-	u64 vals[CXLV_NR_KEYS] = { 0 };
+	u64 vals[CXLV_NR_KEYS] = {
+		[CXLV_KEY_WAYS] = 1,
+		[CXLV_KEY_HOST_BRIDGES] = 1,
+		[CXLV_KEY_GRANULARITY] = CXLV_DEFAULT_GRANULARITY,
+	};
 	unsigned long seen;
 	int rc;
 
@@ -406,6 +469,22 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 			 "serial=0: labels need a non-zero serial; omit serial= for a default");
 		return -EINVAL;
 	}
+	rc = cxlv_parse_interleave(vals, seen, why, why_len);
+	if (rc)
+		return rc;
+	if (vals[CXLV_KEY_SERIAL] > U64_MAX - (vals[CXLV_KEY_WAYS] - 1)) {
+		snprintf(why, why_len,
+			 "serial=%llu: the serials of %llu endpoints (serial + position) would wrap",
+			 (unsigned long long)vals[CXLV_KEY_SERIAL],
+			 (unsigned long long)vals[CXLV_KEY_WAYS]);
+		return -ERANGE;
+	}
+	if (vals[CXLV_KEY_BORROW] && vals[CXLV_KEY_WAYS] > 1) {
+		snprintf(why, why_len,
+			 "borrow=1 with ways=%llu: interleave sets need a reserved range (memmap=) in this version",
+			 (unsigned long long)vals[CXLV_KEY_WAYS]);
+		return -EOPNOTSUPP;
+	}
 	if (vals[CXLV_KEY_BORROW]) {
 		rc = cxlv_parse_borrow_range(vals, seen, why, why_len);
 		if (rc)
@@ -422,6 +501,10 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 	p->serial = vals[CXLV_KEY_SERIAL];
 	p->borrow = vals[CXLV_KEY_BORROW];
 	p->pick_start = !(seen & BIT(CXLV_KEY_MEMSTART));
+	p->ways = vals[CXLV_KEY_WAYS];
+	p->host_bridges = vals[CXLV_KEY_HOST_BRIDGES];
+	p->granularity = p->ways > 1 ? vals[CXLV_KEY_GRANULARITY] :
+				       CXLV_MIN_GRANULARITY;
 	return 0;
 }
 

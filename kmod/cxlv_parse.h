@@ -9,11 +9,16 @@
  *
  * create: ``memstart=<u64>,memsize=<u64>,cxltype=3,pmem=<0|1>[,serial=<u64>]``
  *         ``[,borrow=<0|1>][,read_latency=<ns>][,write_latency=<ns>]``
- *         ``[,read_bandwidth=<MB/s>][,write_bandwidth=<MB/s>]``; with
- *         ``borrow=1`` memstart may be left out (the module picks the range)
- *         and memsize must be a multiple of 256 MiB, as must memstart when
- *         given. The four figures go into the device's CDAT (cxlv_cdat.c):
- *         1 to CXLV_PERF_MAX each, defaults CXLV_PERF_DEFAULT_*
+ *         ``[,read_bandwidth=<MB/s>][,write_bandwidth=<MB/s>]``
+ *         ``[,ways=<1|2|4|8>][,host_bridges=<1|2|4>]``
+ *         ``[,granularity=<256..16384>]``; with ``borrow=1`` memstart may
+ *         be left out (the module picks the range) and memsize must be a
+ *         multiple of 256 MiB, as must memstart when given. The four
+ *         figures go into the device's CDAT (cxlv_cdat.c): 1 to
+ *         CXLV_PERF_MAX each, defaults CXLV_PERF_DEFAULT_*. ways (default 1)
+ *         endpoints interleave behind host_bridges (default 1, dividing
+ *         ways) host bridges at granularity bytes (a power of two, default
+ *         4096, only with ways > 1)
  * remove: ``cxlv_dev_id=<u32>[,release=<0|1>]``
  * release: ``memstart=<u64>`` (the start of a free borrowed range)
  *
@@ -28,9 +33,9 @@
  * -EINVAL    malformed token, unknown or repeated key, bad number or value,
  *            embedded NUL, memsize not a page multiple, a figure of 0
  * -ENODATA   a required key missing
- * -ERANGE    a number that overflows its field, or memstart + memsize wraps,
- *            or a figure above CXLV_PERF_MAX
- * -EOPNOTSUPP cxltype other than 3
+ * -ERANGE    a number that overflows its field, memstart + memsize wraps,
+ *            serial + ways - 1 does, or a figure above CXLV_PERF_MAX
+ * -EOPNOTSUPP cxltype other than 3, or borrow=1 with ways > 1
  *
  * borrow=1 with a memsize or memstart not a multiple of 256 MiB is -EINVAL
  * here. What the module answers once the text parses (cxlv_borrow.c):
@@ -89,6 +94,13 @@ struct cxlv_perf {
 	u32 write_bandwidth;
 };
 
+/* Interleave sets: the values CXL r3.0 8.2.4.19.7 and 9.13.1 allow. */
+#define CXLV_MAX_WAYS			8
+#define CXLV_MAX_HOST_BRIDGES		4
+#define CXLV_MIN_GRANULARITY		256
+#define CXLV_MAX_GRANULARITY		16384
+#define CXLV_DEFAULT_GRANULARITY	4096
+
 /* Longest request either control file accepts (debugfs and sysfs alike). */
 #define CXLV_REQUEST_MAX	256
 
@@ -102,6 +114,9 @@ struct cxlv_perf {
  * @borrow: take the range from System RAM first (borrow=1)
  * @pick_start: borrow=1 without memstart: the module picks the range
  * @perf: the figures the CDAT reports for the device's memory
+ * @ways: endpoints in the interleave set (1: a plain device)
+ * @host_bridges: host bridges the endpoints sit behind, dividing @ways
+ * @granularity: interleave granularity in bytes; 256 when @ways is 1
  */
 struct cxlv_params {
 	u64 memstart;
@@ -112,6 +127,9 @@ struct cxlv_params {
 	bool borrow;
 	bool pick_start;
 	struct cxlv_perf perf;
+	u32 ways;
+	u32 host_bridges;
+	u32 granularity;
 };
 
 int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,

@@ -66,7 +66,7 @@ static int cxlv_root_decoder_add(struct cxlv_dev *cxlv)
 		.end = l->window_start + l->capacity - 1,
 	};
 	cxld->interleave_ways = 1;
-	cxld->interleave_granularity = CXL_DECODER_MIN_GRANULARITY;
+	cxld->interleave_granularity = cxlv->params.granularity;
 	/* what cxl_acpi's pair_cxl_resource() does: regions allocate here */
 	cxlrd->res = cxlv->window_res;
 

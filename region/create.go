@@ -21,6 +21,10 @@ const (
 // Spec says what Create makes.
 type Spec struct {
 	Memdev string // memN
+	// Members are the memdevs of an interleave set in position order
+	// (Memdev is the first): the region interleaves across all of them.
+	// Nil for a region on Memdev alone.
+	Members []string
 	// Type is TypePmem ("" too) or TypeRAM.
 	Type string
 	// Online is what the memory of a RAM region becomes; OnlineMovable
@@ -49,8 +53,14 @@ type Result struct {
 	Memdev          string `json:"memdev"`
 	RootDecoder     string `json:"root_decoder"`
 	EndpointDecoder string `json:"endpoint_decoder"`
-	Type            string `json:"type"`
-	NDRegion        string `json:"nd_region,omitempty"`
+	// An interleaved region: every memdev and endpoint decoder in
+	// position order (Memdev and EndpointDecoder are position 0's).
+	Memdevs          []string `json:"memdevs,omitempty"`
+	EndpointDecoders []string `json:"endpoint_decoders,omitempty"`
+	Ways             uint64   `json:"interleave_ways"`
+	Granularity      uint64   `json:"interleave_granularity"`
+	Type             string   `json:"type"`
+	NDRegion         string   `json:"nd_region,omitempty"`
 	// RAM regions: the memory they became.
 	*RAMResult
 	// Namespaces are the namespaces created, or re-assembled from labels.
@@ -65,13 +75,15 @@ type Result struct {
 
 // plan is a region create worked out from the current sysfs state.
 type plan struct {
-	mode     string // TypePmem or TypeRAM
-	region   string
-	root     sysfs.Decoder
-	endpoint sysfs.Decoder
-	size     uint64
-	uuid     string // pmem only
-	online   OnlinePolicy
+	mode   string // TypePmem or TypeRAM
+	region string
+	root   sysfs.Decoder
+	// endpoints are the endpoint decoders in position order, one per
+	// memdev: the region's interleave ways.
+	endpoints []sysfs.Decoder
+	size      uint64
+	uuid      string // pmem only
+	online    OnlinePolicy
 	// kmem: the memory of a pmem region becomes RAM through a devdax
 	// namespace and kmem (kmem.go), on kernels without RAM regions.
 	kmem bool
@@ -94,7 +106,14 @@ func (m *Manager) Create(ctx context.Context, s Spec) (res *Result, err error) {
 
 	res = &Result{
 		Region: p.region, UUID: p.uuid, Size: p.size, Memdev: s.Memdev,
-		RootDecoder: p.root.Name, EndpointDecoder: p.endpoint.Name, Type: p.mode,
+		RootDecoder: p.root.Name, EndpointDecoder: p.endpoints[0].Name, Type: p.mode,
+		Ways: p.ways(), Granularity: p.root.InterleaveGranularity,
+	}
+	if len(s.Members) > 1 {
+		res.Memdevs = s.Members
+		for _, ep := range p.endpoints {
+			res.EndpointDecoders = append(res.EndpointDecoders, ep.Name)
+		}
 	}
 	if p.mode == TypeRAM {
 		if res.RAMResult, err = m.createRAM(ctx, t, p); err != nil {
@@ -143,9 +162,9 @@ func (s Spec) validate() error {
 	if s.Memdev == "" {
 		return cxlverr.Invalidf("no memdev given: name one with --memdev memN or --device cxlvN")
 	}
-	if s.Size%regionAlign != 0 {
-		return cxlverr.Invalidf("region size %s is not a multiple of 256M: CXL regions come in 256M steps (e.g. --size %s)",
-			units.FormatSize(s.Size), units.FormatSize(max(regionAlign, s.Size/regionAlign*regionAlign)))
+	if step := regionAlign * uint64(max(len(s.Members), 1)); s.Size%step != 0 {
+		return cxlverr.Invalidf("region size %s is not a multiple of %s: CXL regions come in 256M steps per interleave way (e.g. --size %s)",
+			units.FormatSize(s.Size), units.FormatSize(step), units.FormatSize(max(step, s.Size/step*step)))
 	}
 	switch s.Type {
 	case TypeRAM:
@@ -212,7 +231,7 @@ func (m *Manager) planPmem(s Spec, md sysfs.Memdev) (plan, error) {
 	} else if p.uuid, err = ParseUUID(s.UUID); err != nil {
 		return plan{}, err
 	}
-	if p.endpoint, p.size, err = m.pickEndpoint(md, TypePmem); err != nil {
+	if p.endpoints, p.size, err = m.pickEndpoints(s, md, TypePmem); err != nil {
 		return plan{}, err
 	}
 	if s.Size != 0 {
@@ -225,6 +244,30 @@ func (m *Manager) planPmem(s Spec, md sysfs.Memdev) (plan, error) {
 		return plan{}, err
 	}
 	return p, nil
+}
+
+// pickEndpoints returns the lowest free endpoint decoder of each memdev of
+// the region, md (the first) and the other Members, in position order, and
+// the size of the largest region they leave room for: each way offers the
+// same DPA.
+func (m *Manager) pickEndpoints(s Spec, md sysfs.Memdev, mode string) ([]sysfs.Decoder, uint64, error) {
+	ep, avail, err := m.pickEndpoint(md, mode)
+	if err != nil || len(s.Members) < 2 {
+		return []sysfs.Decoder{ep}, avail, err
+	}
+	eps := []sysfs.Decoder{ep}
+	for _, name := range s.Members[1:] {
+		other, err := m.Host.Sys().Memdev(name)
+		if err != nil {
+			return nil, 0, err
+		}
+		ep, a, err := m.pickEndpoint(other, mode)
+		if err != nil {
+			return nil, 0, err
+		}
+		eps, avail = append(eps, ep), min(avail, a)
+	}
+	return eps, avail * uint64(len(eps)), nil
 }
 
 // pickEndpoint returns the memdev's lowest free endpoint decoder (the kernel
@@ -287,34 +330,40 @@ func (m *Manager) pickRoot(memdev string) (sysfs.Decoder, error) {
 }
 
 // regionSteps is the libcxl sequence (ndctl cxl/region.c create_region)
-// for a one-way region of p.mode, up to the commit; the bind is the
-// caller's, since what undoes it depends on the type.
+// for a region of p.mode over p.endpoints, up to the commit; the bind is
+// the caller's, since what undoes it depends on the type.
 func (m *Manager) regionSteps(p plan) []step {
-	r, ep, root := p.region, p.endpoint.Name, p.root.Name
+	r, root := p.region, p.root.Name
 	steps := []step{
 		{m.cxlDev(root, "create_"+p.mode+"_region"), r, ops(m.cxlDev(root, "delete_region"), r)},
 		{m.cxlDev(r, "interleave_granularity"), strconv.FormatUint(p.root.InterleaveGranularity, 10), nil},
-		{m.cxlDev(r, "interleave_ways"), "1", nil},
+		{m.cxlDev(r, "interleave_ways"), strconv.FormatUint(p.ways(), 10), nil},
 	}
 	if p.mode == TypePmem { // a ram region has no uuid
 		steps = append(steps, step{m.cxlDev(r, "uuid"), p.uuid, nil})
 	}
 	steps = append(steps, step{m.cxlDev(r, "size"), hex(p.size), nil})
-	// The mode of a decoder cannot go back to "none"; a decoder of the
-	// other mode is put back to it.
-	if p.endpoint.Mode != p.mode {
-		var back []writer.Op
-		if p.endpoint.Mode == TypePmem || p.endpoint.Mode == TypeRAM {
-			back = ops(m.cxlDev(ep, "mode"), p.endpoint.Mode)
+	for i, e := range p.endpoints {
+		ep := e.Name
+		// The mode of a decoder cannot go back to "none"; a decoder of the
+		// other mode is put back to it.
+		if e.Mode != p.mode {
+			var back []writer.Op
+			if e.Mode == TypePmem || e.Mode == TypeRAM {
+				back = ops(m.cxlDev(ep, "mode"), e.Mode)
+			}
+			steps = append(steps, step{m.cxlDev(ep, "mode"), p.mode, back})
 		}
-		steps = append(steps, step{m.cxlDev(ep, "mode"), p.mode, back})
+		target := "target" + strconv.Itoa(i)
+		steps = append(steps,
+			step{m.cxlDev(ep, "dpa_size"), hex(p.size / p.ways()), ops(m.cxlDev(ep, "dpa_size"), "0")},
+			step{m.cxlDev(r, target), ep, ops(m.cxlDev(r, target), "")})
 	}
-	return append(steps, []step{
-		{m.cxlDev(ep, "dpa_size"), hex(p.size), ops(m.cxlDev(ep, "dpa_size"), "0")},
-		{m.cxlDev(r, "target0"), ep, ops(m.cxlDev(r, "target0"), "")},
-		{m.cxlDev(r, "commit"), "1", ops(m.cxlDev(r, "commit"), "0")},
-	}...)
+	return append(steps, step{m.cxlDev(r, "commit"), "1", ops(m.cxlDev(r, "commit"), "0")})
 }
+
+// ways is the region's interleave ways: one per endpoint decoder.
+func (p plan) ways() uint64 { return uint64(len(p.endpoints)) }
 
 // createRegion makes a pmem region, binds it and waits for its nd region.
 func (m *Manager) createRegion(ctx context.Context, t *tx, p plan) (sysfs.NDRegion, error) {

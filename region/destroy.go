@@ -3,6 +3,7 @@ package region
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -75,17 +76,20 @@ func (m *Manager) destroyRegion(r sysfs.Region, keepNamespaces bool) error {
 	if err := t.run(steps); err != nil {
 		return err
 	}
-	ports := map[string]bool{}
+	// Each endpoint port once, in position order.
+	var ports []string
 	for _, target := range r.Targets {
 		if target != "" {
 			d, err := m.Host.Sys().Decoder(target)
 			if err != nil {
 				return err
 			}
-			ports[d.Port] = true
+			if !slices.Contains(ports, d.Port) {
+				ports = append(ports, d.Port)
+			}
 		}
 	}
-	for port := range ports {
+	for _, port := range ports {
 		if err := m.freeDPA(port, detached); err != nil {
 			return err
 		}

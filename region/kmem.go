@@ -32,7 +32,7 @@ func (m *Manager) planKmem(s Spec, md sysfs.Memdev) (plan, error) {
 	if err := m.checkDrivers(kmemDrivers); err != nil {
 		return plan{}, err
 	}
-	p, err := m.planPmem(Spec{Memdev: s.Memdev, Size: s.Size}, md)
+	p, err := m.planPmem(Spec{Memdev: s.Memdev, Members: s.Members, Size: s.Size}, md)
 	if err != nil {
 		return plan{}, err
 	}

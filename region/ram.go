@@ -170,7 +170,7 @@ func (m *Manager) planRAM(s Spec, md sysfs.Memdev) (plan, error) {
 	if err := m.checkRAMDrivers(); err != nil {
 		return plan{}, err
 	}
-	if p.endpoint, p.size, err = m.pickEndpoint(md, TypeRAM); err != nil {
+	if p.endpoints, p.size, err = m.pickEndpoints(s, md, TypeRAM); err != nil {
 		return plan{}, err
 	}
 	if s.Size != 0 {

@@ -449,3 +449,30 @@ func TestWaitForEnds(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
+
+// A region over an interleave set: ways and the root's granularity, the
+// whole size, then each endpoint's share of the DPA and its position, in
+// position order (libcxl's create_region), one undo each.
+func TestInterleavedRegionSteps(t *testing.T) {
+	fs := fixture(t, "cxlv-bare")
+	m := manager(fs, &writertest.Recorder{}, nil)
+	p := plan{mode: TypePmem, region: "region0", uuid: uuidN(1), size: 4 << 30,
+		root:      sysfs.Decoder{Name: "decoder0.0", InterleaveGranularity: 4096},
+		endpoints: []sysfs.Decoder{{Name: "decoder5.0", Mode: "none"}, {Name: "decoder3.0", Mode: TypePmem}, {Name: "decoder6.0", Mode: "none"}, {Name: "decoder4.0", Mode: TypeRAM}}}
+	var got []string
+	for _, s := range m.regionSteps(p) {
+		got = append(got, fmt.Sprintf("%s=%s undo %d", strings.TrimPrefix(s.path, fs.Path("bus", "cxl", "devices")+"/"), s.value, len(s.undo)))
+	}
+	want := []string{
+		"decoder0.0/create_pmem_region=region0 undo 1", "region0/interleave_granularity=4096 undo 0",
+		"region0/interleave_ways=4 undo 0", "region0/uuid=" + uuidN(1) + " undo 0", "region0/size=0x100000000 undo 0",
+		"decoder5.0/mode=pmem undo 0", "decoder5.0/dpa_size=0x40000000 undo 1", "region0/target0=decoder5.0 undo 1",
+		"decoder3.0/dpa_size=0x40000000 undo 1", "region0/target1=decoder3.0 undo 1",
+		"decoder6.0/mode=pmem undo 0", "decoder6.0/dpa_size=0x40000000 undo 1", "region0/target2=decoder6.0 undo 1",
+		"decoder4.0/mode=pmem undo 1", "decoder4.0/dpa_size=0x40000000 undo 1", "region0/target3=decoder4.0 undo 1",
+		"region0/commit=1 undo 1",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -2,6 +2,7 @@ package sysfs
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/cxlv/cxlv/cxlverr"
 )
@@ -136,7 +137,8 @@ func droppedIfUnloaded(err error) error {
 }
 
 // DeviceLink is one row of the linked view: a memdev (nil while a cxl_virt
-// device has not been probed yet) with everything it leads to.
+// device has not been probed yet) with everything it leads to; or an
+// interleave set as one unit, its memdevs in Members.
 type DeviceLink struct {
 	Virt         *VirtDevice
 	Memdev       *Memdev
@@ -144,6 +146,27 @@ type DeviceLink struct {
 	Root         *Port
 	RootDecoders []*Decoder
 	Regions      []RegionLink
+	// Members are the memdevs of an interleave set in position order
+	// (Memdev and Endpoint are position 0's); nil for one device.
+	Members []Member
+}
+
+// Member is one endpoint of an interleave set.
+type Member struct {
+	Memdev   *Memdev
+	Endpoint *Port // nil until cxl_mem has probed it
+}
+
+// Endpoints are the link's memdevs with their endpoints: the members of a
+// set, else the one memdev (none before it appears).
+func (l DeviceLink) Endpoints() []Member {
+	if l.Members != nil {
+		return l.Members
+	}
+	if l.Memdev == nil {
+		return nil
+	}
+	return []Member{{Memdev: l.Memdev, Endpoint: l.Endpoint}}
 }
 
 // RegionLink is a CXL region with the nd region made from it (pmem) or
@@ -154,17 +177,31 @@ type RegionLink struct {
 	RAM      *RAMState // RAM regions only
 }
 
-// Links returns one DeviceLink per memdev, then one per cxl_virt device
-// that has no memdev yet.
+// Links returns one DeviceLink per memdev, one per interleave set (at its
+// first memdev), then one per cxl_virt device that has no memdev yet.
 func (t *Topology) Links() []DeviceLink {
 	var out []DeviceLink
 	seen := map[string]bool{}
+	sets := map[string]int{} // the index in out of each set's link
 	for i := range t.Memdevs {
 		l := t.linkMemdev(&t.Memdevs[i])
 		if l.Virt != nil {
 			seen[l.Virt.Name] = true
 		}
+		if l.Virt == nil || !l.Virt.Set() {
+			out = append(out, l)
+			continue
+		}
+		if j, ok := sets[l.Virt.Name]; ok {
+			out[j].join(l)
+			continue
+		}
+		sets[l.Virt.Name] = len(out)
+		l.Members = []Member{{Memdev: l.Memdev, Endpoint: l.Endpoint}}
 		out = append(out, l)
+	}
+	for _, j := range sets {
+		out[j].sortMembers()
 	}
 	for i := range t.Virt {
 		if !seen[t.Virt[i].Name] {
@@ -174,12 +211,38 @@ func (t *Topology) Links() []DeviceLink {
 	return out
 }
 
+// join adds the memdev of o, another member of the same set, and the
+// regions not seen yet.
+func (l *DeviceLink) join(o DeviceLink) {
+	l.Members = append(l.Members, Member{Memdev: o.Memdev, Endpoint: o.Endpoint})
+	for _, r := range o.Regions {
+		if !slices.ContainsFunc(l.Regions, func(have RegionLink) bool { return have.Region.Name == r.Region.Name }) {
+			l.Regions = append(l.Regions, r)
+		}
+	}
+}
+
+// sortMembers puts a set's members in position order, the module's memdev
+// list (names it does not list yet go last, by id), and makes position 0
+// the link's memdev.
+func (l *DeviceLink) sortMembers() {
+	pos := func(m Member) int {
+		if i := slices.Index(l.Virt.Memdevs, m.Memdev.Name); i >= 0 {
+			return i
+		}
+		return len(l.Virt.Memdevs) + m.Memdev.ID
+	}
+	slices.SortStableFunc(l.Members, func(a, b Member) int { return pos(a) - pos(b) })
+	l.Memdev, l.Endpoint = l.Members[0].Memdev, l.Members[0].Endpoint
+	slices.SortStableFunc(l.Regions, func(a, b RegionLink) int { return a.Region.ID - b.Region.ID })
+}
+
 func (t *Topology) linkMemdev(m *Memdev) DeviceLink {
 	l := DeviceLink{Memdev: m, Endpoint: endpointOf(t.Ports, m.Name)}
 	l.Root = rootOf(t.Ports, l.Endpoint)
 	for i := range t.Virt {
 		v := &t.Virt[i]
-		if v.Memdev == m.Name || (l.Root != nil && v.Root == l.Root.Name) {
+		if slices.Contains(v.Memdevs, m.Name) || (l.Root != nil && v.Root == l.Root.Name) {
 			l.Virt = v
 		}
 	}

@@ -3,6 +3,7 @@ package sysfs
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,11 +34,18 @@ type VirtDevice struct {
 	// Perf holds the figures the device's CDAT carries; nil on a module
 	// without them.
 	Perf *Coordinates
-	// Memdev and Root name the memN and rootN of the device, as the
-	// module's attributes of those names show them: Root "" until the
-	// device's probe has finished, Memdev "" while cxl_mem has not bound it.
-	Memdev string
-	Root   string
+	// Memdevs and Root name the memN (one per endpoint, in position
+	// order) and rootN of the device, as the module's attributes memdev
+	// and root show them: Root "" until the device's probe has finished,
+	// Memdevs empty while cxl_mem has not bound them all.
+	Memdevs []string
+	Root    string
+	// Ways, HostBridges and Granularity are the shape of an interleave
+	// set (1, 1 and the root decoder's granularity for one device); nil
+	// on a module without sets.
+	Ways, HostBridges, Granularity *uint64
+	// Serials are the endpoints' serials in position order (serial + p).
+	Serials []uint64
 	// Decoder is the root decoder over the device's window.
 	Decoder string
 	// State is the module's view: probing, enumerating, ready, busy.
@@ -84,7 +92,7 @@ func (f FS) VirtCommitsRefused(memdev string) error {
 		return err
 	}
 	for _, d := range devices {
-		if d.Memdev == memdev {
+		if slices.Contains(d.Memdevs, memdev) {
 			return &CacheInvalidationError{State: state}
 		}
 	}
@@ -120,16 +128,29 @@ func readVirtDevice(p string) (VirtDevice, error) {
 		Pmem:        a.optBool("pmem"),
 		Serial:      a.optU64("serial"),
 		Borrowed:    a.optBool("borrowed"),
-		Memdev:      a.str("memdev"),
+		Memdevs:     strings.Fields(a.str("memdev")),
 		Root:        a.str("root"),
+		Ways:        a.optU64("ways"),
+		HostBridges: a.optU64("host_bridges"),
+		Granularity: a.optU64("granularity"),
 		Decoder:     a.str("decoder"),
 		State:       a.str("state"),
 		Driver:      a.driver(),
 	}
 	d.Perf = readCoordinates(&a)
 	d.ID, _ = numberedName(d.Name, "cxlv")
+	for _, f := range strings.Fields(a.str("serials")) {
+		v, err := ParseU64(f)
+		if err != nil {
+			a.fail("serials", err)
+		}
+		d.Serials = append(d.Serials, v)
+	}
 	return d, a.err
 }
+
+// Set reports an interleave set of more than one endpoint.
+func (d VirtDevice) Set() bool { return d.Ways != nil && *d.Ways > 1 }
 
 // BorrowedRange is one line of /sys/bus/cxl_virt/borrowed: System RAM the
 // module took out of the kernel's hands (kmod/cxlv_borrow.c), which stays

@@ -73,6 +73,9 @@ var (
 		"region create/fs":        "xfs|ext4",
 		"region create/type":      "pmem|ram",
 		"region create/online":    "movable|normal|none",
+		"create/ways":             "2|4|8",
+		"create/host-bridges":     "1|2|4",
+		"create/granularity":      "256|512|1K|2K|4K|8K|16K",
 		"namespace create/region": "nd-region",
 		"namespace create/mode":   "fsdax|devdax|raw",
 	}

@@ -37,6 +37,10 @@ func TestComplete(t *testing.T) {
 		{[]string{"region", "create", "--type", ""}, []string{"pmem", "ram"}},
 		{[]string{"region", "create", "-t", "r"}, []string{"ram"}}, // an alias completes as its flag
 		{[]string{"region", "create", "--type", "ram", "--online", ""}, []string{"movable", "normal", "none"}},
+		{[]string{"create", "--size", "5G", "--ways", ""}, []string{"2", "4", "8"}},
+		{[]string{"create", "--ways", "4", "--host-bridges="}, []string{"--host-bridges=1", "--host-bridges=2", "--host-bridges=4"}},
+		{[]string{"create", "--ways", "4", "--granularity", "1"}, []string{"1K", "16K"}},
+		{[]string{"create", "--way"}, []string{"--ways"}},
 		{[]string{"region", "create", "-m", ""}, []string{"mem0"}},
 		{[]string{"namespace", "destroy", ""}, []string{"namespace0.0"}},
 		{[]string{"namespace", "create", "--region", ""}, []string{"region0"}},

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/hostmem"
 	"github.com/cxlv/cxlv/sysfs"
@@ -34,7 +36,12 @@ func createCommand() *cli.Command {
 			"figures the device's CDAT reports, 1 to 65534 ns or MB/s each; the defaults\n" +
 			"are those of a CXL 2.0 x8 memory expander (250ns, 300ns, 30G, 25G). On Linux\n" +
 			"6.12 and later the kernel adds the link and host bridge to them and gives a\n" +
-			"RAM region's NUMA node its access coordinates and memory tier from the result.",
+			"RAM region's NUMA node its access coordinates and memory tier from the result.\n" +
+			"--ways N (2, 4 or 8) makes an interleave set: N endpoints (memdevs) behind\n" +
+			"--host-bridges H (1, 2 or 4, dividing N) of one CXL root, interleaved every\n" +
+			"--granularity bytes (256 to 16K, default 4K); each endpoint offers 1/N of the\n" +
+			"range, whose start and size are multiples of N x 256M. `cxlvctl region create\n" +
+			"--device cxlvN` then makes one region over all N.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "memstart", Usage: "start of the reserved or borrowed range (e.g. 6G, 0x180000000; default: one that fits, else borrowed)"},
 			&cli.BoolFlag{Name: "borrow", Usage: "borrow the range from System RAM even when a reserved one fits (at --memstart if given)"},
@@ -45,6 +52,9 @@ func createCommand() *cli.Command {
 			&cli.StringFlag{Name: "write-latency", Usage: "write latency of the device's memory (e.g. 300ns; default 300ns)"},
 			&cli.StringFlag{Name: "read-bandwidth", Usage: "read bandwidth of the device's memory (e.g. 30G for 30 GB/s; default 30G)"},
 			&cli.StringFlag{Name: "write-bandwidth", Usage: "write bandwidth of the device's memory (e.g. 25G; default 25G)"},
+			&cli.StringFlag{Name: "ways", Usage: "endpoints of an interleave set: 2, 4 or 8 (default: 1, one device)"},
+			&cli.StringFlag{Name: "host-bridges", Usage: "host bridges the set's endpoints sit behind: 1, 2 or 4 (default 1)"},
+			&cli.StringFlag{Name: "granularity", Usage: "interleave granularity of the set: 256 to 16K, a power of two (default 4K)"},
 			&cli.BoolFlag{Name: "no-wait", Usage: "do not wait for the memdev"},
 			// The default since issue 13; kept so that older scripts run.
 			&cli.BoolFlag{Name: "wait", Hidden: true},
@@ -78,6 +88,12 @@ func runCreate(c *cli.Context) error {
 		return err
 	}
 	spec.Perf = perf
+	if spec.Interleave, err = interleaveFlags(c); err != nil {
+		return err
+	}
+	if err := spec.Interleave.Validate(); err != nil {
+		return err
+	}
 	e, err := newEnv(c)
 	if err != nil {
 		return err
@@ -135,19 +151,49 @@ func perfFlags(c *cli.Context) (sysfs.Coordinates, error) {
 
 // place picks where a device of spec.Memsize goes when no --memstart was
 // given: the first reserved or free borrowed range that fits, else RAM
-// borrowed from the kernel.
+// borrowed from the kernel; an interleave set only on a range that fits.
 func place(e *env, spec debugfs.CreateSpec) (debugfs.CreateSpec, error) {
 	hm, err := hostmem.Read(e.host)
 	if err != nil {
 		return spec, err
 	}
-	if r, ok := hm.Fit(spec.Memsize); ok {
+	if r, ok := hm.Fit(spec.Memsize, spec.StartAlign()); ok {
 		spec.Memstart = r.Start
 		fmt.Fprintf(e.errOut, "using the free range at %#x (`cxlvctl ranges`)\n", r.Start)
 		return spec, nil
 	}
+	if spec.Ways > 1 {
+		return spec, cxlverr.Invalidf("no reserved range has %s free at a multiple of %s for %d ways: reserve one at boot with memmap= (`cxlvctl ranges --size %s`), or give --memstart",
+			units.FormatSize(spec.Memsize), units.FormatSize(spec.StartAlign()), spec.Ways, units.FormatSize(spec.Memsize))
+	}
 	spec.Borrow = true
 	return spec, nil
+}
+
+// interleaveFlags reads --ways, --host-bridges and --granularity; the
+// create spec checks what they make together.
+func interleaveFlags(c *cli.Context) (debugfs.Interleave, error) {
+	var il debugfs.Interleave
+	for _, f := range []struct {
+		name string
+		dst  *uint64
+	}{{"ways", &il.Ways}, {"host-bridges", &il.HostBridges}} {
+		if s := c.String(f.name); s != "" {
+			v, err := strconv.ParseUint(s, 10, 8)
+			if err != nil || v == 0 {
+				return il, usagef("--%s %s: a count from 1 up, e.g. --%s 2", f.name, s, f.name)
+			}
+			*f.dst = v
+		}
+	}
+	if s := c.String("granularity"); s != "" {
+		v, err := units.ParseSize(s)
+		if err != nil {
+			return il, fmt.Errorf("--granularity: %w", err)
+		}
+		il.Granularity = v
+	}
+	return il, nil
 }
 
 // printCapacity says how much of the range asked for became capacity.
@@ -157,7 +203,12 @@ func printCapacity(e *env, name string, asked uint64) error {
 		return err
 	}
 	for _, d := range devs {
-		if d.Name == name && d.Capacity != nil {
+		switch {
+		case d.Name != name || d.Capacity == nil:
+		case d.Set():
+			fmt.Fprintf(e.out, "%s: capacity %s of the %s range asked for, %d endpoints of %s (metadata first, then whole %d x 256M blocks)\n",
+				name, units.FormatSize(*d.Capacity), units.FormatSize(asked), *d.Ways, units.FormatSize(*d.Capacity / *d.Ways), *d.Ways)
+		default:
 			fmt.Fprintf(e.out, "%s: capacity %s of the %s range asked for (metadata first, then whole 256M blocks)\n",
 				name, units.FormatSize(*d.Capacity), units.FormatSize(asked))
 		}

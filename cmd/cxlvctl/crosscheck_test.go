@@ -94,18 +94,28 @@ func ourObjects(t *testing.T, data []byte) map[string]map[string]any {
 		t.Fatalf("cxlvctl list --json: %v\n%s", err, data)
 	}
 	objects := map[string]map[string]any{}
+	// The memdev keys of a link, or of each member of a set.
+	memdev := func(l map[string]any) {
+		name, ok := l["memdev"].(string)
+		if !ok {
+			return
+		}
+		m := map[string]any{}
+		for _, k := range memdevKeys() {
+			if v, ok := l[k]; ok {
+				m[k] = v
+			}
+		}
+		if serial, ok := m["serial"].(string); ok {
+			m["serial"] = json.Number(serial)
+		}
+		objects[name] = m
+	}
 	for _, l := range links {
-		if name, ok := l["memdev"].(string); ok {
-			m := map[string]any{}
-			for _, k := range memdevKeys() {
-				if v, ok := l[k]; ok {
-					m[k] = v
-				}
-			}
-			if serial, ok := m["serial"].(string); ok {
-				m["serial"] = json.Number(serial)
-			}
-			objects[name] = m
+		memdev(l)
+		members, _ := l["members"].([]any)
+		for _, m := range members {
+			memdev(m.(map[string]any))
 		}
 		for _, key := range []string{"root_decoders", "regions"} {
 			list, _ := l[key].([]any)

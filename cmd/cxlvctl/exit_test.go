@@ -29,7 +29,9 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{"qemu-bare", []string{"create", "--memstart", "4G", "--size", "1G", "extra"}, exitInvalid, "takes no arguments"},
 		{"qemu-bare", []string{"create", "--memstart", "4G", "--size", "1G", "--pmem"}, exitNotSupported, "module cxl_virt is not loaded (run: modprobe cxl_virt)"},
 		{"qemu-bare", []string{"remove", "cxlv0"}, exitNotSupported, "modprobe cxl_virt"},
-		{"qemu-bare", []string{"remove", "mem0"}, exitInvalid, `invalid device name "mem0"`},
+		{"qemu-bare", []string{"remove", "mem0"}, exitInvalid, `invalid device name "mem0": no cxl_virt device has memdev mem0; use cxlvN`},
+		{"qemu-bare", []string{"remove", "memory0"}, exitInvalid, `invalid device name "memory0"`},
+		{"cxlv-bare", []string{"remove", "mem7"}, exitInvalid, `invalid device name "mem7": no cxl_virt device has memdev mem7`},
 		{"qemu-bare", []string{"remove"}, exitInvalid, "exactly one device name"},
 		{"qemu-bare", []string{"list", "--bogus"}, exitInvalid, "unknown flag --bogus for 'cxlvctl list'"},
 		{"qemu-bare", []string{"list", "extra"}, exitNotFound, "cxl_virt device or memdev extra not found"},
@@ -144,5 +146,62 @@ func TestDryRunCreateRemove(t *testing.T) {
 		if b, _ := os.ReadFile(filepath.Join(ctl, f)); len(b) != 0 {
 			t.Errorf("--dry-run wrote %q to %s", b, f)
 		}
+	}
+}
+
+// An interleave set that cannot be made is refused with one line that
+// names the fix, exit 2, before anything is written to the kernel; one
+// that can is the create string --dry-run prints.
+func TestCreateInterleaveSet(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--ways", "3"}, "--ways 3: a set has 1, 2, 4 or 8 endpoints"},
+		{[]string{"--ways", "four"}, "--ways four: a count from 1 up, e.g. --ways 2"},
+		{[]string{"--ways", "0"}, "--ways 0: a count from 1 up"},
+		{[]string{"--ways", "2", "--host-bridges", "4"}, "--host-bridges 4 does not divide --ways 2"},
+		{[]string{"--ways", "4", "--host-bridges", "3"}, "--host-bridges 3: a set has 1, 2 or 4 host bridges"},
+		{[]string{"--ways", "4", "--granularity", "3K"}, "--granularity 3K: use a power of two from 256 to 16K"},
+		{[]string{"--ways", "4", "--granularity", "4Q"}, `--granularity: invalid size "4Q"`},
+		{[]string{"--granularity", "4K"}, "add --ways 2, 4 or 8"},
+		{[]string{"--ways", "8", "--size", "2G"}, "size 2G gives 8 ways no capacity: a set needs a ways x 256M (2G) aligned block after its 8 MiB of metadata; give --size 4G or more"},
+		{[]string{"--ways", "2", "--borrow"}, "--ways 2 with --borrow: an interleave set needs a reserved range"},
+	} {
+		rec := recordWrites(t)
+		args := append([]string{"create", "--memstart", "4G", "--size", "1G", "--pmem"}, tc.args...)
+		out, errOut, rc := cxlvctl(t, "cxlv-bare", args...)
+		if rc != exitInvalid || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.says) || len(rec.Ops()) != 0 {
+			t.Errorf("cxlvctl %q: exit %d, stdout %q, stderr %q, writes %v; want exit %d, one line saying %q, no write",
+				args, rc, out, errOut, rec.Ops(), exitInvalid, tc.says)
+		}
+	}
+	// Without --memstart a set goes on a reserved range, never borrowed:
+	// cxlv-bare's memmap= range has 512M free.
+	rec := recordWrites(t)
+	out, errOut, rc := cxlvctl(t, "cxlv-bare", "create", "--size", "1G", "--pmem", "--ways", "2")
+	if says := "no reserved range has 1G free at a multiple of 512M for 2 ways: reserve one at boot with memmap="; rc != exitInvalid || out != "" ||
+		!strings.Contains(errOut, says) || len(rec.Ops()) != 0 {
+		t.Errorf("create --size 1G --ways 2 without a range: exit %d, stdout %q, stderr %q, writes %v; want exit 2 saying %q",
+			rc, out, errOut, rec.Ops(), says)
+	}
+	out, errOut, rc = cxlvctl(t, "cxlv-bare", "--dry-run", "create", "--memstart", "8G", "--size", "5G", "--pmem",
+		"--ways", "4", "--host-bridges", "2", "--granularity", "1K")
+	want := "memstart=8589934592,memsize=5368709120,cxltype=3,pmem=1,ways=4,host_bridges=2,granularity=1024"
+	if rc != exitOK || !strings.Contains(out, want) {
+		t.Errorf("--dry-run create of an x4 set: exit %d, stdout %q, stderr %q; want the create string %q", rc, out, errOut, want)
+	}
+}
+
+// A memdev names its device (a set's member, the whole set).
+func TestRemoveMemdevResolvesToDevice(t *testing.T) {
+	out, errOut, rc := cxlvctl(t, "cxlv-bare", "--dry-run", "remove", "mem0")
+	if rc != exitOK || !strings.Contains(out, "echo cxlv_dev_id=0 > ") || errOut != "" {
+		t.Errorf("--dry-run remove mem0: exit %d, stdout %q, stderr %q; want cxlv0's remove string", rc, out, errOut)
+	}
+	rec := recordWrites(t)
+	out, errOut, rc = cxlvctl(t, "cxlv-bare", "remove", "mem0")
+	if rc != exitOK || out != "removed cxlv0 (the device of mem0)\n" || len(rec.Ops()) != 1 || rec.Ops()[0].Value != "cxlv_dev_id=0" {
+		t.Errorf("remove mem0: exit %d, stdout %q, stderr %q, writes %v; want cxlv0 removed", rc, out, errOut, rec.Ops())
 	}
 }

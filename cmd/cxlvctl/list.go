@@ -179,17 +179,15 @@ func (f linkFilter) check(t *sysfs.Topology) error {
 }
 
 func (f linkFilter) keeps(l sysfs.DeviceLink) bool {
-	memdev, device := "", ""
-	if l.Memdev != nil {
-		memdev = l.Memdev.Name
+	var memdevs []string // a set's, or the one
+	for _, m := range l.Endpoints() {
+		memdevs = append(memdevs, m.Memdev.Name)
 	}
-	if l.Virt != nil {
-		device = l.Virt.Name
-	}
-	if len(f.names) > 0 && !slices.Contains(f.names, memdev) && !slices.Contains(f.names, device) {
+	named := func(n string) bool { return slices.Contains(memdevs, n) || l.Virt != nil && l.Virt.Name == n }
+	if len(f.names) > 0 && !slices.ContainsFunc(f.names, named) {
 		return false
 	}
-	if f.memdev != "" && f.memdev != memdev {
+	if f.memdev != "" && !slices.Contains(memdevs, f.memdev) {
 		return false
 	}
 	if f.region != "" && !slices.ContainsFunc(l.Regions, func(r sysfs.RegionLink) bool { return r.Region.Name == f.region }) {
@@ -209,8 +207,10 @@ func linkDecoders(l sysfs.DeviceLink) []string {
 		names = append(names, r.Region.Decoder)
 		names = append(names, r.Region.Targets...)
 	}
-	if l.Endpoint != nil {
-		names = append(names, l.Endpoint.Decoders...)
+	for _, m := range l.Endpoints() {
+		if m.Endpoint != nil {
+			names = append(names, m.Endpoint.Decoders...)
+		}
 	}
 	return names
 }

@@ -104,13 +104,14 @@ func runRegionCreate(c *cli.Context) error {
 	case (dev == "") == (md == ""):
 		return usagef("region create needs one of --device cxlvN or --memdev memN")
 	case dev != "":
-		if spec.Memdev, err = memdevOf(e.host.Sys(), dev); err != nil {
+		if spec.Members, err = membersOf(e.host.Sys(), dev); err != nil {
 			return err
 		}
-		if spec.Memdev == "" {
-			return fmt.Errorf("%s has no memdev yet: wait for it (cxlvctl create --wait) or check that cxl_mem is loaded", dev)
-		}
+		spec.Memdev = spec.Members[0]
 	default:
+		if err := notSetMember(e.host.Sys(), md); err != nil {
+			return err
+		}
 		spec.Memdev = md
 	}
 	if s := c.String("size"); s != "" {
@@ -138,8 +139,8 @@ func runRegionCreate(c *cli.Context) error {
 		printRAMResult(e, res)
 		return nil
 	}
-	fmt.Fprintf(e.out, "%s: %s pmem region on %s (%s -> %s), uuid %s, nd %s\n", res.Region,
-		units.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, res.UUID, res.NDRegion)
+	fmt.Fprintf(e.out, "%s: %s pmem region on %s, uuid %s, nd %s\n", res.Region,
+		units.FormatSize(res.Size), regionPath(res), res.UUID, res.NDRegion)
 	for _, ns := range res.Namespaces {
 		printNamespace(e, ns)
 	}
@@ -151,16 +152,27 @@ func runRegionCreate(c *cli.Context) error {
 	return nil
 }
 
+// regionPath names the memdevs and decoders of a new region: "mem0
+// (decoder0.0 -> decoder2.0)", or for an interleave set "mem2,mem0,mem3,mem1,
+// 4 ways of 4K (decoder0.0 -> decoder5.0,decoder3.0,decoder6.0,decoder4.0)".
+func regionPath(res *region.Result) string {
+	if len(res.Memdevs) < 2 {
+		return fmt.Sprintf("%s (%s -> %s)", res.Memdev, res.RootDecoder, res.EndpointDecoder)
+	}
+	return fmt.Sprintf("%s, %d ways of %s (%s -> %s)", strings.Join(res.Memdevs, ","), res.Ways,
+		units.FormatSize(res.Granularity), res.RootDecoder, strings.Join(res.EndpointDecoders, ","))
+}
+
 // printRAMResult prints what a RAM region's memory became.
 func printRAMResult(e *env, res *region.Result) {
 	r := res.RAMResult
 	if r.Via == region.ViaKmem {
-		fmt.Fprintf(e.out, "%s: %s pmem region on %s (%s -> %s), nd %s, devdax %s, %s to kmem (%s offers no create_ram_region)\n",
-			res.Region, units.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, res.NDRegion,
+		fmt.Fprintf(e.out, "%s: %s pmem region on %s, nd %s, devdax %s, %s to kmem (%s offers no create_ram_region)\n",
+			res.Region, units.FormatSize(res.Size), regionPath(res), res.NDRegion,
 			res.Namespaces[0].Name, r.Dax, res.RootDecoder)
 	} else {
-		fmt.Fprintf(e.out, "%s: %s ram region on %s (%s -> %s), %s\n", res.Region,
-			units.FormatSize(res.Size), res.Memdev, res.RootDecoder, res.EndpointDecoder, r.Dax)
+		fmt.Fprintf(e.out, "%s: %s ram region on %s, %s\n", res.Region,
+			units.FormatSize(res.Size), regionPath(res), r.Dax)
 	}
 	node := "-"
 	if r.TargetNode != nil {
@@ -178,6 +190,36 @@ func onlineText(p region.OnlinePolicy, zones []string) string {
 		return "--online " + string(p)
 	}
 	return strings.Join(zones, ",") + ", --online " + string(p)
+}
+
+// membersOf are the memdevs of a cxl_virt device in position order, as the
+// module lists them once cxl_mem has bound them all: the one memdev of a
+// device, the endpoints of an interleave set.
+func membersOf(sys sysfs.FS, device string) ([]string, error) {
+	d, err := sys.VirtDevice(device)
+	if err != nil {
+		return nil, err
+	}
+	if len(d.Memdevs) == 0 {
+		return nil, fmt.Errorf("%s has no memdev yet: wait for it (cxlvctl create --wait) or check that cxl_mem is loaded", device)
+	}
+	return d.Memdevs, nil
+}
+
+// notSetMember refuses a region on one memdev of an interleave set: the
+// set's root decoder interleaves across all of them.
+func notSetMember(sys sysfs.FS, memdev string) error {
+	devs, err := sys.VirtDevices()
+	if err != nil {
+		return nil // no cxl_virt, no sets
+	}
+	for _, d := range devs {
+		if d.Set() && slices.Contains(d.Memdevs, memdev) {
+			return cxlverr.Invalidf("%s is one of the %d memdevs of the interleave set %s: make the region over all of them with --device %s",
+				memdev, *d.Ways, d.Name, d.Name)
+		}
+	}
+	return nil
 }
 
 // memdevOf is the memdev of a cxl_virt device, "" before cxl_mem probed it.

@@ -15,8 +15,10 @@ import (
 func removeCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "remove",
-		Usage:     "remove a cxl_virt device",
+		Usage:     "remove a cxl_virt device or interleave set",
 		ArgsUsage: "cxlvN",
+		Description: "A memdev names its device; for a member of an interleave set, the whole set:\n" +
+			"the module removes a set as one unit, and refuses (busy) while a region is on it.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "destroy its namespaces and regions first (RAM regions: offline their memory, refused if it cannot be)"},
 			&cli.BoolFlag{Name: "release", Usage: "also give its borrowed range back to the kernel as System RAM (its data and labels go with it)"},
@@ -29,10 +31,17 @@ func runRemove(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("remove needs exactly one device name (cxlvN), got %d", c.NArg())
 	}
-	name := c.Args().First()
 	e, err := newEnv(c)
 	if err != nil {
 		return err
+	}
+	name, err := e.control().DeviceOf(c.Args().First())
+	if err != nil {
+		return err
+	}
+	what := name // what the output calls it
+	if name != c.Args().First() {
+		what = fmt.Sprintf("%s (the device of %s)", name, c.Args().First())
 	}
 	release := c.Bool("release")
 	// --force writes before the remove does: refuse first what the remove
@@ -59,9 +68,9 @@ func runRemove(c *cli.Context) error {
 	switch {
 	case e.dryRun:
 	case release:
-		fmt.Fprintf(e.out, "removed %s; %s\n", name, givenBack(back))
+		fmt.Fprintf(e.out, "removed %s; %s\n", what, givenBack(back))
 	default:
-		fmt.Fprintf(e.out, "removed %s\n", name)
+		fmt.Fprintf(e.out, "removed %s\n", what)
 	}
 	return nil
 }

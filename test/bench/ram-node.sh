@@ -35,17 +35,8 @@ for k in "${kvers[@]}"; do
 	boots+=("$(boot "$k") s")
 done
 
-# stat NAME: "median (min-max)" of the samples called NAME.
-stat() {
-	awk -v k="$1" -F'\t' '$1 == k {print $2}' "$samples" | sort -n |
-		awk '{v[NR] = $1} END {
-			if (NR == 0) { print "-"; exit }
-			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-			printf "%.0f (%.0f-%.0f)\n", m, v[1], v[NR] }'
-}
-value() { awk -v k="$1" -F'\t' '$1 == k && $2 != "" {v = $2; exit} END {print v == "" ? "-" : v}' "$samples"; }
-median() { stat "$1" | cut -d' ' -f1; }
-ratio() { awk -v a="$(median "$1")" -v b="$(median "$2")" 'BEGIN {printf "%.2fx", a / b}'; }
+# shellcheck source=test/bench/stats.sh
+. "$here/stats.sh"
 
 # run KVER: the guest half on one kernel; its samples and host load stay in
 # $out/vm-KVER/.

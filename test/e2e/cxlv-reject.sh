@@ -2,7 +2,9 @@
 # vm: --mem 10752M --memmap 8704M$0x100000000
 # Every class of bad create/remove request fails with its own errno and a
 # reason in last_error, and leaves the device count and /proc/iomem as they
-# were. Also: 16 devices at once work, the 17th hits the limit.
+# were. Also: 16 devices at once work, the 17th hits the limit; the
+# interleave-set keys (issue 18) are checked and, in this version, a set of
+# more than one way is refused with nothing made.
 . /cxlv/test/vm/guest/cxlv.sh
 
 G=$((1 << 30)) M=$((1 << 20))
@@ -55,6 +57,21 @@ for f in "$CXLV_DBG/create" "$CXLV_SYS/create"; do
 	reject EADDRNOTAVAIL "$f" "memstart=$((base + 8 * G)),$ok"
 	reject ENOSPC "$f" "memstart=$base,memsize=$((256 * M)),cxltype=3,pmem=1"
 	reject ENOSPC "$f" "memstart=$base,memsize=$((510 * M)),cxltype=3,pmem=1"
+	# interleave sets: bad values, a window without a whole ways x 256 MiB
+	# block, and (this version) any set of more than one way
+	reject EINVAL "$f" "memstart=$base,$ok,ways=3"
+	reject EINVAL "$f" "memstart=$base,$ok,ways=2,host_bridges=4"
+	reject EINVAL "$f" "memstart=$base,$ok,ways=4,host_bridges=3"
+	reject EINVAL "$f" "memstart=$base,$ok,ways=2,granularity=1000"
+	reject EINVAL "$f" "memstart=$base,$ok,granularity=4096"
+	reject ERANGE "$f" "memstart=$base,$ok,ways=2,serial=0xffffffffffffffff"
+	reject EOPNOTSUPP "$f" "borrow=1,$ok,ways=2"
+	reject ENOSPC "$f" "memstart=$base,$ok,ways=4"
+	grep -q "ways=4: need a 1024 MiB (ways x 256 MiB) aligned block" "$CXLV_SYS/last_error" ||
+		fail "ways=4 in 1 GiB: $(cat "$CXLV_SYS/last_error")"
+	reject EOPNOTSUPP "$f" "memstart=$base,memsize=$((3 * G)),cxltype=3,pmem=1,ways=4,host_bridges=2"
+	grep -q "interleave sets are not built" "$CXLV_SYS/last_error" ||
+		fail "ways=4: $(cat "$CXLV_SYS/last_error")"
 done
 reject E2BIG "$CXLV_DBG/create" "memstart=$base,$ok,$(printf 'x%.0s' {1..300})"
 reject EINVAL "$CXLV_DBG/remove" "cxlv_dev_id"
@@ -76,6 +93,16 @@ reject EMFILE "$CXLV_DBG/create" "$next"
 remove "${devs[15]}"
 reject EEXIST "$CXLV_DBG/create" "memstart=$((base + 256 * M)),memsize=$G,cxltype=3,pmem=1"
 reject EEXIST "$CXLV_SYS/create" "memstart=$((base + 15 * 512 * M)),memsize=$((512 * M)),cxltype=3,pmem=1,serial=$(attr "${devs[0]}" serial)"
+# a set's serials are serial..serial+ways-1; its endpoints count one each
+set2="memstart=$((base + 15 * 512 * M)),memsize=$G,cxltype=3,pmem=1,ways=2"
+reject EEXIST "$CXLV_SYS/create" "$set2,serial=$(($(attr "${devs[0]}" serial) - 1))"
+reject EMFILE "$CXLV_SYS/create" "$set2"
+grep -q "15 in use, ways=2 asks for 2 more" "$CXLV_SYS/last_error" ||
+	fail "EMFILE: $(cat "$CXLV_SYS/last_error")"
+# a plain device is a set of one
+expect_eq "ways host_bridges granularity" \
+	"$(attr "${devs[0]}" ways) $(attr "${devs[0]}" host_bridges) $(attr "${devs[0]}" granularity)" "1 1 256"
+expect_eq "serials" "$(attr "${devs[0]}" serials)" "$(attr "${devs[0]}" serial)"
 for d in "${devs[@]:0:15}"; do
 	wait_ready "$d"
 done

@@ -90,11 +90,12 @@ static void put_num(struct rng *g, struct cxlv_rec *r, uint64_t v)
 static const char *const create_keys[] = {
 	"memstart", "memsize", "cxltype", "pmem", "serial",
 	"read_latency", "write_latency", "read_bandwidth", "write_bandwidth",
+	"ways", "host_bridges", "granularity",
 };
 
 /* K_SERIAL and after are optional; K_RLAT..K_WBW are the CDAT figures */
 enum { K_START, K_SIZE, K_TYPE, K_PMEM, K_SERIAL, K_RLAT, K_WLAT, K_RBW,
-       K_WBW, NR_K };
+       K_WBW, K_WAYS, K_HBS, K_GRAN, NR_K };
 
 /* The value of one key: literal, or a template text when set. */
 struct field {
@@ -164,6 +165,51 @@ static void fields_for(struct rng *g, struct field *f, uint64_t start,
 		f[k].v = coin(g, 20) ? CXLV_PERF_MAX - below(g, 2) :
 				       1 + below(g, CXLV_PERF_MAX);
 		f[k].skip = coin(g, 50);
+	}
+	/* a plain device: what the range checks answer stays the same */
+	f[K_WAYS].v = 1;
+	f[K_WAYS].skip = coin(g, 80);
+	f[K_HBS].v = 1;
+	f[K_HBS].skip = coin(g, 80);
+	f[K_GRAN].v = 4096;
+	f[K_GRAN].skip = true;
+}
+
+/* Interleave values the parser refuses (EINVAL), one key or a pair. */
+static void bad_interleave(struct rng *g, struct field *f)
+{
+	static const uint64_t ways[] = { 0, 3, 5, 6, 12, 16, 64, UINT32_MAX };
+	static const uint64_t hbs[] = { 0, 3, 8, 16 };
+	static const uint64_t grans[] = { 0, 1, 128, 255, 257, 1000, 3072,
+					  32768, 65536, UINT32_MAX };
+
+	f[K_WAYS].v = 1ULL << below(g, 4);
+	f[K_WAYS].skip = false;
+	switch (below(g, 5)) {
+	case 0:
+		f[K_WAYS].v = ways[below(g, sizeof(ways) / sizeof(ways[0]))];
+		break;
+	case 1:
+		f[K_HBS].v = hbs[below(g, sizeof(hbs) / sizeof(hbs[0]))];
+		f[K_HBS].skip = false;
+		break;
+	case 2:			/* more host bridges than ways */
+		f[K_WAYS].v = 1ULL << below(g, 2);
+		f[K_HBS].v = f[K_WAYS].v * 2 << below(g, 2);
+		if (f[K_HBS].v > 4)
+			f[K_HBS].v = 4;
+		f[K_HBS].skip = false;
+		break;
+	case 3:
+		f[K_WAYS].v = 2ULL << below(g, 3);
+		f[K_GRAN].v = grans[below(g, sizeof(grans) / sizeof(grans[0]))];
+		f[K_GRAN].skip = false;
+		break;
+	default:		/* an x1 device does not interleave */
+		f[K_WAYS].v = 1;
+		f[K_WAYS].skip = coin(g, 50);
+		f[K_GRAN].v = 256ULL << below(g, 7);
+		f[K_GRAN].skip = false;
 	}
 }
 
@@ -241,6 +287,9 @@ static void damaged_create(struct rng *g, struct cxlv_rec *r, int how)
 		f[k].name = name;
 		break;
 	}
+	case 5:			/* interleave values out of bounds */
+		bad_interleave(g, f);
+		break;
 	case 3: {		/* another device type */
 		static const uint64_t types[] = { 0, 1, 2, 4, 255, UINT32_MAX };
 

@@ -92,7 +92,9 @@ static bool same(char kind, const struct outcome *a, const struct outcome *b)
 	return a->p.memstart == b->p.memstart && a->p.memsize == b->p.memsize &&
 	       a->p.serial == b->p.serial && a->p.cxltype == b->p.cxltype &&
 	       a->p.pmem == b->p.pmem && a->p.borrow == b->p.borrow &&
-	       a->p.pick_start == b->p.pick_start &&
+	       a->p.pick_start == b->p.pick_start && a->p.ways == b->p.ways &&
+	       a->p.host_bridges == b->p.host_bridges &&
+	       a->p.granularity == b->p.granularity &&
 	       !memcmp(&a->p.perf, &b->p.perf, sizeof(a->p.perf));
 }
 
@@ -161,6 +163,25 @@ static void render_back(const struct outcome *o, char kind, char *s,
 		       "\nread_latency=%u\nwrite_latency=%u\nread_bandwidth=%u\nwrite_bandwidth=%u",
 		 o->p.perf.read_latency, o->p.perf.write_latency,
 		 o->p.perf.read_bandwidth, o->p.perf.write_bandwidth);
+	if (o->p.ways > 1)
+		snprintf(s + strlen(s), n - strlen(s),
+			 hex ? ",ways=%#x,host_bridges=%#x,granularity=%#x" :
+			       "\nways=%u\nhost_bridges=%u\ngranularity=%u",
+			 o->p.ways, o->p.host_bridges, o->p.granularity);
+}
+
+/* What an accepted interleave set must be (cxlv_parse.h). */
+static void check_interleave(const struct cxlv_params *p)
+{
+	unsigned int w = p->ways, h = p->host_bridges, g = p->granularity;
+
+	check(w && w <= 8 && !(w & (w - 1)), "accepted ways not 1, 2, 4 or 8");
+	check(h && h <= 4 && !(h & (h - 1)) && h <= w,
+	      "accepted host_bridges that do not divide ways");
+	check(g >= 256 && g <= 16384 && !(g & (g - 1)),
+	      "accepted a granularity out of 256..16384 or not a power of two");
+	check(w > 1 || g == 256, "x1 device with a granularity other than 256");
+	check(w == 1 || !p->borrow, "accepted borrow=1 with ways > 1");
 }
 
 static bool only_nuls(const char *p, const char *end)
@@ -220,6 +241,7 @@ static void properties(const struct cxlv_rec *r)
 		      o.p.perf.read_bandwidth <= CXLV_PERF_MAX &&
 		      o.p.perf.write_bandwidth <= CXLV_PERF_MAX,
 		      "accepted a figure past its CDAT field");
+		check_interleave(&o.p);
 	} else if (r->kind == 'r') {
 		check(o.id <= INT32_MAX, "accepted id above S32_MAX");
 	}

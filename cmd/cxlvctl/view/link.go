@@ -20,11 +20,26 @@ type LinkJSON struct {
 	DeviceState string  `json:"device_state,omitempty"`
 	// Performance are the figures the device's CDAT carries.
 	Performance *CoordinatesJSON `json:"performance,omitempty"`
+	// The shape of the device: an interleave set has ways > 1.
+	Ways        *uint64 `json:"ways,omitempty"`
+	HostBridges *uint64 `json:"host_bridges,omitempty"`
+	Granularity *uint64 `json:"granularity,omitempty"`
+	// The memdev of one device; a set has Members instead.
 	*MemdevJSON
 	Root         string           `json:"root,omitempty"`
 	Endpoint     string           `json:"endpoint,omitempty"`
 	RootDecoders []DecoderJSON    `json:"root_decoders,omitempty"`
 	Regions      []RegionLinkJSON `json:"regions,omitempty"`
+	// Members are an interleave set's memdevs in position order.
+	Members []MemberJSON `json:"members,omitempty"`
+}
+
+// MemberJSON is one endpoint of an interleave set: its position, the
+// memdev's keys and its endpoint port.
+type MemberJSON struct {
+	Position int `json:"position"`
+	MemdevJSON
+	Endpoint string `json:"endpoint,omitempty"`
 }
 
 // RegionLinkJSON is a CXL region with its nd region (pmem) or its dax
@@ -74,16 +89,18 @@ func Link(l sysfs.DeviceLink, regions []sysfs.Region) LinkJSON {
 		j.Device, j.Memstart, j.Memsize, j.Pmem, j.Borrowed = v.Name, v.Memstart, v.Memsize, v.Pmem, v.Borrowed
 		j.Capacity, j.WindowStart, j.DeviceState = v.Capacity, v.WindowStart, v.State
 		j.Performance = Coordinates(v.Perf)
+		j.Ways, j.HostBridges, j.Granularity = v.Ways, v.HostBridges, v.Granularity
 	}
-	if l.Memdev != nil {
+	for i, m := range l.Members {
+		j.Members = append(j.Members, MemberJSON{Position: i, MemdevJSON: Memdev(*m.Memdev), Endpoint: portName(m.Endpoint)})
+	}
+	if l.Memdev != nil && l.Members == nil {
 		m := Memdev(*l.Memdev)
 		j.MemdevJSON = &m
+		j.Endpoint = portName(l.Endpoint)
 	}
 	if l.Root != nil {
 		j.Root = l.Root.Name
-	}
-	if l.Endpoint != nil {
-		j.Endpoint = l.Endpoint.Name
 	}
 	for _, d := range l.RootDecoders {
 		j.RootDecoders = append(j.RootDecoders, Decoder(*d, regions))
@@ -105,4 +122,12 @@ func regionLink(r sysfs.Region, nd *sysfs.NDRegion, ram *sysfs.RAMState) RegionL
 		j.Dax = Dax(*ram)
 	}
 	return j
+}
+
+// portName is p's name, "" for none.
+func portName(p *sysfs.Port) string {
+	if p == nil {
+		return ""
+	}
+	return p.Name
 }

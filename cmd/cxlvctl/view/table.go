@@ -16,11 +16,15 @@ func ListTable(links []sysfs.DeviceLink, verbose bool) (header []string, rows []
 	if verbose {
 		header = append(header, "MEMSTART", "SERIAL", "HOST", "STATE", "PERF", "FIRMWARE")
 	}
-	withMemory := false
+	withMemory, withSets := false, false
 	for _, l := range links {
 		for _, r := range l.Regions {
 			withMemory = withMemory || r.RAM != nil
 		}
+		withSets = withSets || l.Members != nil
+	}
+	if withSets {
+		header = append(header, "INTERLEAVE")
 	}
 	if withMemory {
 		header = append(header, "MEMORY")
@@ -30,6 +34,9 @@ func ListTable(links []sysfs.DeviceLink, verbose bool) (header []string, rows []
 			cells := r.cells
 			if verbose {
 				cells = append(cells, verboseColumns(l)...)
+			}
+			if withSets {
+				cells = append(cells, interleaveCell(l))
 			}
 			if withMemory {
 				cells = append(cells, memoryCell(r.ram))
@@ -61,7 +68,13 @@ func linkRows(l sysfs.DeviceLink) []listRow {
 		}
 	}
 	if m := l.Memdev; m != nil {
-		memdev, size = m.Name, units.FormatSize(m.PmemSize+m.RAMSize)
+		var names []string
+		var capacity uint64
+		for _, e := range l.Endpoints() {
+			names = append(names, e.Memdev.Name)
+			capacity += e.Memdev.PmemSize + e.Memdev.RAMSize
+		}
+		memdev, size = strings.Join(names, ","), units.FormatSize(capacity)
 		kind = memoryType(m.PmemSize > 0)
 		if m.PmemSize > 0 && m.RAMSize > 0 {
 			kind = "ram+pmem"
@@ -128,6 +141,16 @@ func devNode(ns sysfs.Namespace) string {
 	return ns.BlockDev
 }
 
+// interleaveCell is the INTERLEAVE column: "x4, 2 host bridges, 4K" for
+// a set (its memdevs in position order are the MEMDEV column), "-" else.
+func interleaveCell(l sysfs.DeviceLink) string {
+	v := l.Virt
+	if l.Members == nil || v.HostBridges == nil || v.Granularity == nil {
+		return "-"
+	}
+	return "x" + strconv.FormatUint(*v.Ways, 10) + ", " + strconv.FormatUint(*v.HostBridges, 10) + " host bridges, " + units.FormatSize(*v.Granularity)
+}
+
 func verboseColumns(l sysfs.DeviceLink) []string {
 	memstart, serial, host, state, perf, firmware := "-", "-", "-", "-", "-", "-"
 	if v := l.Virt; v != nil {
@@ -140,10 +163,14 @@ func verboseColumns(l sysfs.DeviceLink) []string {
 		}
 	}
 	if m := l.Memdev; m != nil {
-		if m.Serial != nil {
-			serial = "0x" + strconv.FormatUint(*m.Serial, 16)
+		var serials, hosts []string
+		for _, e := range l.Endpoints() {
+			if e.Memdev.Serial != nil {
+				serials = append(serials, "0x"+strconv.FormatUint(*e.Memdev.Serial, 16))
+			}
+			hosts = append(hosts, e.Memdev.Host)
 		}
-		host = m.Host
+		serial, host = Dash(strings.Join(serials, ",")), strings.Join(hosts, ",")
 		if m.FirmwareVersion != nil {
 			firmware = Dash(*m.FirmwareVersion)
 		}

@@ -28,17 +28,6 @@ load_stack
 # dax_cxl binds RAM regions' dax devices (6.3+); 6.1 has device_dax only
 /sbin/modprobe -a kmem device_dax || fail "modprobe kmem device_dax"
 ! /sbin/modinfo dax_cxl >/dev/null 2>&1 || /sbin/modprobe dax_cxl || fail "modprobe dax_cxl"
-# memiops_sample NAME OP TARGET [NODE]: one run's IOPS as NAME, the
-# working set bound to NODE if given.
-memiops_sample() {
-	local name=$1 op=$2 target=$3 bind=() r
-	[ -z "${4:-}" ] || bind=(numactl --membind="$4")
-	r=$("${bind[@]}" memiops "$op" --bs 1024 --size $((256 << 20)) --seconds "$seconds" "$target") ||
-		fail "memiops $op on $target: $r"
-	r=${r%% *}
-	sample "$name" "${r#iops=}"
-}
-
 # --- data path: devdax against anonymous RAM
 step "pmem device" cxlvctl create --memstart 0x100000000 --size "$memsize" --pmem
 out=$(cxlvctl region create --device cxlv0 --namespace devdax) || fail "devdax region create: $out"

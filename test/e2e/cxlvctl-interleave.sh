@@ -1,0 +1,72 @@
+#!/bin/bash
+# vm: --mem 4G --memmap 2G$0x100000000
+# cxlvctl's interleave-set side (issue 18) against this cxl_virt, which
+# parses sets but builds none of more than one way yet (EOPNOTSUPP). Refused
+# before any write, each with exit 2 and one line naming the fix: a bad
+# shape (ways, host-bridges, granularity), a range with no ways x 256M block,
+# a set on borrowed memory; --dry-run prints the create string of an x4 set
+# of 2 host bridges; the module's own refusal of that set is one line, exit 4
+# (not supported), nothing made. On a device of one endpoint: list --json
+# shows the shape the module reports (ways, host_bridges, granularity) and
+# the table no INTERLEAVE column; region create says interleave_ways 1; a
+# memdev names its device for remove (--dry-run, refused with exit 5 naming
+# the fix while its region exists, then remove --force by memdev). The CXL
+# state and the device list are compared around every refusal.
+# Needs bin/cxlvctl, bin/cxlvctl.test and kmod/cxl_virt.ko.
+# shellcheck source=test/vm/guest/cxlv.sh
+. "$CXLV/test/vm/guest/cxlv.sh"
+# shellcheck source=test/vm/guest/cxlvctl.sh
+. "$CXLV/test/vm/guest/cxlvctl.sh"
+# shellcheck source=test/vm/guest/region-state.sh
+. "$CXLV/test/vm/guest/region-state.sh"
+
+# the x4 set: 2G at 4G, 4 MiB of metadata, then the 1G window from 5G.
+set_args=(--memstart 4G --size 2G --pmem --ways 4 --host-bridges 2)
+
+# cxlv_state: the CXL state and the cxl_virt devices.
+cxlv_state() {
+	cxl_state
+	ls /sys/bus/cxl_virt/devices
+}
+
+region_setup
+load_stack
+before=$(cxlv_state)
+expect_fail 2 '--ways 3: a set has 1, 2, 4 or 8 endpoints' create "${set_args[@]:0:5}" --ways 3
+expect_fail 2 '--host-bridges 4 does not divide --ways 2' create "${set_args[@]:0:5}" --ways 2 --host-bridges 4
+expect_fail 2 '--granularity 3K: use a power of two from 256 to 16K' create "${set_args[@]}" --granularity 3K
+expect_fail 2 'add --ways 2, 4 or 8' create "${set_args[@]:0:5}" --granularity 4K
+expect_fail 2 'give --size 2G or more' create --memstart 4G --size 1G --pmem --ways 4
+expect_fail 2 'an interleave set needs a reserved range' create --size 2G --pmem --ways 2 --borrow
+out=$(cxlvctl --dry-run create "${set_args[@]}" --granularity 4K) || fail "dry-run create"
+expect_eq "dry-run create" "$out" \
+	"echo memstart=4294967296,memsize=2147483648,cxltype=3,pmem=1,ways=4,host_bridges=2,granularity=4096 > $CXLV_DBG/create"
+expect_fail 4 'create: ways=4: interleave sets are not built by this version of cxl_virt; nothing created' create "${set_args[@]}"
+step "the refusals and the dry run made nothing" same_state "$before" cxlv_state
+
+# A device of one endpoint, with the shape the module gives it.
+json=$("$CXLVCTL" create --memstart 4G --size 1G --pmem --json) || fail "create"
+printf '%s\n' "$json"
+dev=$(jq -r .device <<<"$json")
+memdev=$(attr "$dev" memdev)
+step "list --json shows the device's shape" json_has "length == 1 and (.[0] | .device == \"$dev\" and .memdev == \"$memdev\" and
+	.ways == 1 and .host_bridges == 1 and .granularity == $(attr "$dev" granularity) and (has(\"members\") | not))" cxlvctl list --json
+step "the table has no INTERLEAVE column without a set" sh -c "! $CXLVCTL list | grep -q INTERLEAVE"
+json=$("$CXLVCTL" region create --device "$dev" --namespace devdax --json) || fail "region create"
+printf '%s\n' "$json"
+region=$(jq -r .region <<<"$json")
+step "region create says its ways and granularity" json_has ".interleave_ways == 1 and .interleave_granularity == \
+	$(cat "/sys/bus/cxl/devices/$region/interleave_granularity") and (has(\"memdevs\") | not)" echo "$json"
+check_devdax "/dev/$(jq -r '.namespaces[0].chardev' <<<"$json")"
+
+before=$(cxlv_state)
+out=$(cxlvctl --dry-run remove "$memdev") || fail "dry-run remove $memdev"
+expect_eq "dry-run remove by memdev" "$out" "echo cxlv_dev_id=${dev#cxlv} > $CXLV_DBG/remove"
+expect_fail 5 "$dev has $region" remove "$memdev"
+expect_fail 5 'cxlvctl remove --force' remove "$memdev"
+step "the refused removes wrote nothing" same_state "$before" cxlv_state
+out=$("$CXLVCTL" remove --force "$memdev") || fail "remove --force $memdev: $out"
+expect_eq "remove --force by memdev" "$out" "removed $dev (the device of $memdev)"
+step "nothing left" test -z "$(ls /sys/bus/cxl_virt/devices)"
+no_kernel_complaints
+echo "=== cxlvctl interleave-set flags and a device's shape: all steps passed"
