@@ -112,6 +112,7 @@ demo: deps build kmod
 bench: deps build kmod
 	bash test/bench/run.sh
 	bash test/bench/ram-node.sh
+	bash test/bench/demotion.sh
 	bash scripts/readme-results.sh
 
 fixtures: deps build kmod

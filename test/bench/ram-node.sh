@@ -42,11 +42,7 @@ done
 # $out/vm-KVER/.
 run() {
 	local kver=$1
-	{
-		echo "load_before=$(cut -d' ' -f1-3 /proc/loadavg)"
-		echo "vms_before=$(pgrep -c qemu-system || true)"
-		echo "date=$(date -u +%Y-%m-%d\ %H:%M)"
-	} >"$out/host-$kver.txt"
+	record_host "$kver"
 	bash "$repo/test/vm/run-vm.sh" --kver "$kver" --mem 4G --numa-split 2G \
 		--memmap '2G$0x100000000' --timeout 1200 --out "$out/vm-$kver" -- \
 		test/bench/guest/ram-node.sh runs="$runs" seconds="$seconds" memsize=$((2 << 30)) >"$out/vm-$kver.log"
@@ -56,7 +52,6 @@ run() {
 		--timeout 1200 --out "$out/borrow-$kver" -- \
 		test/bench/guest/borrow.sh runs="$runs" size=$((2 << 30)) >"$out/borrow-$kver.log"
 }
-host() { sed -n "s/^$2=//p" "$out/host-$1.txt"; }
 
 # difference A B: the median of A minus the median of B.
 difference() { echo $(($(median "$1") - $(median "$2"))); }

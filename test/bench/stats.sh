@@ -1,6 +1,6 @@
-# Sourced by the per-kernel bench scripts (ram-node.sh): the
+# Sourced by the per-kernel bench scripts (ram-node.sh, demotion.sh): the
 # statistics of a guest's samples.tsv ("name<TAB>value" lines), read from the
-# file $samples names.
+# file $samples names, and the host's state before each boot, kept in $out.
 # shellcheck shell=bash
 
 # stat NAME: "median (min-max)" of the samples called NAME.
@@ -14,3 +14,15 @@ stat() {
 value() { awk -v k="$1" -F'\t' '$1 == k && $2 != "" {v = $2; exit} END {print v == "" ? "-" : v}' "$samples"; }
 median() { stat "$1" | cut -d' ' -f1; }
 ratio() { awk -v a="$(median "$1")" -v b="$(median "$2")" 'BEGIN {printf "%.2fx", a / b}'; }
+
+# record_host KVER: the host's load, QEMU processes and the date, before the
+# boot on KVER (the host is shared: they say how far to trust the numbers).
+record_host() {
+	{
+		echo "load_before=$(cut -d' ' -f1-3 /proc/loadavg)"
+		echo "vms_before=$(pgrep -c qemu-system || true)"
+		echo "date=$(date -u +%Y-%m-%d\ %H:%M)"
+	} >"$out/host-$1.txt"
+}
+# host KVER KEY: what record_host noted.
+host() { sed -n "s/^$2=//p" "$out/host-$1.txt"; }

@@ -25,6 +25,8 @@
 . "$CXLV/test/e2e/cxlvctl-region-ram-lib.sh"
 # shellcheck source=test/e2e/cdat-lib.sh
 . "$CXLV/test/e2e/cdat-lib.sh"
+# shellcheck source=test/vm/guest/demotion.sh
+. "$CXLV/test/vm/guest/demotion.sh"
 
 rlat=400 wlat=500 rbw=20000 wbw=16000
 hb_lat=10 hb_bw=65535          # cxlv_port.c: the host bridge's coordinates
@@ -96,17 +98,7 @@ cxlvctl info
 
 # --- demotion ---
 sysw 1 /sys/kernel/mm/numa/demotion_enabled
-demoted() { awk '/^pgdemote_kswapd / {print $2}' /proc/vmstat; }
-d0=$(demoted)
-mkdir -p /mnt/ram && mount -t tmpfs -o size=2600M tmpfs /mnt/ram
-node0_mb=$(($(node_kb 0 MemTotal) >> 10))
-size=$((node0_mb + 256))M
-step "tmpfs pattern of $size (node 0 has $node0_mb MiB)" "$PATCHECK" write --seed 1919 --size "$size" /mnt/ram/pat
-d1=$(demoted)
-say "pgdemote_kswapd $d0 -> $d1; node 1 Shmem $(node_kb 1 Shmem) kB"
-[ "$d1" -gt "$d0" ] || fail "no page was demoted to node 1"
-step "pattern reads back" "$PATCHECK" verify --seed 1919 --size "$size" /mnt/ram/pat
-rm /mnt/ram/pat
-umount /mnt/ram
+demotion_fill $(($(node_kb 0 MemTotal) / 1024 + 256)) 1919 1
+[ "$demoted_kswapd" -gt 0 ] || fail "kswapd demoted no page to node 1"
 no_kernel_complaints
 say PASS

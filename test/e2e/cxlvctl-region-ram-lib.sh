@@ -24,7 +24,6 @@ memory_path() {
 }
 
 memtotal_kb() { awk '/^MemTotal:/ {print $2}' /proc/meminfo; }
-node_kb() { awk -v k="$2:" '$3 == k {print $4}' "/sys/devices/system/node/node$1/meminfo"; }
 
 # ram_state: cxl_state plus the memory blocks and the online policy.
 ram_state() {

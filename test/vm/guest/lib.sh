@@ -49,6 +49,9 @@ fail() {
 # uptime_ms: a clock busybox has (its date has no %N).
 uptime_ms() { awk '{printf "%d\n", $1 * 1000}' /proc/uptime; }
 
+# node_kb NODE FIELD: a field of a NUMA node's meminfo, in kB.
+node_kb() { awk -v k="$2:" '$3 == k {print $4}' "/sys/devices/system/node/node$1/meminfo"; }
+
 # wait_for SECONDS CMD...: retries CMD every 0.2 s until it succeeds.
 wait_for() {
 	local deadline=$((SECONDS + $1))
