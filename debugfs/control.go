@@ -374,7 +374,12 @@ func (c *Control) WaitMemdev(ctx context.Context, name string, progress func(str
 	defer tick.Stop()
 	for {
 		state, memdev, err := c.memdevState(name)
-		if err != nil {
+		switch {
+		case errors.Is(err, syscall.ENODEV) || errors.Is(err, syscall.ENXIO):
+			// An attribute read while the probe adds or updates its
+			// group (seen on 7.3: memN/pmem/size gave ENODEV): look again.
+			state = "probing"
+		case err != nil:
 			return "", err
 		}
 		tell(state)

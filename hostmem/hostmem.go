@@ -133,7 +133,8 @@ type Range struct {
 // End is the first address after the range.
 func (r Range) End() uint64 { return r.Start + r.Size }
 
-func (r Range) overlaps(o Range) bool { return r.Start < o.End() && o.Start < r.End() }
+// Overlaps is true when r and o share an address.
+func (r Range) Overlaps(o Range) bool { return r.Start < o.End() && o.Start < r.End() }
 
 // Reserved is a reserved range a device could use, with what uses it.
 type Reserved struct {
@@ -267,7 +268,7 @@ func Read(h host.Root) (HostMemory, error) {
 		}
 		u := Used{Device: d.Name, Range: Range{Start: *d.Memstart, Size: *d.Memsize}}
 		for i := range hm.Reserved {
-			if hm.Reserved[i].overlaps(u.Range) {
+			if hm.Reserved[i].Overlaps(u.Range) {
 				hm.Reserved[i].UsedBy = append(hm.Reserved[i].UsedBy, u)
 			}
 		}
@@ -283,23 +284,27 @@ func subtractFirmware(r Range, memmap []MemmapEntry) []Range {
 		if e.Type == "System RAM" {
 			continue
 		}
-		fw := Range{Start: e.Start, Size: e.End - e.Start + 1}
-		var next []Range
-		for _, p := range pieces {
-			if !p.overlaps(fw) {
-				next = append(next, p)
-				continue
-			}
-			if p.Start < fw.Start {
-				next = append(next, Range{Start: p.Start, Size: fw.Start - p.Start})
-			}
-			if fw.End() < p.End() {
-				next = append(next, Range{Start: fw.End(), Size: p.End() - fw.End()})
-			}
-		}
-		pieces = next
+		pieces = Subtract(pieces, Range{Start: e.Start, Size: e.End - e.Start + 1})
 	}
 	return pieces
+}
+
+// Subtract returns the parts of ranges outside o.
+func Subtract(ranges []Range, o Range) []Range {
+	var out []Range
+	for _, p := range ranges {
+		if !p.Overlaps(o) {
+			out = append(out, p)
+			continue
+		}
+		if p.Start < o.Start {
+			out = append(out, Range{Start: p.Start, Size: o.Start - p.Start})
+		}
+		if o.End() < p.End() {
+			out = append(out, Range{Start: o.End(), Size: p.End() - o.End()})
+		}
+	}
+	return out
 }
 
 // Usable are the reserved ranges of at least minSize bytes (what a device

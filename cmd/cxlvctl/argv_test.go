@@ -45,6 +45,7 @@ var normalizeCases = []struct{ in, want []string }{
 	{[]string{"list", "-jv"}, []string{"list", "--json", "--verbose"}},
 	{[]string{"list", "--json", "--sysfs-root", "/s"}, []string{"--sysfs-root=/s", "list", "--json"}},
 	{[]string{"ranges", "--size", "4G", "--json"}, []string{"ranges", "--size=4G", "--json"}},
+	{[]string{"node-tables", "-o", "t.cpio", "--size", "1G", "--memstart", "4G"}, []string{"node-tables", "--output=t.cpio", "--size=1G", "--memstart=4G"}},
 	{[]string{"info", "-j"}, []string{"info", "--json"}},
 	{[]string{"completion", "zsh"}, []string{"completion", "--", "zsh"}},
 	{[]string{"version", "--sysfs-root", "/s"}, []string{"--sysfs-root=/s", "version"}},

@@ -40,6 +40,10 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{"qemu-bare", []string{"list", "-d", "decoder9.0"}, exitNotFound, "decoder decoder9.0 not found"},
 		{"qemu-bare", []string{"list", "-u"}, exitInvalid, "add --json"},
 		{"qemu-bare", []string{"ranges", "--size", "1X"}, exitInvalid, `unknown unit "X"`},
+		{"qemu-bare", []string{"node-tables", "--memstart", "4G"}, exitInvalid, "node-tables needs --output FILE"},
+		{"qemu-bare", []string{"node-tables", "-o", "t.cpio", "--memstart", "4G"}, exitInvalid, "--memstart and --size go together"},
+		{"qemu-bare", []string{"node-tables", "-o", "t.cpio", "extra"}, exitInvalid, "takes no arguments"},
+		{"qemu-bare", []string{"node-tables", "-o", "t.cpio", "--memstart", "4G", "--size", "1X"}, exitInvalid, `unknown unit "X"`},
 		{"", []string{"--sysfs-root", "/nonexistent-sysfs", "list"}, exitFailure, "sysfs root"},
 	} {
 		out, errOut, rc := cxlvctl(t, tc.fixture, tc.args...)

@@ -48,6 +48,10 @@ var examples = map[string][]example{
 		{"reserved and borrowed ranges, what uses them, and a memmap= for 4 GiB more", "cxlvctl ranges --size 4G"},
 		{"the same as JSON", "cxlvctl ranges --json"},
 	},
+	"node-tables": {
+		{"make every reserved range a CPU-less NUMA node after the next boot", "cxlvctl node-tables -o /boot/cxlv-acpi.cpio"},
+		{"one range, and what the tables hold as JSON", "cxlvctl node-tables --memstart 8G --size 4G -o /boot/cxlv-acpi.cpio --json"},
+	},
 	"info": {
 		{"host memory and NUMA nodes with their CXL memdevs", "cxlvctl info"},
 		{"the same as JSON", "cxlvctl info --json"},

@@ -84,6 +84,7 @@ func TestJSONSchema(t *testing.T) {
 			{"region", "list", "--json"},
 			{"info", "--json"},
 			{"ranges", "--json"},
+			{"--dry-run", "node-tables", "-o", "acpi.cpio", "--json"},
 			{"--dry-run", "create", "--memstart", "4G", "--size", "1G", "--json"},
 			{"--dry-run", "region", "create", "-m", "mem0", "--json"},
 			{"--dry-run", "region", "create", "-m", "mem0", "--fs", "xfs", "--mount", t.TempDir(), "--json"},
@@ -140,8 +141,13 @@ func TestJSONSchema(t *testing.T) {
 // -u prints memdevs exactly as `cxl list -M -u` of the same boot did, and
 // the serial without -u keeps every digit.
 func TestListHumanMatchesCxlListU(t *testing.T) {
+	checked := 0
 	for _, info := range must(filepath.Glob(filepath.Join("..", "..", "test", "fixtures", "*", "cxl-list-M-u.json"))) {
 		name := filepath.Base(filepath.Dir(info))
+		if fi, err := os.Stat(info); err != nil || fi.Size() == 0 {
+			continue // a boot without memdevs (firmware-one-node)
+		}
+		checked++
 		out, errOut, rc := cxlvctl(t, name, "list", "--json", "-u")
 		if rc != 0 {
 			t.Fatalf("%s: list --json -u: exit %d: %s", name, rc, errOut)
@@ -176,6 +182,9 @@ func TestListHumanMatchesCxlListU(t *testing.T) {
 		if want := fmt.Sprintf(`"serial": "%d"`, serial); !strings.Contains(plain, want) {
 			t.Errorf("%s: list --json lacks %s", name, want)
 		}
+	}
+	if checked < 5 {
+		t.Fatalf("only %d fixtures with a memdev", checked)
 	}
 }
 

@@ -60,6 +60,7 @@ func commands() []*cli.Command {
 		releaseCommand(),
 		listCommand(),
 		rangesCommand(),
+		nodeTablesCommand(),
 		infoCommand(),
 		regionCommand(),
 		namespaceCommand(),

@@ -49,6 +49,61 @@ check_cdat() {
 	say "CDAT: $len bytes, checksum 0, DSMAS 0..$cap, DSLBIS $4/$5 ns $6/$7 MB/s"
 }
 
+# expected_coords RLAT WLAT RBW WBW: sets want_rlat, want_wlat, want_rbw and
+# want_wbw to the access coordinates the kernel computes (6.12, 7.3) for a
+# region on a cxl_virt device with these CDAT figures: the figure plus the
+# link's flit time and the host bridge's latency, the bandwidth the smallest
+# of figure, link and host bridge.
+expected_coords() {
+	local hb_lat=10 hb_bw=65535 # cxlv_port.c: the host bridge's coordinates
+	local lane_mbps=$((32000 * 128 / 130)) # 32 GT/s after 128b/130b, as Linux rounds it
+	# link latency: a 68-byte flit at the root port's raw link rate, in ps,
+	# rounded up to ns (cxl_pci_get_latency(), add_latency())
+	local link_ps=$((68 * 1000000 / (32000 * 8 / 8)))
+	local link_ns=$(((link_ps + 999) / 1000)) link_mbps=$((8 * lane_mbps / 8))
+	min() { if [ "$1" -lt "$2" ]; then echo "$1"; else echo "$2"; fi; }
+	want_rlat=$(($1 + link_ns + hb_lat)) want_wlat=$(($2 + link_ns + hb_lat))
+	want_rbw=$(min "$(min "$3" $link_mbps)" $hb_bw) want_wbw=$(min "$(min "$4" $link_mbps)" $hb_bw)
+	say "expected coordinates: ${want_rlat}/${want_wlat} ns, ${want_rbw}/${want_wbw} MB/s (CDAT + ${link_ns} ns link + ${hb_lat} ns host bridge)"
+}
+
+# check_coords REGION NODE: the region's and the node's access0 and access1
+# coordinates are those expected_coords set.
+check_coords() {
+	local a r n f
+	for a in access0 access1; do
+		r=/sys/bus/cxl/devices/$1/$a n=/sys/devices/system/node/node$2/$a/initiators
+		for f in read_latency:$want_rlat write_latency:$want_wlat read_bandwidth:$want_rbw write_bandwidth:$want_wbw; do
+			expect_eq "$1 $a ${f%:*}" "$(cat "$r/${f%:*}")" "${f#*:}"
+			expect_eq "node$2 $a ${f%:*}" "$(cat "$n/${f%:*}")" "${f#*:}"
+		done
+	done
+}
+
+# coords RLAT WLAT RBW WBW: the coordinates as cxlvctl's JSON has them.
+coords() { echo "{read_latency_ns: $1, write_latency_ns: $2, read_bandwidth_mbs: $3, write_bandwidth_mbs: $4}"; }
+
+# tier_of NODE: the memory tier that holds NODE alone.
+tier_of() { grep -lx "$1" /sys/devices/virtual/memory_tiering/memory_tier*/nodelist | xargs dirname | xargs basename; }
+
+# doe_hammer BDF CAP COUNT_FILE: CXL Table Access requests, half-read
+# responses and Aborts through the config file, back to back, until the
+# device is gone; the number of rounds goes to COUNT_FILE. Run it in the
+# background to race a remove.
+doe_hammer() {
+	local f=/sys/bus/pci/devices/$1/config n=0
+	while [ -e "$f" ]; do
+		{
+			doe_send "$1" "$2" 0x00021e98 3 $(((n % 6) << 16)) &&
+				cfg_r "$1" $(($2 + DOE_READ)) >/dev/null &&
+				cfg_w "$1" $(($2 + DOE_READ)) 0 &&
+				cfg_w "$1" $(($2 + DOE_CTRL)) $DOE_ABORT
+		} 2>/dev/null || break
+		n=$((n + 1))
+	done
+	echo $n >"$3"
+}
+
 # PCIe r6.0 7.9.24: DOE registers, relative to the capability
 DOE_CTRL=0x8 DOE_STATUS=0xc DOE_WRITE=0x10 DOE_READ=0x14
 DOE_ABORT=0x1 DOE_GO=0x80000000 DOE_ERROR=0x4 DOE_READY=0x80000000

@@ -29,9 +29,7 @@
 . "$CXLV/test/vm/guest/demotion.sh"
 
 rlat=400 wlat=500 rbw=20000 wbw=16000
-hb_lat=10 hb_bw=65535          # cxlv_port.c: the host bridge's coordinates
-dram_lat=100 dram_bw=25600     # run-vm.sh --hmat: node 0
-lane_mbps=$((32000 * 128 / 130)) # 32 GT/s after 128b/130b, as Linux rounds it
+dram_lat=100 dram_bw=25600 # run-vm.sh --hmat: node 0
 
 load_stack --ram
 dev=$(cxlvctl create --memstart 4G --size 1G --read-latency ${rlat}ns --write-latency 0.$((wlat / 100))us \
@@ -59,27 +57,12 @@ expect_eq "$mem ram qos_class" "$(cat "/sys/bus/cxl/devices/$mem/ram/qos_class")
 step "cxl list -M shows the qos_class" json_has '.ram_qos_class == 0' cxl_one -m "$mem"
 
 # --- region and node coordinates: the kernel's arithmetic ---
-# link latency: a 68-byte flit at the root port's raw link rate, in ps,
-# rounded up to ns (cxl_pci_get_latency(), add_latency())
-link_ps=$((68 * 1000000 / (32000 * 8 / 8)))
-link_ns=$(((link_ps + 999) / 1000))
-min() { if [ "$1" -lt "$2" ]; then echo "$1"; else echo "$2"; fi; }
-want_rlat=$((rlat + link_ns + hb_lat)) want_wlat=$((wlat + link_ns + hb_lat))
-want_rbw=$(min "$(min $rbw $((8 * lane_mbps / 8)))" $hb_bw)
-want_wbw=$(min "$(min $wbw $((8 * lane_mbps / 8)))" $hb_bw)
+expected_coords $rlat $wlat $rbw $wbw
 sysw online_movable $MEMDIR/auto_online_blocks
 region=$(sysfs_region "$dev" ram)
 wait_for 30 blocks_in online dax0.0 || fail "memory of $region not online"
 step "daxctl: system-ram on node 1" json_has '.[0].target_node == 1' daxctl list
-for a in access0 access1; do
-	r=/sys/bus/cxl/devices/$region/$a n=/sys/devices/system/node/node1/$a/initiators
-	for f in read_latency:$want_rlat write_latency:$want_wlat read_bandwidth:$want_rbw write_bandwidth:$want_wbw; do
-		expect_eq "$region $a ${f%:*}" "$(cat "$r/${f%:*}")" "${f#*:}"
-		expect_eq "node1 $a ${f%:*}" "$(cat "$n/${f%:*}")" "${f#*:}"
-	done
-done
-say "$region and node1: ${want_rlat}/${want_wlat} ns, ${want_rbw}/${want_wbw} MB/s (CDAT + ${link_ns} ns link + ${hb_lat} ns host bridge)"
-coords() { echo "{read_latency_ns: $1, write_latency_ns: $2, read_bandwidth_mbs: $3, write_bandwidth_mbs: $4}"; }
+check_coords "$region" 1
 step "cxlvctl list: the figures and the region's coordinates" json_has \
 	".[0].performance == $(coords $rlat $wlat $rbw $wbw) and .[0].regions[0].access0 == $(coords $want_rlat $want_wlat $want_rbw $want_wbw)" \
 	cxlvctl list --json "$dev"
@@ -87,7 +70,6 @@ cxlvctl list -v
 
 # memory tier: mt_perf_to_adistance() against node 0's HMAT figures
 adist=$((576 * (want_rlat + want_wlat) / (2 * dram_lat) * (2 * dram_bw) / (want_rbw + want_wbw)))
-tier_of() { grep -lx "$1" /sys/devices/virtual/memory_tiering/memory_tier*/nodelist | xargs dirname | xargs basename; }
 ls /sys/devices/virtual/memory_tiering/
 expect_eq "node 0's tier (DRAM)" "$(tier_of 0)" memory_tier4
 expect_eq "node 1's tier (adistance $adist)" "$(tier_of 1)" "memory_tier$((adist >> 7))"

@@ -22,6 +22,7 @@
 # probe carries the default figures (6.1 reads it too and does nothing
 # more with it). After rebinding cxl_pci the memdev and its labels are
 # back and answer normal commands, and the kernel reads the same CDAT again.
+# Finally the device is removed while DOE requests race the remove.
 . /cxlv/test/vm/guest/cxlv.sh
 # shellcheck source=test/e2e/cdat-lib.sh
 . "$CXLV/test/e2e/cdat-lib.sh"
@@ -150,7 +151,18 @@ say "after rebind: $mem answers GET_HEALTH_INFO and GET_LSA; labels unchanged"
 wait_for 30 test -e "$(endpoint_cdat "$mem")" || fail "no CDAT after rebind"
 cmp /tmp/cdat.before "$(endpoint_cdat "$mem")" || fail "the kernel read another CDAT after the abuse"
 
-no_kernel_complaints
+# The DOE mailbox driven from user space while the device goes away: the
+# remove wins, the requests stop with the config file, the kernel says
+# nothing.
+doe_hammer "$bdf" "$(doe_cap "$bdf")" /tmp/doe.rounds &
+hammer=$!
+sleep 1
 remove "$dev"
+wait_for 30 sh -c "! kill -0 $hammer 2>/dev/null" || fail "DOE requests still running after remove"
+wait $hammer || true
+[ "$(cat /tmp/doe.rounds)" -gt 0 ] || fail "no DOE request ran before the remove"
+[ ! -e "/sys/bus/pci/devices/$bdf" ] || fail "$bdf still there after remove"
+say "remove with $(cat /tmp/doe.rounds) DOE requests racing it: device gone"
+no_kernel_complaints
 rmmod cxl_virt
 say PASS

@@ -25,6 +25,11 @@
 # under test/vm/out/) read-write at /out. DIR receives console.log, dmesg.txt,
 # guest.log and rc. Exit code: the guest script's, 124 if the guest hung, 125
 # if it never reported, 3 if the kernel log shows a WARN/BUG/Oops/lockup.
+# A guest script that exits 0 after writing /out/reboot.cpio gets one more
+# boot, as after a reboot, with that archive in front of the initramfs (where
+# early ACPI tables and microcode go) and CXLV_BOOT=2 (1 on the first boot);
+# the first boot's logs stay in DIR as console.first.log, dmesg.first.txt and
+# guest.first.log.
 # One brace group: bash parses it whole before running, so editing this file
 # cannot break a run in progress.
 {
@@ -90,7 +95,7 @@ if [ -z "$out" ]; then
 fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-rm -f "$out"/{console.log,dmesg.txt,guest.log,rc}
+rm -f "$out"/{console.log,dmesg.txt,guest.log,rc,reboot.cpio} "$out"/*.first.*
 
 bash "$repo_root/test/tools/build.sh"
 base=$(bash "$here/build-initramfs.sh" "$kver")
@@ -98,17 +103,25 @@ base=$(bash "$here/build-initramfs.sh" "$kver")
 tmp=$(mktemp -d /tmp/cxlv-vm.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-# Per-run overlay: /init and the name of the script to run.
-mkdir -p "$tmp/overlay/etc"
-install -m 755 "$here/guest/init.sh" "$tmp/overlay/init"
-{
-	printf 'guest_script=%q\n' "$script"
-	printf 'guest_args=('
-	printf '%q ' "$@"
-	printf ')\n'
-} >"$tmp/overlay/etc/cxlv-run"
-(cd "$tmp/overlay" && find . -mindepth 1 | cpio -o -H newc --quiet) >"$tmp/overlay.cpio"
-cat "$base" "$tmp/overlay.cpio" >"$tmp/initrd.cpio"
+# initrd BOOT [EARLY_CPIO]: writes $tmp/initrd.cpio, the base initramfs with
+# the per-run overlay (/init, the script to run and which boot this is),
+# after EARLY_CPIO if given.
+initrd() {
+	rm -rf "$tmp/overlay"
+	mkdir -p "$tmp/overlay/etc"
+	install -m 755 "$here/guest/init.sh" "$tmp/overlay/init"
+	{
+		printf 'guest_script=%q\n' "$script"
+		printf 'guest_args=('
+		printf '%q ' "${guest_args[@]}"
+		printf ')\n'
+		printf 'guest_boot=%d\n' "$1"
+	} >"$tmp/overlay/etc/cxlv-run"
+	(cd "$tmp/overlay" && find . -mindepth 1 | cpio -o -H newc --quiet) >"$tmp/overlay.cpio"
+	cat ${2:+"$2"} "$base" "$tmp/overlay.cpio" >"$tmp/initrd.cpio"
+}
+guest_args=("$@")
+initrd 1
 
 machine=q35
 qemu_cxl=()
@@ -192,41 +205,57 @@ qemu+=(-machine "$machine" -accel tcg,thread=multi -cpu "$cpu"
 	"${qemu_cxl[@]}" "${qemu_numa[@]}")
 
 acquire_vm_slot
-log "boot $kver ($CXLV_USERSPACE user space) mem=$mem smp=$smp cpu=$cpu${memmaps[*]:+ ${memmaps[*]}}$([ "$cxl" = 1 ] && echo ' +cxl'): $script $* (out: $out)"
-start=$SECONDS
-for attempt in 1 2; do
-	set +e
-	timeout -k 10 "$timeout" "${qemu[@]}" </dev/null 2>&1 | sed -u 's/\r$//; s/\x1b[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' | tee "$out/console.log"
-	qemu_rc=${PIPESTATUS[0]}
-	set -e
-	# A kernel that dies before the guest script begins is not the test's
-	# failure: under TCG, 6.12 once took an int3 Oops in its own early-boot
-	# text patching (sched_clock_cpu, no module loaded). Boot once more.
-	grep -q '^=== TEST-BEGIN' "$out/console.log" && break
-	[ "$attempt" = 1 ] || break
-	mv "$out/console.log" "$out/console.boot1.log"
-	rm -f "$out/rc" "$out/dmesg.txt" "$out/guest.log"
-	log "the guest died before its script began (console: $out/console.boot1.log); booting again"
-done
-elapsed=$((SECONDS - start))
+# boot: one guest run, its verdict in rc (see the exit codes above).
+boot() {
+	log "boot $kver ($CXLV_USERSPACE user space) mem=$mem smp=$smp cpu=$cpu${memmaps[*]:+ ${memmaps[*]}}$([ "$cxl" = 1 ] && echo ' +cxl'): $script ${guest_args[*]} (out: $out)"
+	local start=$SECONDS attempt qemu_rc kernel_log
+	for attempt in 1 2; do
+		set +e
+		timeout -k 10 "$timeout" "${qemu[@]}" </dev/null 2>&1 | sed -u 's/\r$//; s/\x1b[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' | tee "$out/console.log"
+		qemu_rc=${PIPESTATUS[0]}
+		set -e
+		# A kernel that dies before the guest script begins is not the test's
+		# failure: under TCG, 6.12 once took an int3 Oops in its own early-boot
+		# text patching (sched_clock_cpu, no module loaded). Boot once more.
+		grep -q '^=== TEST-BEGIN' "$out/console.log" && break
+		[ "$attempt" = 1 ] || break
+		mv "$out/console.log" "$out/console.boot1.log"
+		rm -f "$out/rc" "$out/dmesg.txt" "$out/guest.log"
+		log "the guest died before its script began (console: $out/console.boot1.log); booting again"
+	done
+	local elapsed=$((SECONDS - start))
 
-if [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
-	log "guest hung: killed after ${timeout}s. Last console lines:"
-	tail -n 40 "$out/console.log" >&2
-	exit 124
+	if [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
+		log "guest hung: killed after ${timeout}s. Last console lines:"
+		tail -n 40 "$out/console.log" >&2
+		exit 124
+	fi
+	if [ -s "$out/rc" ]; then
+		rc=$(cat "$out/rc")
+	else
+		log "guest never reported an exit code (qemu exit $qemu_rc, kernel panic?). Last console lines:"
+		tail -n 40 "$out/console.log" >&2
+		rc=125
+	fi
+	kernel_log=$out/dmesg.txt
+	[ -s "$kernel_log" ] || kernel_log=$out/console.log
+	if ! check_kernel_log "$kernel_log"; then
+		[ "$rc" != 0 ] || rc=3
+	fi
+	log "guest exit $rc after ${elapsed}s (out: $out)"
+}
+boot
+# A guest script that passed and wrote /out/reboot.cpio asks for one more
+# boot with that archive at the front of the initramfs (test/vm/README.md):
+# the first boot's logs are kept as *.first.*.
+if [ "$rc" = 0 ] && [ -e "$out/reboot.cpio" ]; then
+	for f in console.log dmesg.txt guest.log; do
+		mv "$out/$f" "$out/${f%.*}.first.${f##*.}"
+	done
+	rm -f "$out/rc"
+	mv "$out/reboot.cpio" "$tmp/reboot.cpio"
+	initrd 2 "$tmp/reboot.cpio"
+	boot
 fi
-if [ -s "$out/rc" ]; then
-	rc=$(cat "$out/rc")
-else
-	log "guest never reported an exit code (qemu exit $qemu_rc, kernel panic?). Last console lines:"
-	tail -n 40 "$out/console.log" >&2
-	rc=125
-fi
-kernel_log=$out/dmesg.txt
-[ -s "$kernel_log" ] || kernel_log=$out/console.log
-if ! check_kernel_log "$kernel_log"; then
-	[ "$rc" != 0 ] || rc=3
-fi
-log "guest exit $rc after ${elapsed}s (out: $out)"
 exit "$rc"
 }

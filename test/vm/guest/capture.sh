@@ -24,6 +24,12 @@ if [ -e "$dst$debugfs" ]; then
 	mv "$dst$debugfs" "$dst/debugfs/cxl/"
 	rm -r "$dst/sys/kernel"
 fi
+# The firmware's ACPI tables that node-tables reads: binary, so sysfs-snap
+# leaves them out.
+mkdir -p "$dst/sys/firmware/acpi/tables"
+for t in APIC SRAT CEDT HMAT; do
+	[ ! -e "/sys/firmware/acpi/tables/$t" ] || cat "/sys/firmware/acpi/tables/$t" >"$dst/sys/firmware/acpi/tables/$t"
+done
 # cpuinfo and self/mounts: what region reads (the hypervisor flag, the
 # mounted namespaces).
 for f in iomem meminfo cmdline cpuinfo self/mounts; do

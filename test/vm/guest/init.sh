@@ -29,10 +29,10 @@ opts=trans=virtio,version=9p2000.L,msize=262144
 mount -t 9p -o "$opts,ro,cache=loose" cxlv /cxlv || finish 125
 mount -t 9p -o "$opts" out /out || finish 125
 
-guest_script='' guest_args=()
+guest_script='' guest_args=() guest_boot=1
 # shellcheck source=/dev/null
-. /etc/cxlv-run # sets guest_script and guest_args
-export OUT=/out CXLV=/cxlv KVER
+. /etc/cxlv-run # sets guest_script, guest_args and guest_boot
+export OUT=/out CXLV=/cxlv KVER CXLV_BOOT=$guest_boot
 KVER=$(uname -r)
 cd /cxlv || finish 125
 echo "=== TEST-BEGIN $guest_script ${guest_args[*]}"

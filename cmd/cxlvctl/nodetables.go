@@ -1,0 +1,141 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/cxlv/cxlv/acpi"
+	"github.com/cxlv/cxlv/hostmem"
+	"github.com/cxlv/cxlv/units"
+)
+
+func nodeTablesCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "node-tables",
+		Usage: "write ACPI tables that make reserved ranges CPU-less NUMA nodes after a reboot",
+		Description: "Writes an early initramfs archive (uncompressed cpio) of ACPI tables. When the\n" +
+			"firmware has no SRAT (one NUMA node): an SRAT that puts every CPU and all other RAM in\n" +
+			"node 0 and each range in a node of its own, and an HMAT naming node 0 their initiator;\n" +
+			"else a CEDT with one CXL window per range. At boot the kernel reads them as an ACPI table\n" +
+			"upgrade and gives each range a node of its own, as firmware describes CXL memory; a\n" +
+			"cxl_virt RAM region there comes online in that node. The archive must be at the front\n" +
+			"of the initramfs (the command prints the initramfs-tools hook), memmap= must keep\n" +
+			"reserving the ranges, and the kernel must not be locked down (Secure Boot). The kernel\n" +
+			"is tainted (TAINT_OVERRIDDEN_ACPI_TABLE). Without --memstart: every reserved range.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "archive to write (required; e.g. /boot/cxlv-acpi.cpio)"},
+			&cli.StringFlag{Name: "memstart", Usage: "start of one reserved range to make a node (with --size)"},
+			&cli.StringFlag{Name: "size", Usage: "size of that range (a multiple of 256M)"},
+			jsonFlag(),
+		},
+		Action: runNodeTables,
+	}
+}
+
+// nodeTablesJSON is what node-tables --json prints.
+type nodeTablesJSON struct {
+	Output       string     `json:"output"`
+	Bytes        int        `json:"bytes"`
+	Tables       []string   `json:"tables"`
+	Windows      []spanJSON `json:"windows"`
+	FirmwareSRAT bool       `json:"firmware_srat"`
+	CPUs         int        `json:"cpus,omitempty"`
+	Node0RAM     []spanJSON `json:"node0_ram,omitempty"`
+	Hook         string     `json:"initramfs_hook"`
+	// DryRun: nothing was written (the archive is no kernel write, so it
+	// is not a step of the --dry-run plan).
+	DryRun bool `json:"dry_run,omitempty"`
+}
+
+func runNodeTables(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("node-tables takes no arguments, got %q", c.Args().First())
+	}
+	if c.String("output") == "" {
+		return usagef("node-tables needs --output FILE, the archive to write (e.g. -o /boot/cxlv-acpi.cpio)")
+	}
+	var windows []hostmem.Range
+	switch start, size := c.String("memstart"), c.String("size"); {
+	case start != "" && size != "":
+		var w hostmem.Range
+		var err error
+		if w.Start, err = units.ParseSize(start); err != nil {
+			return fmt.Errorf("--memstart: %w", err)
+		}
+		if w.Size, err = units.ParseSize(size); err != nil {
+			return fmt.Errorf("--size: %w", err)
+		}
+		windows = []hostmem.Range{w}
+	case start != "" || size != "":
+		return usagef("--memstart and --size go together (or leave both out for every reserved range)")
+	}
+	output, err := filepath.Abs(c.String("output"))
+	if err != nil {
+		return usagef("--output: %v", err)
+	}
+	e, err := newEnv(c)
+	if err != nil {
+		return err
+	}
+	plan, err := acpi.NodeTables(e.host, windows)
+	if err != nil {
+		return err
+	}
+	archive := acpi.EarlyCpio(plan.Files)
+	if e.dryRun {
+		// This object is the whole answer: no plan of kernel writes follows.
+		delete(c.App.Metadata, dryRunKey)
+	} else if err := os.WriteFile(output, archive, 0o644); err != nil {
+		return err
+	}
+	out := nodeTablesJSON{Output: output, Bytes: len(archive), FirmwareSRAT: plan.FirmwareSRAT,
+		CPUs: len(plan.CPUs), Hook: initramfsHook(output), DryRun: e.dryRun}
+	for _, f := range plan.Files {
+		out.Tables = append(out.Tables, string(f.Data[:4]))
+	}
+	for _, w := range plan.Windows {
+		out.Windows = append(out.Windows, spanJSON{Start: w.Start, Size: w.Size})
+	}
+	for _, r := range plan.RAM {
+		out.Node0RAM = append(out.Node0RAM, spanJSON{Start: r.Start, Size: r.Size})
+	}
+	if c.Bool("json") {
+		return writeJSON(e.out, out)
+	}
+	verb := "wrote"
+	if e.dryRun {
+		verb = "would write"
+	}
+	var spans []string
+	for _, w := range out.Windows {
+		spans = append(spans, fmt.Sprintf("%#x-%#x (%s)", w.Start, w.Start+w.Size-1, units.FormatSize(w.Size)))
+	}
+	what := fmt.Sprintf("an SRAT with %d CPUs and %d RAM ranges in node 0 and a node for each window, and an HMAT", out.CPUs, len(out.Node0RAM))
+	if plan.FirmwareSRAT {
+		what = "a CEDT with a CXL window each (the firmware's SRAT stays)"
+	}
+	fmt.Fprintf(e.out, "%s %s (%d bytes) for %s: %s\n"+
+		"to use it, put it at the front of the initramfs and reboot; with initramfs-tools:\n%s"+
+		"after the reboot dmesg says \"ACPI: Table Upgrade: install [%s-CXLV  -CXLVNODE]\" and\n"+
+		"each window is a CPU-less node (cxlvctl info shows the node of a RAM region there)\n",
+		verb, output, len(archive), strings.Join(spans, ", "), what, indent(out.Hook), out.Tables[0])
+	return nil
+}
+
+// initramfsHook is the shell that installs an initramfs-tools hook putting
+// the archive in front of every initramfs, and rebuilds the current one.
+func initramfsHook(archive string) string {
+	return fmt.Sprintf("cat >/etc/initramfs-tools/hooks/cxlv-acpi <<'EOF'\n"+
+		"#!/bin/sh\n[ \"$1\" = prereqs ] && exit 0\n. /usr/share/initramfs-tools/hook-functions\n"+
+		"prepend_earlyinitramfs %s\nEOF\n"+
+		"chmod 755 /etc/initramfs-tools/hooks/cxlv-acpi\nupdate-initramfs -u\n", archive)
+}
+
+// indent prefixes every line of s with two spaces.
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n  ") + "\n"
+}
