@@ -63,6 +63,7 @@ func commands() []*cli.Command {
 		infoCommand(),
 		regionCommand(),
 		namespaceCommand(),
+		poisonCommand(),
 		completionCommand(),
 		completeCommand(),
 		versionCommand(),
