@@ -47,8 +47,8 @@ type Namespace struct {
 	HolderClass string
 	SectorSize  *uint64
 	Driver      string
-	// Resource is the namespace's first HPA; nil when unreadable (0400,
-	// root only).
+	// Resource is the namespace's first HPA; nil when idle or unreadable
+	// (0400, root only).
 	Resource *uint64
 	// Claim is the pfn/dax/btt device that holds the namespace, nil for raw.
 	Claim *Claim
@@ -196,7 +196,11 @@ func readNamespace(p, region string) (Namespace, error) {
 		HolderClass: a.str("holder_class"),
 		SectorSize:  a.optSelected("sector_size"),
 		Driver:      a.driver(),
-		Resource:    a.optU64("resource"),
+	}
+	if !ns.Idle() {
+		// An idle namespace (the seed) has no range: its resource fails
+		// with ENXIO.
+		ns.Resource = a.optU64("resource")
 	}
 	if m, ok := ndctlModes[ns.Mode]; ok {
 		ns.Mode = m
