@@ -107,12 +107,6 @@ type Record struct {
 	OverflowTime uint64
 }
 
-// tracing is the tracefs state List changes, to put back.
-type tracing struct {
-	dir              string
-	enable, tracerOn string
-}
-
 // tracefsDir finds tracefs: its own mount point, or the directory debugfs
 // mounts it on.
 func (p *Poisoner) tracefsDir() (string, error) {
@@ -125,11 +119,14 @@ func (p *Poisoner) tracefsDir() (string, error) {
 		p.Host.Sys().Path("kernel", "tracing"))
 }
 
+// instanceName is the tracefs instance List reads the records in: one per
+// memdev, so two lists of one memdev cannot mix their records.
+func instanceName(memdev string) string { return "cxlvctl-poison-" + memdev }
+
 // List asks the kernel for memdev's poison list and reads it back from the
-// cxl_poison trace events, as `cxl list --media-errors` does. The event's
-// enable and tracing_on are put back as they were; the events themselves
-// stay in the trace buffer, after a trace_marker line that tells this
-// list's records from older ones.
+// cxl_poison trace events, as `cxl list --media-errors` does: in a tracefs
+// instance of its own, made for the list and removed after it, so the
+// global trace buffer and event switches stay as they were.
 func (p *Poisoner) List(memdev string) (records []Record, err error) {
 	if err := p.checkKernel(memdev, ""); err != nil {
 		return nil, err
@@ -138,21 +135,25 @@ func (p *Poisoner) List(memdev string) (records []Record, err error) {
 	if err != nil {
 		return nil, err
 	}
-	enable := filepath.Join(dir, "events", "cxl", "cxl_poison", "enable")
-	was := tracing{dir: dir, enable: readTrimmed(enable), tracerOn: readTrimmed(filepath.Join(dir, "tracing_on"))}
-	if was.enable == "" {
-		return nil, cxlverr.Errorf(cxlverr.ErrNotSupported, "poison list: no cxl_poison trace event in %s (is cxl_core loaded?)", dir)
+	dirs, ok := p.W.(writer.Dirs)
+	if !ok {
+		return nil, fmt.Errorf("poison list: the writer cannot make a tracefs instance")
+	}
+	instance := filepath.Join(dir, "instances", instanceName(memdev))
+	if err := dirs.Mkdir(instance); err != nil {
+		if errors.Is(err, syscall.EEXIST) {
+			return nil, cxlverr.Errorf(cxlverr.ErrBusy, "poison list %s: tracefs instance %s exists: another list of %s is running, or one was killed (then rmdir it)",
+				memdev, instance, memdev)
+		}
+		return nil, fmt.Errorf("poison list %s: %w", memdev, err)
 	}
 	defer func() {
-		if rerr := p.restore(was); err == nil {
-			err = rerr
+		if rerr := dirs.Rmdir(instance); err == nil && rerr != nil {
+			err = fmt.Errorf("poison list %s: %w", memdev, rerr)
 		}
 	}()
-	marker := "cxlvctl poison list " + memdev
 	for _, w := range []struct{ path, value string }{
-		{enable, "1"},
-		{filepath.Join(dir, "tracing_on"), "1"},
-		{filepath.Join(dir, "trace_marker"), marker},
+		{filepath.Join(instance, "events", "cxl", "cxl_poison", "enable"), "1"},
 		{p.Host.Sys().Path("bus", "cxl", "devices", memdev, triggerAttr), "1"},
 	} {
 		if err := p.W.Write(w.path, w.value); err != nil {
@@ -162,39 +163,11 @@ func (p *Poisoner) List(memdev string) (records []Record, err error) {
 	if p.DryRun {
 		return nil, nil
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "trace"))
+	b, err := os.ReadFile(filepath.Join(instance, "trace"))
 	if err != nil {
 		return nil, fmt.Errorf("poison list %s: %w", memdev, err)
 	}
-	text := string(b)
-	i := strings.LastIndex(text, marker+"\n")
-	if i < 0 {
-		return nil, fmt.Errorf("poison list %s: the trace buffer lost this list's start (%s): enlarge %s and retry",
-			memdev, marker, filepath.Join(dir, "buffer_size_kb"))
-	}
-	return ParseTrace(text[i+len(marker):], memdev)
-}
-
-// restore puts back what List changed, writing only what differs.
-func (p *Poisoner) restore(was tracing) error {
-	var errs []error
-	for _, w := range []struct{ path, value string }{
-		{filepath.Join(was.dir, "tracing_on"), was.tracerOn},
-		{filepath.Join(was.dir, "events", "cxl", "cxl_poison", "enable"), was.enable},
-	} {
-		if w.value != "" && w.value != "1" {
-			errs = append(errs, p.W.Write(w.path, w.value))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func readTrimmed(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
+	return ParseTrace(string(b), memdev)
 }
 
 // ParseTrace returns memdev's records among the cxl_poison List events of

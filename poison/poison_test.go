@@ -136,11 +136,11 @@ func TestKernelTooOld(t *testing.T) {
 }
 
 // poisonFixture is a 7.3 boot like regionFixture, with DPAs 0x1000 and
-// 0x200000 poisoned and the trace of a list that cxlvctl's writes, done by
-// hand, produced (test/vm/fixture-setup/cxlv-poison-fsdax.sh).
+// 0x200000 poisoned and the trace of the tracefs instance that cxlvctl's
+// list makes, made by hand (test/vm/fixture-setup/cxlv-poison-fsdax.sh).
 const poisonFixture = "cxlv-poison-fsdax"
 
-func TestListReadsTheRecordsAfterItsMarker(t *testing.T) {
+func TestListReadsItsTracefsInstance(t *testing.T) {
 	root := hostfixture.Root(t, poisonFixture)
 	for _, dry := range []bool{false, true} {
 		rec := &writertest.Recorder{}
@@ -149,13 +149,12 @@ func TestListReadsTheRecordsAfterItsMarker(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := root.Debugfs("tracing")
+		instance := root.Debugfs("tracing", "instances", "cxlvctl-poison-mem0")
 		want := []writer.Op{
-			{Path: tr + "/events/cxl/cxl_poison/enable", Value: "1"},
-			{Path: tr + "/tracing_on", Value: "1"},
-			{Path: tr + "/trace_marker", Value: "cxlvctl poison list mem0"},
+			{Path: instance, Dir: "mkdir"},
+			{Path: instance + "/events/cxl/cxl_poison/enable", Value: "1"},
 			{Path: root.Sys().Path("bus", "cxl", "devices", "mem0", "trigger_poison_list"), Value: "1"},
-			{Path: tr + "/events/cxl/cxl_poison/enable", Value: "0"}, // as it was
+			{Path: instance, Dir: "rmdir"},
 		}
 		if got := rec.Ops(); !reflect.DeepEqual(got, want) {
 			t.Errorf("dry run %v: writes\n%v\nwant\n%v", dry, got, want)
@@ -166,8 +165,6 @@ func TestListReadsTheRecordsAfterItsMarker(t *testing.T) {
 			}
 			continue
 		}
-		// The two List events after the marker; the Inject events before
-		// it are not records.
 		if len(records) != 2 {
 			t.Fatalf("records %+v, want 2", records)
 		}
@@ -178,6 +175,19 @@ func TestListReadsTheRecordsAfterItsMarker(t *testing.T) {
 				t.Errorf("record %d: %+v (HPA %v), want DPA %#x at HPA %#x in region0, Injected", i, r, r.HPA, dpa, 0x110000000+dpa)
 			}
 		}
+	}
+}
+
+// The instance goes even when the trigger fails.
+func TestListRemovesItsInstanceOnFailure(t *testing.T) {
+	root := hostfixture.Root(t, poisonFixture)
+	rec := &writertest.Recorder{FailAt: 3}
+	if _, err := (&Poisoner{Host: root, W: rec}).List("mem0"); !errors.Is(err, writertest.ErrInjected) {
+		t.Fatalf("List with a failing trigger: %v", err)
+	}
+	ops := rec.Ops()
+	if last := ops[len(ops)-1]; last.Dir != "rmdir" {
+		t.Errorf("last op %v, want the instance's rmdir", last)
 	}
 }
 

@@ -30,9 +30,10 @@ func poisonCommand() *cli.Command {
 				Name:      "list",
 				Usage:     "the poison the device reports now (trigger_poison_list and its cxl_poison trace events)",
 				ArgsUsage: "cxlvN|memN",
-				Description: "Reads the records as `cxl list --media-errors` does: enables the cxl_poison event,\n" +
-					"writes the memdev's trigger_poison_list and reads tracefs's trace after a marker it\n" +
-					"writes first; the event's enable and tracing_on are put back afterwards.",
+				Description: "Reads the records as `cxl list --media-errors` does: in a tracefs instance of its\n" +
+					"own (instances/cxlvctl-poison-memN, removed after), enables the cxl_poison event,\n" +
+					"writes the memdev's trigger_poison_list and reads the instance's trace; the global\n" +
+					"trace buffer and event switches stay as they were.",
 				Flags:  []cli.Flag{jsonFlag(), noHeadersFlag()},
 				Action: runPoisonList,
 			},

@@ -17,7 +17,8 @@
 # mapping's page size: 2 MiB for devdax); after clear_poison it maps again and reads
 # the zeros. cxlvctl poison inject, list and clear do the same with a DPA,
 # an HPA in the region and an offset into the devdax namespace, and agree
-# with trigger_poison_list and `cxl list --media-errors`; unaligned,
+# with trigger_poison_list and `cxl list --media-errors`, reading its own
+# tracefs instance (the global trace untouched); unaligned,
 # outside, doubled addresses and a memdev not cxl_virt's are refused before
 # any write. Remove drops the list: the device made again on the range has
 # none. Last, a RAM region online as node 1: poison on a free page takes it
@@ -167,7 +168,7 @@ ctl_records() { cxlvctl poison list "$dev" --json | jq -r '.[] | "\(.dpa) \(.hpa
 same_lists() {
 	local ours stock n
 	ours=$(ctl_records) || fail "cxlvctl poison list $dev --json"
-	poison_trace >/dev/null # cxlvctl's events stay in the buffer
+	poison_trace >/dev/null # enabled globally here, cxlvctl's trigger lands there too
 	stock=$(stock_records)
 	expect_eq "cxlvctl poison list = trigger_poison_list" "$ours" "$stock"
 	expect_eq "records" "$(grep -c . <<<"$ours" || true)" "$1"
@@ -194,11 +195,16 @@ expect_eq "every record Injected, in $region, 64 bytes" \
 	"$(cxlvctl poison list "$dev" --json | jq -r '[.[] | select(.source == "Injected" and .region == "'"$region"'" and .length == 64)] | length')" 3
 poison_trace >/dev/null
 
-# the tracefs state list changed is put back
+# list reads its records in a tracefs instance of its own and removes it:
+# with the event off globally it still lists, and the global buffer and
+# switch stay as they were
 sysw 0 $trace/events/cxl/cxl_poison/enable
-step "list with the event disabled" cxlvctl poison list "$dev" --json
+poison_trace >/dev/null
+instances=$(ls $trace/instances) # `cxl list --media-errors` leaves its own
+expect_eq "records with cxl_poison off globally" "$(cxlvctl poison list "$dev" --json | jq length)" 3
 expect_eq "cxl_poison enable after list" "$(cat $trace/events/cxl/cxl_poison/enable)" 0
-expect_eq "tracing_on after list" "$(cat $trace/tracing_on)" 1
+step "nothing in the global buffer" test -z "$(poison_trace)"
+expect_eq "tracefs instances after list" "$(ls $trace/instances)" "$instances"
 sysw 1 $trace/events/cxl/cxl_poison/enable
 
 step "clear --namespace $nsname --offset 32K" cxlvctl poison clear "$dev" --namespace "$nsname" --offset 32K
