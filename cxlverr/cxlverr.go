@@ -63,6 +63,7 @@ const (
 	KernelQosClass          = "6.5"
 	KernelDecodersCommitted = "6.7"
 	KernelMemoryHotplug     = "2.6.15" // /sys/devices/system/memory
+	KernelPoison            = "6.4"    // trigger_poison_list, debugfs inject_poison and clear_poison
 )
 
 // FeatureError names a kernel feature that is missing and the first kernel

@@ -47,6 +47,9 @@ type Namespace struct {
 	HolderClass string
 	SectorSize  *uint64
 	Driver      string
+	// Resource is the namespace's first HPA; nil when idle or unreadable
+	// (0400, root only).
+	Resource *uint64
 	// Claim is the pfn/dax/btt device that holds the namespace, nil for raw.
 	Claim *Claim
 	// BlockDev is /dev/pmemX (fsdax, raw, sector); CharDev is /dev/daxR.N (devdax).
@@ -78,6 +81,10 @@ type Claim struct {
 	SectorSize *uint64 // btt
 	Namespace  string
 	Driver     string
+	// Resource is the HPA of the data after the info block (pfn, dax:
+	// the namespace's start plus its data offset), Size its length; nil
+	// for btt and when unreadable (0400, root only).
+	Resource *uint64
 }
 
 // DaxDevice is a device-dax instance on the dax bus (/dev/daxR.N).
@@ -190,6 +197,11 @@ func readNamespace(p, region string) (Namespace, error) {
 		SectorSize:  a.optSelected("sector_size"),
 		Driver:      a.driver(),
 	}
+	if !ns.Idle() {
+		// An idle namespace (the seed) has no range: its resource fails
+		// with ENXIO.
+		ns.Resource = a.optU64("resource")
+	}
 	if m, ok := ndctlModes[ns.Mode]; ok {
 		ns.Mode = m
 	}
@@ -223,6 +235,7 @@ func readClaim(p string) (Claim, error) {
 		SectorSize: a.optSelected("sector_size"),
 		Namespace:  a.str("namespace"),
 		Driver:     a.driver(),
+		Resource:   a.optU64("resource"),
 	}
 	for _, k := range []ClaimKind{ClaimPfn, ClaimDax, ClaimBtt} {
 		if _, ok := numberedName(c.Name, string(k)); ok {

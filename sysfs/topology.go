@@ -81,7 +81,7 @@ func (t *Topology) markQosClassMismatches() {
 			continue
 		}
 		for _, target := range r.Targets {
-			m := t.memdevOfDecoder(target)
+			m := t.MemdevOfDecoder(target)
 			if m == nil {
 				continue
 			}
@@ -113,9 +113,9 @@ func (t *Topology) decoder(name string) *Decoder {
 	return nil
 }
 
-// memdevOfDecoder is the memdev whose endpoint owns the decoder, nil for
+// MemdevOfDecoder is the memdev whose endpoint owns the decoder, nil for
 // another decoder.
-func (t *Topology) memdevOfDecoder(name string) *Memdev {
+func (t *Topology) MemdevOfDecoder(name string) *Memdev {
 	d := t.decoder(name)
 	if d == nil {
 		return nil
@@ -306,13 +306,19 @@ func (t *Topology) port(name string) *Port {
 }
 
 // Names lists the names of one kind of object, for shell completion:
-// "cxlv", "memdev", "decoder", "root-decoder", "region", "nd-region", "namespace".
+// "cxlv", "memdev", "cxlv-memdev" (the cxl_virt devices and their
+// memdevs), "decoder", "root-decoder", "region", "nd-region", "namespace".
 func (t *Topology) Names(kind string) []string {
 	var out []string
 	switch kind {
 	case "cxlv":
 		for _, v := range t.Virt {
 			out = append(out, v.Name)
+		}
+	case "cxlv-memdev":
+		for _, v := range t.Virt {
+			out = append(out, v.Name)
+			out = append(out, v.Memdevs...)
 		}
 	case "memdev":
 		for _, m := range t.Memdevs {
@@ -345,4 +351,4 @@ func (t *Topology) Names(kind string) []string {
 }
 
 // NameKinds are the kinds Names accepts.
-var NameKinds = []string{"cxlv", "memdev", "decoder", "root-decoder", "region", "nd-region", "namespace"}
+var NameKinds = []string{"cxlv", "memdev", "cxlv-memdev", "decoder", "root-decoder", "region", "nd-region", "namespace"}

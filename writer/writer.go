@@ -24,6 +24,17 @@ type Writer interface {
 	Write(path, value string) error
 }
 
+// Dirs is a Writer that also makes and removes directories where a
+// kernel file system takes that as a request: a tracefs instance, its own
+// ring buffer and event switches, is a mkdir under tracefs's instances/.
+type Dirs interface {
+	Writer
+	// Mkdir makes the directory, as mkdir(2).
+	Mkdir(path string) error
+	// Rmdir removes the directory, as rmdir(2).
+	Rmdir(path string) error
+}
+
 // Kernel writes to the real files. Values are written with a trailing
 // newline in one write(2): several 6.1 stores (a region's uuid) accept
 // exactly one length, which is what echo produces.
@@ -43,6 +54,22 @@ func (Kernel) Write(path, value string) error {
 	return cerr
 }
 
+// Mkdir implements Dirs.
+func (Kernel) Mkdir(path string) error {
+	if err := os.Mkdir(path, 0o755); err != nil {
+		return &WriteError{Op: "mkdir", Path: path, Err: errnoOf(err)}
+	}
+	return nil
+}
+
+// Rmdir implements Dirs.
+func (Kernel) Rmdir(path string) error {
+	if err := os.Remove(path); err != nil {
+		return &WriteError{Op: "rmdir", Path: path, Err: errnoOf(err)}
+	}
+	return nil
+}
+
 // errnoOf is the kernel's errno of a failed open or write: the path is
 // already named.
 func errnoOf(err error) error {
@@ -57,13 +84,18 @@ func errnoOf(err error) error {
 // missing file: an unloaded driver's bind).
 type WriteError struct {
 	// Open is a failed open: the file is missing or not writable.
-	Open  bool
+	Open bool
+	// Op is "mkdir" or "rmdir" for a directory, "" for a write.
+	Op    string
 	Path  string
 	Value string
 	Err   error
 }
 
 func (e *WriteError) Error() string {
+	if e.Op != "" {
+		return fmt.Sprintf("%s %s: %v", e.Op, e.Path, e.Err)
+	}
 	if e.Open {
 		return fmt.Sprintf("open %s: %v", e.Path, e.Err)
 	}
@@ -72,13 +104,20 @@ func (e *WriteError) Error() string {
 
 func (e *WriteError) Unwrap() error { return e.Err }
 
-// Op is one recorded write.
+// Op is one recorded write, or with Dir set a mkdir or rmdir.
 type Op struct {
 	Path  string
 	Value string
+	// Dir is "mkdir" or "rmdir" for a directory operation, "" for a write.
+	Dir string
 }
 
-func (o Op) String() string { return fmt.Sprintf("%s <- %q", o.Path, o.Value) }
+func (o Op) String() string {
+	if o.Dir != "" {
+		return o.Dir + " " + o.Path
+	}
+	return fmt.Sprintf("%s <- %q", o.Path, o.Value)
+}
 
 // DryRun performs no write and prints each one instead: as a shell command
 // as it comes, or, with JSON, all of them as one JSON object at Flush. The
@@ -109,6 +148,12 @@ func (d *DryRun) Write(path, value string) error {
 	_, err := fmt.Fprintf(d.Out, "echo %s > %s\n", shellQuote(value), path)
 	return err
 }
+
+// Mkdir implements Dirs: a planned mkdir, printed as the command.
+func (d *DryRun) Mkdir(path string) error { return d.Command([]string{"mkdir", path}) }
+
+// Rmdir implements Dirs: a planned rmdir, printed as the command.
+func (d *DryRun) Rmdir(path string) error { return d.Command([]string{"rmdir", path}) }
 
 // Command prints, or records, a command a dry run would run.
 func (d *DryRun) Command(argv []string) error {

@@ -96,3 +96,31 @@ func TestDryRunJSONPrintsOnePlan(t *testing.T) {
 		t.Fatalf("plan: %s", out.String())
 	}
 }
+
+// A tracefs instance is a mkdir and an rmdir: Kernel does them and names
+// the errno, DryRun plans them as commands.
+func TestDirs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "instance")
+	var k Dirs = Kernel{}
+	if err := k.Mkdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	err := k.Mkdir(dir)
+	if !errors.Is(err, syscall.EEXIST) || err.Error() != "mkdir "+dir+": file exists" {
+		t.Errorf("second mkdir: %v, want EEXIST named once", err)
+	}
+	if err := k.Rmdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("rmdir left %s: %v", dir, err)
+	}
+	var out bytes.Buffer
+	var d Dirs = &DryRun{Out: &out}
+	if d.Mkdir("/t/instances/a") != nil || d.Rmdir("/t/instances/a") != nil {
+		t.Fatal("dry run failed")
+	}
+	if want := "mkdir /t/instances/a\nrmdir /t/instances/a\n"; out.String() != want {
+		t.Errorf("dry run printed %q, want %q", out.String(), want)
+	}
+}

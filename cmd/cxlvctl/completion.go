@@ -65,7 +65,7 @@ var (
 	argKinds = map[string]string{
 		"cxlvN": "cxlv", "memN": "memdev", "decoderX.Y": "decoder",
 		"regionN": "region", "namespaceX.Y": "namespace", "namespaceR.N": "namespace",
-		"START": freeBorrowed,
+		"START": freeBorrowed, "cxlvN|memN": "cxlv-memdev",
 	}
 	flagValues = map[string]string{
 		"device": "cxlv", "memdev": "memdev", "decoder": "root-decoder",
@@ -78,6 +78,8 @@ var (
 		"create/granularity":      "256|512|1K|2K|4K|8K|16K",
 		"namespace create/region": "nd-region",
 		"namespace create/mode":   "fsdax|devdax|raw",
+		"poison inject/namespace": "namespace",
+		"poison clear/namespace":  "namespace",
 	}
 )
 

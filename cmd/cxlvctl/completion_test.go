@@ -13,13 +13,36 @@ import (
 	"github.com/cxlv/cxlv/completions"
 )
 
+// poison completes a cxl_virt device or its memdev, and a namespace.
+func TestCompletePoison(t *testing.T) {
+	sys := filepath.Join(fixtureDir("cxlv-region-fsdax"), "sys")
+	for _, tc := range []struct {
+		words []string
+		want  []string
+	}{
+		{[]string{"poison", ""}, []string{"inject", "clear", "list"}},
+		{[]string{"poison", "inject", ""}, []string{"cxlv0", "mem0"}},
+		{[]string{"poison", "clear", "cxlv0", "--namespace", ""}, []string{"namespace0.0"}},
+		{[]string{"poison", "list", "m"}, []string{"mem0"}},
+		{[]string{"poison", "list", "--"}, []string{"--json", "--no-headers"}},
+	} {
+		var got []string
+		for _, c := range completeWords(newApp(os.Stdout, os.Stderr), sys, tc.words) {
+			got = append(got, c.value)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("complete %q = %q; want %q", tc.words, got, tc.want)
+		}
+	}
+}
+
 func TestComplete(t *testing.T) {
 	sys := filepath.Join(fixtureDir("qemu-region-fsdax"), "sys")
 	for _, tc := range []struct {
 		words []string
 		want  []string
 	}{
-		{[]string{""}, []string{"create", "remove", "release", "list", "ranges", "node-tables", "info", "region", "namespace", "completion", "version", "help"}},
+		{[]string{""}, []string{"create", "remove", "release", "list", "ranges", "node-tables", "info", "region", "namespace", "poison", "completion", "version", "help"}},
 		{[]string{"r"}, []string{"remove", "release", "ranges", "region"}},
 		{[]string{"list", "--"}, []string{"--json", "--human", "--verbose", "--memdev", "--region", "--decoder", "--no-headers"}},
 		{[]string{"list", "-j", "--"}, []string{"--human", "--verbose", "--memdev", "--region", "--decoder", "--no-headers"}}, // a flag given is not offered again

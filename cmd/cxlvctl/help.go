@@ -87,6 +87,25 @@ var examples = map[string][]example{
 		{"disable a namespace and delete its label", "cxlvctl namespace destroy namespace0.0"},
 		{"two at once", "cxlvctl namespace destroy namespace0.0 namespace0.1"},
 	},
+	"poison": {
+		{"poison the line at DPA 0x1000 of cxlv0's memdev", "cxlvctl poison inject cxlv0 --dpa 0x1000"},
+		{"what the device reports, with the HPA and region the kernel resolved", "cxlvctl poison list cxlv0"},
+		{"clear the line again", "cxlvctl poison clear cxlv0 --dpa 0x1000"},
+	},
+	"poison inject": {
+		{"the line at DPA 0x1000 of cxlv0's memdev", "cxlvctl poison inject cxlv0 --dpa 0x1000"},
+		{"a host physical address in one of cxlv0's regions", "cxlvctl poison inject cxlv0 --hpa 0x110004000"},
+		{"2 MiB into the data of an fsdax or devdax namespace", "cxlvctl poison inject cxlv0 --namespace namespace0.0 --offset 2M"},
+		{"print the debugfs write instead of doing it", "cxlvctl poison inject mem0 --dpa 0x1000 --dry-run"},
+	},
+	"poison clear": {
+		{"clear the line at DPA 0x1000: it reads zeros after", "cxlvctl poison clear cxlv0 --dpa 0x1000"},
+		{"the same line through the region that maps it", "cxlvctl poison clear cxlv0 --hpa 0x110001000"},
+	},
+	"poison list": {
+		{"the device's poison list as a table", "cxlvctl poison list cxlv0"},
+		{"the same as JSON, for scripts", "cxlvctl poison list mem0 --json"},
+	},
 	"version": {
 		{"cxlvctl's version, and the loaded module's version and srcversion", "cxlvctl version"},
 		{"the module loaded in another system tree, e.g. a chroot", "cxlvctl version --sysfs-root /mnt/target/sys"},

@@ -77,6 +77,7 @@ func TestJSONSchema(t *testing.T) {
 	}
 	seen := map[string]map[string]string{}
 	outputs := 0
+	recordWrites(t) // poison list writes its trigger
 	for _, info := range fixtures {
 		name := filepath.Base(filepath.Dir(info))
 		for _, args := range [][]string{
@@ -87,6 +88,7 @@ func TestJSONSchema(t *testing.T) {
 			{"--dry-run", "node-tables", "-o", "acpi.cpio", "--json"},
 			{"--dry-run", "create", "--memstart", "4G", "--size", "1G", "--json"},
 			{"--dry-run", "region", "create", "-m", "mem0", "--json"},
+			{"poison", "list", "mem0", "--json"},
 			{"--dry-run", "region", "create", "-m", "mem0", "--fs", "xfs", "--mount", t.TempDir(), "--json"},
 		} {
 			out, _, rc := cxlvctl(t, name, args...)
@@ -131,7 +133,7 @@ func TestJSONSchema(t *testing.T) {
 		}
 	}
 	for _, key := range []string{"nd_region", "dax", "blockdev", "namespaces", "command", "holder", "online_ns",
-		"firmware_version", "qos_class", "qos_class_mismatch"} {
+		"firmware_version", "qos_class", "qos_class_mismatch", "dpa", "hpa", "source"} {
 		if seen[key] == nil {
 			t.Errorf("no output had %q: the check above did not see it", key)
 		}

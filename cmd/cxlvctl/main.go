@@ -64,6 +64,7 @@ func commands() []*cli.Command {
 		infoCommand(),
 		regionCommand(),
 		namespaceCommand(),
+		poisonCommand(),
 		completionCommand(),
 		completeCommand(),
 		versionCommand(),

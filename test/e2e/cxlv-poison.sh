@@ -15,11 +15,18 @@
 # dmesg's memory failure line, and a process that asked for early kills
 # gets SIGBUS (test/tools/poison-touch: BUS_MCEERR_AO at the page, the
 # mapping's page size: 2 MiB for devdax); after clear_poison it maps again and reads
-# the zeros. Remove drops the list: the device made again on the range has
+# the zeros. cxlvctl poison inject, list and clear do the same with a DPA,
+# an HPA in the region and an offset into the devdax namespace, and agree
+# with trigger_poison_list and `cxl list --media-errors`, reading its own
+# tracefs instance (the global trace untouched); unaligned,
+# outside, doubled addresses and a memdev not cxl_virt's are refused before
+# any write. Remove drops the list: the device made again on the range has
 # none. Last, a RAM region online as node 1: poison on a free page takes it
 # out of the allocator (HardwareCorrupted, kpageflags HWPOISON) with the
 # guest up, clear_poison gives it back, and the blocks still go offline.
 . /cxlv/test/vm/guest/cxlv.sh
+# shellcheck source=test/vm/guest/cxlvctl.sh
+. /cxlv/test/vm/guest/cxlvctl.sh
 # shellcheck source=test/e2e/cxlvctl-region-ram-lib.sh
 . "$CXLV/test/e2e/cxlvctl-region-ram-lib.sh"
 
@@ -142,6 +149,85 @@ r=0
 $touch "/dev/$chardev" $off 1 >/tmp/touch.out || r=$?
 cat /tmp/touch.out
 expect_eq "mapped again after clear_poison" "$r:$(cat /tmp/touch.out | tail -1)" "1:no sigbus, read 0"
+
+# --- cxlvctl poison: the same commands through the control plane, in each
+# address form, cross-checked with the stock list; DPA 0x1000 is still
+# poisoned from the region step.
+nsname=$(jq -r .dev <<<"$ns")
+# stock_records: "DPA HPA" (decimal) of each record trigger_poison_list reports.
+stock_records() {
+	local line
+	listed | while read -r line; do
+		echo "$(($(sed -E 's/.* dpa=(0x[0-9a-f]+) .*/\1/' <<<"$line"))) $(($(sed -E 's/.* hpa=(0x[0-9a-f]+) .*/\1/' <<<"$line")))"
+	done | sort
+}
+# ctl_records: the same from `cxlvctl poison list --json`.
+ctl_records() { cxlvctl poison list "$dev" --json | jq -r '.[] | "\(.dpa) \(.hpa)"' | sort; }
+# same_lists N: cxlvctl, trigger_poison_list and cxl list --media-errors
+# agree on N records.
+same_lists() {
+	local ours stock n
+	ours=$(ctl_records) || fail "cxlvctl poison list $dev --json"
+	poison_trace >/dev/null # enabled globally here, cxlvctl's trigger lands there too
+	stock=$(stock_records)
+	expect_eq "cxlvctl poison list = trigger_poison_list" "$ours" "$stock"
+	expect_eq "records" "$(grep -c . <<<"$ours" || true)" "$1"
+	n=$(cxl list -r "$region" --media-errors | jq '[.. | objects | .media_errors? // empty | .[]] | length')
+	expect_eq "cxl list --media-errors records" "$n" "$1"
+	poison_trace >/dev/null
+}
+step "cxlvctl poison list $dev" cxlvctl poison list "$dev"
+poison_trace >/dev/null
+same_lists 1
+step "cxlvctl poison clear $mem --dpa 0x1000" cxlvctl poison clear "$mem" --dpa 0x1000
+same_lists 0
+expect_eq "cxlvctl poison list --json, nothing poisoned" "$(cxlvctl poison list "$dev" --json | jq -c .)" "[]"
+
+hpa=$((window + 0x4000)) off=$((0x8000))
+step "inject --dpa 0x1000 on $mem" cxlvctl poison inject "$mem" --dpa 0x1000
+step "inject --hpa $(printf '%#x' $hpa) on $dev" cxlvctl poison inject "$dev" --hpa "$(printf '%#x' $hpa)"
+step "inject --namespace $nsname --offset 32K on $dev" cxlvctl poison inject "$dev" --namespace "$nsname" --offset 32K
+cxlvctl poison list "$dev" | tee "$OUT/poison-list.txt"
+same_lists 3
+want=$(printf '%s\n' "4096 $((window + 4096))" "$((hpa - window)) $hpa" "$((res + off - window)) $((res + off))" | sort)
+expect_eq "records at the DPAs and HPAs the three forms name" "$(ctl_records)" "$want"
+expect_eq "every record Injected, in $region, 64 bytes" \
+	"$(cxlvctl poison list "$dev" --json | jq -r '[.[] | select(.source == "Injected" and .region == "'"$region"'" and .length == 64)] | length')" 3
+poison_trace >/dev/null
+
+# list reads its records in a tracefs instance of its own and removes it:
+# with the event off globally it still lists, and the global buffer and
+# switch stay as they were
+sysw 0 $trace/events/cxl/cxl_poison/enable
+poison_trace >/dev/null
+instances=$(ls $trace/instances) # `cxl list --media-errors` leaves its own
+expect_eq "records with cxl_poison off globally" "$(cxlvctl poison list "$dev" --json | jq length)" 3
+expect_eq "cxl_poison enable after list" "$(cat $trace/events/cxl/cxl_poison/enable)" 0
+step "nothing in the global buffer" test -z "$(poison_trace)"
+expect_eq "tracefs instances after list" "$(ls $trace/instances)" "$instances"
+sysw 1 $trace/events/cxl/cxl_poison/enable
+
+step "clear --namespace $nsname --offset 32K" cxlvctl poison clear "$dev" --namespace "$nsname" --offset 32K
+step "clear --hpa $(printf '%#x' $hpa)" cxlvctl poison clear "$dev" --hpa "$(printf '%#x' $hpa)"
+step "clear --dpa 0x1000 on $mem" cxlvctl poison clear "$mem" --dpa 0x1000
+same_lists 0
+
+# --dry-run prints the write and writes nothing
+out=$(cxlvctl --dry-run poison inject "$dev" --dpa 0x1000)
+expect_eq "dry-run inject" "$out" "echo 0x1000 > /sys/kernel/debug/cxl/$mem/inject_poison"
+
+# refusals: one line, exit 2, and nothing reaches the kernel
+expect_fail 2 "outside $mem" poison inject "$dev" --dpa "$(printf '%#x' "$capacity")"
+expect_fail 2 "not 64-byte aligned" poison inject "$dev" --dpa 0x1001
+expect_fail 2 "not 64-byte aligned" poison clear "$dev" --hpa "$(printf '%#x' $((hpa + 32)))"
+expect_fail 2 "not 64-byte aligned" poison inject "$dev" --namespace "$nsname" --offset 16
+expect_fail 2 "outside the regions of $dev" poison inject "$dev" --hpa "$(printf '%#x' $((window + capacity)))"
+expect_fail 2 "outside it" poison inject "$dev" --namespace "$nsname" --offset "$(cat "/sys/bus/nd/devices/$(cat "/sys/bus/nd/devices/$nsname/holder")/size")"
+expect_fail 2 "one address, got --dpa and --hpa" poison inject "$dev" --dpa 0x1000 --hpa "$(printf '%#x' $hpa)"
+expect_fail 2 "no cxl_virt device has memdev mem99" poison inject mem99 --dpa 0x1000
+expect_fail 2 "no cxl_virt device has memdev mem99" poison list mem99
+step "no cxl_poison event from the refusals" test -z "$(poison_trace)"
+same_lists 0
 step "destroy the namespace" ndctl destroy-namespace -f "$(jq -r .dev <<<"$ns")"
 drop_region "$region"
 

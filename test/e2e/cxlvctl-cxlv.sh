@@ -5,8 +5,8 @@
 # matches `cxl list`, completion offers it, --dry-run writes nothing, the
 # sysfs control files take over when debugfs is not mounted, remove --force
 # tears down a region first, and each refusal (module missing, non-root,
-# System RAM, unreserved or overlapping range, unknown or busy device) is a
-# one-line error with the documented exit code and the module's reason.
+# System RAM, unreserved or overlapping range, unknown or busy device,
+# poison on a kernel before 6.4) is a one-line error with the documented exit code and the module's reason.
 # Needs bin/cxlvctl, bin/cxlvctl.test (make build) and kmod/cxl_virt.ko.
 # shellcheck source=test/vm/guest/cxlvctl.sh
 . /cxlv/test/vm/guest/cxlvctl.sh
@@ -64,6 +64,21 @@ cxlvctl list | tee "$OUT/list-region.txt"
 grep -Eq "^$dev +mem[0-9]+ +pmem +256M +decoder[0-9]+\.0 +region[0-9]+ +region[0-9]+ +namespace[0-9.]+ +devdax +/dev/dax[0-9.]+$" \
 	"$OUT/list-region.txt" || fail "list does not link $dev to its devdax namespace"
 live_check cxlv-region
+# Poison needs the kernel's interfaces (trigger_poison_list, debugfs
+# inject_poison: Linux 6.4+): 6.1 gets the typed refusal before any write,
+# a newer kernel lists (cxlv-poison drives the rest there).
+mem=$(cat "/sys/bus/cxl_virt/devices/$dev/memdev")
+case $(uname -r) in
+6.1.*)
+	expect_fail 4 "kernel too old: poison inject, clear and list need Linux 6.4+ ($mem/trigger_poison_list missing)" \
+		poison inject "$dev" --dpa 0x1000
+	expect_fail 4 "kernel too old" poison clear "$mem" --dpa 0x1000
+	expect_fail 4 "kernel too old" poison list "$dev"
+	;;
+*)
+	[ "$(cxlvctl poison list "$dev" --json | jq length)" = 0 ] || fail "poison list $dev on $(uname -r)"
+	;;
+esac
 expect_fail 5 'remove --force' remove "$dev"
 cxlvctl remove --force "$dev" || fail "remove --force"
 [ -z "$(devices)" ] || fail "remove left $(devices)"

@@ -25,3 +25,17 @@ func TestRecorderInjectsFailureAtStep(t *testing.T) {
 		t.Fatalf("passed on %v, want /a and /c only", passed)
 	}
 }
+
+func TestRecorderRecordsDirs(t *testing.T) {
+	r := &Recorder{FailAt: 2}
+	if err := r.Mkdir("/i"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Rmdir("/i"); !errors.Is(err, ErrInjected) || err.Error() != "rmdir /i: injected failure" {
+		t.Fatalf("step 2: got %v, want the injected rmdir failure", err)
+	}
+	ops := r.Ops()
+	if len(ops) != 2 || ops[0].Dir != "mkdir" || ops[1].Dir != "rmdir" || ops[0].String() != "mkdir /i" {
+		t.Fatalf("recorded %v", ops)
+	}
+}

@@ -13,15 +13,16 @@ mkdir -p "$dst/proc/self"
 # NUMA nodes and memory blocks: what ghw and the memory views read.
 roots=(/sys/bus/cxl /sys/bus/nd /sys/bus/dax /sys/firmware/memmap
 	/sys/devices/system/node /sys/devices/system/memory)
-debugfs=/sys/kernel/debug/cxl/cxlv
+# debugfs: cxl_virt's control files and the memdevs' poison files (6.5+).
+debugfs=(/sys/kernel/debug/cxl/cxlv /sys/kernel/debug/cxl/mem*)
 # /sys/module/cxl_virt: the version and srcversion `cxlvctl version` reads.
-for optional in /sys/bus/cxl_virt /sys/devices/virtual/cxl_virt /sys/module/cxl_virt "$debugfs"; do
+for optional in /sys/bus/cxl_virt /sys/devices/virtual/cxl_virt /sys/module/cxl_virt "${debugfs[@]}"; do
 	[ -e "$optional" ] && roots+=("$optional")
 done
 step "snapshot sysfs" "$CXLV/test/tools/bin/sysfs-snap" "$dst" "${roots[@]}"
-if [ -e "$dst$debugfs" ]; then
-	mkdir -p "$dst/debugfs/cxl"
-	mv "$dst$debugfs" "$dst/debugfs/cxl/"
+if [ -e "$dst/sys/kernel/debug/cxl" ]; then
+	mkdir -p "$dst/debugfs"
+	mv "$dst/sys/kernel/debug/cxl" "$dst/debugfs/"
 	rm -r "$dst/sys/kernel"
 fi
 # The firmware's ACPI tables that node-tables reads: binary, so sysfs-snap
