@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -334,14 +333,12 @@ func (c *Control) DeviceOf(name string) (string, error) {
 	if n, ok := strings.CutPrefix(name, "mem"); !ok || strings.Trim(n, "0123456789") != "" || n == "" {
 		return name, nil
 	}
-	devs, err := c.Host.Sys().VirtDevices()
-	if err != nil && !errors.Is(err, cxlverr.ErrNotSupported) {
+	d, err := c.Host.Sys().VirtDeviceOf(name)
+	if err != nil {
 		return "", err
 	}
-	for _, d := range devs {
-		if slices.Contains(d.Memdevs, name) {
-			return d.Name, nil
-		}
+	if d != nil {
+		return d.Name, nil
 	}
 	// QEMU's, hardware's or none: nothing remove can act on.
 	return "", cxlverr.Invalidf("invalid device name %q: no cxl_virt device has memdev %s; use cxlvN as shown by `cxlvctl list`", name, name)

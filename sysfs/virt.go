@@ -1,6 +1,7 @@
 package sysfs
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -87,16 +88,26 @@ func (f FS) VirtCommitsRefused(memdev string) error {
 	if state != CacheInvalidationOff && state != CacheInvalidationUnavailable {
 		return nil
 	}
-	devices, err := f.VirtDevices()
-	if err != nil {
+	d, err := f.VirtDeviceOf(memdev)
+	if err != nil || d == nil {
 		return err
 	}
-	for _, d := range devices {
-		if slices.Contains(d.Memdevs, memdev) {
-			return &CacheInvalidationError{State: state}
+	return &CacheInvalidationError{State: state}
+}
+
+// VirtDeviceOf returns the cxl_virt device (or interleave set) that has
+// memdev, or nil when none has it or cxl_virt is not loaded.
+func (f FS) VirtDeviceOf(memdev string) (*VirtDevice, error) {
+	devices, err := f.VirtDevices()
+	if err != nil && !errors.Is(err, cxlverr.ErrNotSupported) {
+		return nil, err
+	}
+	for i := range devices {
+		if slices.Contains(devices[i].Memdevs, memdev) {
+			return &devices[i], nil
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // VirtDevices lists the cxl_virt devices.

@@ -209,17 +209,12 @@ func membersOf(sys sysfs.FS, device string) ([]string, error) {
 // notSetMember refuses a region on one memdev of an interleave set: the
 // set's root decoder interleaves across all of them.
 func notSetMember(sys sysfs.FS, memdev string) error {
-	devs, err := sys.VirtDevices()
-	if err != nil {
-		return nil // no cxl_virt, no sets
+	d, err := sys.VirtDeviceOf(memdev)
+	if err != nil || d == nil || !d.Set() {
+		return err
 	}
-	for _, d := range devs {
-		if d.Set() && slices.Contains(d.Memdevs, memdev) {
-			return cxlverr.Invalidf("%s is one of the %d memdevs of the interleave set %s: make the region over all of them with --device %s",
-				memdev, *d.Ways, d.Name, d.Name)
-		}
-	}
-	return nil
+	return cxlverr.Invalidf("%s is one of the %d memdevs of the interleave set %s: make the region over all of them with --device %s",
+		memdev, *d.Ways, d.Name, d.Name)
 }
 
 // memdevOf is the memdev of a cxl_virt device, "" before cxl_mem probed it.
