@@ -5,6 +5,7 @@
 #include <linux/bits.h>
 #include <linux/device.h>
 #include <linux/ioport.h>
+#include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/sizes.h>
@@ -20,20 +21,22 @@
  * DOC: cxl_virt shared definitions
  *
  * A cxl_virt device turns a reserved range of host RAM into a CXL type-3
- * memory expander. The range is laid out as::
+ * memory expander, or an interleave set of ways of them, each endpoint
+ * below its own PCI host bridge. The range is laid out as::
  *
- *   memstart             1 MiB PCI window that the emulated root port
- *                        forwards; it starts with endpoint BAR0
- *                        (CXLV_BAR_SIZE)
- *   memstart + 512 KiB   label storage area (CXLV_LSA_SIZE), in the window
- *                        but in no BAR; cxlvN's label_offset and
+ *   memstart + p MiB     1 MiB PCI window that the emulated root port of
+ *                        position p forwards; it starts with that
+ *                        endpoint's BAR0 (CXLV_BAR_SIZE)
+ *    .. + 512 KiB        its label storage area (CXLV_LSA_SIZE), in the
+ *                        window but in no BAR; cxlvN's label_offset and
  *                        label_size attributes say where
- *   ALIGN(.., 256 MiB)   device memory, up to ALIGN_DOWN(end, 256 MiB);
- *                        this is also the root decoder's window, so the
- *                        host physical address of DPA 0 is its start
+ *   ALIGN(.., ways x 256 MiB)
+ *                        device memory, up to ALIGN_DOWN(end, ways x
+ *                        256 MiB); this is also the root decoder's window,
+ *                        which the set's region covers exactly
  *
- * The metadata area (BAR0 and LSA) is mapped once, before the PCI domain
- * exists, uncached like cxl_pci's own mapping of the BAR, so both see one
+ * Each endpoint's metadata area (BAR0 and LSA) is mapped once, before its
+ * PCI domain exists, uncached like cxl_pci's own mapping of the BAR, so both see one
  * memory type.
  */
 
@@ -54,14 +57,13 @@
 
 /**
  * struct cxlv_layout - where everything lives inside the reserved range
- * @bar0: endpoint BAR0, also the start of the PCI window
- * @lsa: label storage area
+ * @bar0: BAR0 of the endpoint at position 0, also the start of its PCI
+ *	window; position p's is @bar0 + p MiB
  * @window_start: first byte of device memory (HPA of DPA 0)
  * @capacity: bytes of device memory, a multiple of CXLV_WINDOW_ALIGN
  */
 struct cxlv_layout {
 	u64 bar0;
-	u64 lsa;
 	u64 window_start;
 	u64 capacity;
 };
@@ -90,18 +92,61 @@ struct cxlv_span {
 
 struct cxlv_emu;
 struct cxlv_borrow;
+struct cxl_dport;
 struct cxl_port;
 struct cxl_root_decoder;
 
 /**
- * struct cxlv_dev - one virtual CXL memory device
+ * struct cxlv_ep - one endpoint of a device, below its own host bridge
+ * @cxlv: the device (set) it belongs to
+ * @pos: its position in the set's interleave, 0..ways-1
+ * @bar0: its BAR0, also the start of its 1 MiB PCI window
+ * @pci_res: the PCI host bridge's memory window
+ * @dport: the CXL root's dport for that host bridge, id @pos
+ * @busn_res: bus numbers of the PCI domain
+ * @sysdata: x86 PCI sysdata carrying the PCI domain
+ * @bus: root bus of the software PCI domain
+ * @rp_cfg: config space of the root port, 00:00.0
+ * @ep_cfg: config space of the endpoint, 01:00.0
+ * @meta: single mapping of BAR0 and the LSA
+ * @emu: the register emulator, once started
+ * @bar_lock: guards @bar_cover, @bar_bound, @bar_live and @bar_ep
+ * @bar_cover: busy covers of BAR0's pieces (cxlv_bar.c)
+ * @bar_bound: which owners of BAR0's capabilities have their driver bound
+ * @bar_live: probe has covered BAR0; the notifiers keep it so
+ * @bar_ep: the endpoint whose BAR0 is covered; only compared
+ * @doe: the endpoint's DOE mailbox and CDAT
+ */
+struct cxlv_ep {
+	struct cxlv_dev *cxlv;
+	unsigned int pos;
+	u64 bar0;
+	struct resource pci_res;
+	struct cxl_dport *dport;
+	struct resource busn_res;
+	struct pci_sysdata sysdata;
+	struct pci_bus *bus;
+	struct cxlv_cfg_func rp_cfg;
+	struct cxlv_cfg_func ep_cfg;
+	void __iomem *meta;
+	struct cxlv_emu *emu;
+	struct mutex bar_lock;
+	struct resource *bar_cover[2 * CXLV_BAR_CAPS + 1];
+	bool bar_bound[CXLV_BAR_OWNERS];
+	bool bar_live;
+	struct pci_dev *bar_ep;
+	struct cxlv_doe doe;
+};
+
+/**
+ * struct cxlv_dev - one virtual CXL memory device: an interleave set of
+ *	@params.ways endpoints, each below its own host bridge
  * @dev: the cxlvN device on the cxl_virt bus; host of the CXL root
  * @id: N of cxlvN
  * @params: what the user asked for
  * @layout: derived placement inside the reserved range
  * @range_res: claims the whole reserved range in iomem
- * @pci_res: the PCI host bridge's memory window
- * @unused: busy fillers of the range outside both windows
+ * @unused: busy fillers of the range outside all windows
  * @window_lock: guards @fence, @fenced, @regions, @pinned, @reported and
  *	@closed
  * @fence: busy claims that cover the CXL window while it has no region
@@ -111,19 +156,7 @@ struct cxl_root_decoder;
  * @reported: the log said why the fence cannot go up
  * @closed: the window has left iomem; region events no longer touch it
  * @refence: tries the fence again while the window is unfenced and idle
- * @bar_lock: guards @bar_cover, @bar_bound, @bar_live and @bar_ep
- * @bar_cover: busy covers of BAR0's pieces (cxlv_bar.c)
- * @bar_bound: which owners of BAR0's capabilities have their driver bound
- * @bar_live: probe has covered BAR0; the notifiers keep it so
- * @bar_ep: the endpoint whose BAR0 is covered; only compared
- * @busn_res: bus numbers of the PCI domain
- * @meta: single mapping of BAR0 and the LSA
- * @emu: the register emulator, once started
- * @sysdata: x86 PCI sysdata carrying the PCI domain
- * @bus: root bus of the software PCI domain
- * @rp: config space of the root port, 00:00.0
- * @ep: config space of the endpoint, 01:00.0
- * @doe: the endpoint's DOE mailbox and CDAT
+ * @eps: the endpoints by position, @params.ways of them
  * @root: CXL root port (rootN)
  * @cxlrd: root decoder over the device's window
  * @window_res: the root decoder's window published in iomem; allocated
@@ -138,7 +171,6 @@ struct cxlv_dev {
 	struct cxlv_params params;
 	struct cxlv_layout layout;
 	struct resource *range_res;
-	struct resource pci_res;
 	struct resource unused[2];
 	struct mutex window_lock;
 	struct cxlv_span fence[3];
@@ -148,19 +180,7 @@ struct cxlv_dev {
 	bool reported;
 	bool closed;
 	struct delayed_work refence;
-	struct mutex bar_lock;
-	struct resource *bar_cover[2 * CXLV_BAR_CAPS + 1];
-	bool bar_bound[CXLV_BAR_OWNERS];
-	bool bar_live;
-	struct pci_dev *bar_ep;
-	struct resource busn_res;
-	void __iomem *meta;
-	struct cxlv_emu *emu;
-	struct pci_sysdata sysdata;
-	struct pci_bus *bus;
-	struct cxlv_cfg_func rp;
-	struct cxlv_cfg_func ep;
-	struct cxlv_doe doe;
+	struct cxlv_ep *eps;
 	struct cxl_port *root;
 	struct cxl_root_decoder *cxlrd;
 	struct resource *window_res;
@@ -169,9 +189,19 @@ struct cxlv_dev {
 	bool borrowed;
 };
 
+#define cxlv_for_each_ep(cxlv, ep)					\
+	for ((ep) = (cxlv)->eps; (ep) < (cxlv)->eps + (cxlv)->params.ways; \
+	     (ep)++)
+
 static inline struct cxlv_dev *to_cxlv_dev(struct device *dev)
 {
 	return container_of(dev, struct cxlv_dev, dev);
+}
+
+/* Each endpoint offers an equal share of the set's window. */
+static inline u64 cxlv_ep_capacity(const struct cxlv_dev *cxlv)
+{
+	return div_u64(cxlv->layout.capacity, cxlv->params.ways);
 }
 
 /* cxlv_main.c: the bus, the driver and the error report */
@@ -225,26 +255,25 @@ void cxlv_window_region_removed(struct cxlv_dev *cxlv, struct resource *hpa);
 int cxlv_window_check(struct cxlv_dev *cxlv);
 
 /* cxlv_bar.c: BAR0 busy but for what a bound driver maps */
-int cxlv_bar_init(struct cxlv_dev *cxlv);
-int cxlv_bar_start(struct cxlv_dev *cxlv);
-void cxlv_bar_pci_event(struct cxlv_dev *cxlv, struct pci_dev *ep,
+int cxlv_bar_init(struct cxlv_ep *ep);
+int cxlv_bar_start(struct cxlv_ep *ep);
+void cxlv_bar_pci_event(struct cxlv_ep *ep, struct pci_dev *pdev,
 			unsigned long action);
-void cxlv_bar_port_event(struct cxlv_dev *cxlv, unsigned long action);
+void cxlv_bar_port_event(struct cxlv_ep *ep, unsigned long action);
 
 /* cxlv_cfg.c: config space of the root port and the endpoint */
-void cxlv_cfg_init_rp(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv);
-void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv,
-		      struct cxlv_doe *doe);
+void cxlv_cfg_init_rp(struct cxlv_cfg_func *f, const struct cxlv_ep *ep);
+void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, struct cxlv_ep *ep);
 u32 cxlv_cfg_read(const struct cxlv_cfg_func *f, int where, int size);
 void cxlv_cfg_write(struct cxlv_cfg_func *f, int where, int size, u32 val);
 
 /* cxlv_pci.c: the software PCI domain */
 #define CXLV_DPORT_ID	0
-int cxlv_pci_setup(struct cxlv_dev *cxlv);
-void cxlv_pci_add_devices(struct cxlv_dev *cxlv);
+int cxlv_pci_setup(struct cxlv_ep *ep);
+void cxlv_pci_add_devices(struct cxlv_ep *ep);
 void cxlv_pci_stop_devices(struct cxlv_dev *cxlv);
-struct pci_dev *cxlv_pci_get_ep(struct cxlv_dev *cxlv);
-struct cxlv_dev *cxlv_pci_owner(struct device *dev);
+struct pci_dev *cxlv_pci_get_ep(struct cxlv_ep *ep);
+struct cxlv_ep *cxlv_pci_owner(struct device *dev);
 int cxlv_pci_notifier_init(void);
 void cxlv_pci_notifier_exit(void);
 

@@ -58,22 +58,22 @@ static void cxlv_bar_span(unsigned int i, struct cxlv_span *span,
  * Brings the covers to what the state asks for; the caller holds bar_lock.
  * Return: 0, or -EBUSY if someone else holds part of a span to be covered.
  */
-static int cxlv_bar_sync(struct cxlv_dev *cxlv)
+static int cxlv_bar_sync(struct cxlv_ep *ep)
 {
-	struct pci_dev *ep = cxlv->bar_ep;
+	struct pci_dev *pdev = ep->bar_ep;
 	unsigned int i;
 	int rc = 0;
 
-	for (i = 0; i < ARRAY_SIZE(cxlv->bar_cover); i++) {
-		struct resource **cover = &cxlv->bar_cover[i];
+	for (i = 0; i < ARRAY_SIZE(ep->bar_cover); i++) {
+		struct resource **cover = &ep->bar_cover[i];
 		struct cxlv_span span;
 		bool want;
 		int owner;
 
 		cxlv_bar_span(i, &span, &owner);
-		want = ep && span.size &&
-		       (owner < 0 || !cxlv->bar_bound[owner]);
-		span.start += cxlv->layout.bar0;
+		want = pdev && span.size &&
+		       (owner < 0 || !ep->bar_bound[owner]);
+		span.start += ep->bar0;
 		if (!want && *cover) {
 			__release_region(&iomem_resource, span.start, span.size);
 			*cover = NULL;
@@ -82,7 +82,7 @@ static int cxlv_bar_sync(struct cxlv_dev *cxlv)
 						  span.size,
 						  "cxl_virt registers", 0);
 			if (!*cover) {
-				dev_err_ratelimited(&cxlv->dev, "cannot cover BAR0 at %#llx+%#llx: claimed by someone else (see /proc/iomem)\n",
+				dev_err_ratelimited(&ep->cxlv->dev, "cannot cover BAR0 at %#llx+%#llx: claimed by someone else (see /proc/iomem)\n",
 						    span.start, span.size);
 				rc = -EBUSY;
 			}
@@ -93,78 +93,78 @@ static int cxlv_bar_sync(struct cxlv_dev *cxlv)
 
 static void cxlv_bar_stop(void *data)
 {
-	struct cxlv_dev *cxlv = data;
+	struct cxlv_ep *ep = data;
 
-	mutex_lock(&cxlv->bar_lock);
-	cxlv->bar_live = false;
-	cxlv->bar_ep = NULL;
-	cxlv_bar_sync(cxlv);
-	mutex_unlock(&cxlv->bar_lock);
+	mutex_lock(&ep->bar_lock);
+	ep->bar_live = false;
+	ep->bar_ep = NULL;
+	cxlv_bar_sync(ep);
+	mutex_unlock(&ep->bar_lock);
 }
 
 /**
  * cxlv_bar_init() - prepare BAR0's covers
- * @cxlv: device being probed, before its PCI domain exists
+ * @ep: endpoint of a device being probed, before its PCI domain exists
  *
  * Return: 0 or -ENOMEM; every cover goes when the device unbinds.
  */
-int cxlv_bar_init(struct cxlv_dev *cxlv)
+int cxlv_bar_init(struct cxlv_ep *ep)
 {
-	mutex_init(&cxlv->bar_lock);
-	return devm_add_action_or_reset(&cxlv->dev, cxlv_bar_stop, cxlv);
+	mutex_init(&ep->bar_lock);
+	return devm_add_action_or_reset(&ep->cxlv->dev, cxlv_bar_stop, ep);
 }
 
 /**
  * cxlv_bar_start() - cover BAR0 of the endpoint just added
- * @cxlv: device being probed; the caller holds the PCI rescan lock
+ * @ep: endpoint of a device being probed; the caller holds the PCI rescan
+ *	lock
  *
  * From here on the notifiers keep the covers in step with the drivers.
  *
  * Return: 0 or -EBUSY with the reason recorded.
  */
-int cxlv_bar_start(struct cxlv_dev *cxlv)
+int cxlv_bar_start(struct cxlv_ep *ep)
 {
 	int rc;
 
-	mutex_lock(&cxlv->bar_lock);
-	cxlv->bar_live = true;
-	cxlv->bar_ep = cxlv_pci_get_ep(cxlv);
-	pci_dev_put(cxlv->bar_ep);	/* only compared from here on */
-	rc = cxlv_bar_sync(cxlv);
-	mutex_unlock(&cxlv->bar_lock);
+	mutex_lock(&ep->bar_lock);
+	ep->bar_live = true;
+	ep->bar_ep = cxlv_pci_get_ep(ep);
+	pci_dev_put(ep->bar_ep);	/* only compared from here on */
+	rc = cxlv_bar_sync(ep);
+	mutex_unlock(&ep->bar_lock);
 	if (rc)
 		cxlv_set_error("%s: cannot guard BAR0 at %#llx: claimed by someone else",
-			       dev_name(&cxlv->dev), cxlv->layout.bar0);
+			       dev_name(&ep->cxlv->dev), ep->bar0);
 	return rc;
 }
 
 /* Claims a rescanned endpoint's BAR0 where probe had it. */
-static void cxlv_bar_claim(struct cxlv_dev *cxlv, struct pci_dev *ep)
+static void cxlv_bar_claim(struct cxlv_ep *ep, struct pci_dev *pdev)
 {
-	struct resource *bar = &ep->resource[0];
+	struct resource *bar = &pdev->resource[0];
 
 	if (bar->parent)
 		return;
-	if (bar->start != cxlv->layout.bar0 ||
-	    pci_claim_resource(ep, 0))
-		dev_err(&cxlv->dev, "%s: cannot claim BAR0 %pR at %#llx again\n",
-			pci_name(ep), bar, cxlv->layout.bar0);
+	if (bar->start != ep->bar0 || pci_claim_resource(pdev, 0))
+		dev_err(&ep->cxlv->dev, "%s: cannot claim BAR0 %pR at %#llx again\n",
+			pci_name(pdev), bar, ep->bar0);
 }
 
 /*
  * Records whether @owner's driver is bound; the caller holds bar_lock.
  * Return: false if @action says nothing about that.
  */
-static bool cxlv_bar_bind_event(struct cxlv_dev *cxlv,
+static bool cxlv_bar_bind_event(struct cxlv_ep *ep,
 				enum cxlv_bar_owner owner, unsigned long action)
 {
 	switch (action) {
 	case BUS_NOTIFY_BIND_DRIVER:
-		cxlv->bar_bound[owner] = true;
+		ep->bar_bound[owner] = true;
 		return true;
 	case BUS_NOTIFY_UNBOUND_DRIVER:
 	case BUS_NOTIFY_DRIVER_NOT_BOUND:
-		cxlv->bar_bound[owner] = false;
+		ep->bar_bound[owner] = false;
 		return true;
 	}
 	return false;
@@ -172,45 +172,45 @@ static bool cxlv_bar_bind_event(struct cxlv_dev *cxlv,
 
 /**
  * cxlv_bar_pci_event() - the endpoint came, went, or changed driver
- * @cxlv: the device whose endpoint it is
- * @ep: the endpoint
+ * @ep: the endpoint of the set it is
+ * @pdev: the endpoint's PCI function
  * @action: the BUS_NOTIFY_* event
  */
-void cxlv_bar_pci_event(struct cxlv_dev *cxlv, struct pci_dev *ep,
+void cxlv_bar_pci_event(struct cxlv_ep *ep, struct pci_dev *pdev,
 			unsigned long action)
 {
-	mutex_lock(&cxlv->bar_lock);
+	mutex_lock(&ep->bar_lock);
 	if (action == BUS_NOTIFY_ADD_DEVICE) {
 		/* probe's own scan: cxlv_bar_start() covers that one */
-		if (!cxlv->bar_live)
+		if (!ep->bar_live)
 			goto unlock;
-		cxlv_bar_claim(cxlv, ep);
-		if (!ep->resource[0].parent)
+		cxlv_bar_claim(ep, pdev);
+		if (!pdev->resource[0].parent)
 			goto unlock;
-		cxlv->bar_ep = ep;
-		cxlv->bar_bound[CXLV_BAR_OWNER_PCI] = false;
+		ep->bar_ep = pdev;
+		ep->bar_bound[CXLV_BAR_OWNER_PCI] = false;
 	} else if (action == BUS_NOTIFY_DEL_DEVICE) {
-		if (cxlv->bar_ep == ep)
-			cxlv->bar_ep = NULL;
-	} else if (!cxlv_bar_bind_event(cxlv, CXLV_BAR_OWNER_PCI, action)) {
+		if (ep->bar_ep == pdev)
+			ep->bar_ep = NULL;
+	} else if (!cxlv_bar_bind_event(ep, CXLV_BAR_OWNER_PCI, action)) {
 		goto unlock;
 	}
-	if (cxlv->bar_live)
-		cxlv_bar_sync(cxlv);
+	if (ep->bar_live)
+		cxlv_bar_sync(ep);
 unlock:
-	mutex_unlock(&cxlv->bar_lock);
+	mutex_unlock(&ep->bar_lock);
 }
 
 /**
  * cxlv_bar_port_event() - the endpoint port changed driver
- * @cxlv: the device whose endpoint's port it is
+ * @ep: the endpoint whose port it is
  * @action: the BUS_NOTIFY_* event
  */
-void cxlv_bar_port_event(struct cxlv_dev *cxlv, unsigned long action)
+void cxlv_bar_port_event(struct cxlv_ep *ep, unsigned long action)
 {
-	mutex_lock(&cxlv->bar_lock);
-	if (cxlv_bar_bind_event(cxlv, CXLV_BAR_OWNER_PORT, action) &&
-	    cxlv->bar_live)
-		cxlv_bar_sync(cxlv);
-	mutex_unlock(&cxlv->bar_lock);
+	mutex_lock(&ep->bar_lock);
+	if (cxlv_bar_bind_event(ep, CXLV_BAR_OWNER_PORT, action) &&
+	    ep->bar_live)
+		cxlv_bar_sync(ep);
+	mutex_unlock(&ep->bar_lock);
 }

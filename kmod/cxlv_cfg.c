@@ -208,11 +208,11 @@ static void cfg_dvsec_header(struct cxlv_cfg_func *f, int off, u8 rev,
 /**
  * cxlv_cfg_init_rp() - build the root port's configuration space
  * @f: model to fill
- * @cxlv: device the root port belongs to
+ * @ep: endpoint the root port leads to
  */
-void cxlv_cfg_init_rp(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv)
+void cxlv_cfg_init_rp(struct cxlv_cfg_func *f, const struct cxlv_ep *ep)
 {
-	u64 base = cxlv->pci_res.start, limit = cxlv->pci_res.end;
+	u64 base = ep->pci_res.start, limit = ep->pci_res.end;
 
 	cfg_init_common(f, CXLV_PCI_DEVICE_RP,
 			FIELD_PREP(CXLV_CLASS_CODE, PCI_CLASS_BRIDGE_PCI),
@@ -247,40 +247,39 @@ void cxlv_cfg_init_rp(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv)
 
 	cfg_rw(f, PCI_BRIDGE_CONTROL, 2, CXLV_BRIDGE_CTL_RW);
 	cfg_init_pcie(f, PCI_EXP_TYPE_ROOT_PORT, CXLV_DPORT_ID,
-		      cxlv_cdat_link_width(&cxlv->params.perf));
+		      cxlv_cdat_link_width(&ep->cxlv->params.perf));
 }
 
 /**
  * cxlv_cfg_init_ep() - build the endpoint's configuration space
  * @f: model to fill
- * @cxlv: device the endpoint belongs to
- * @doe: its DOE mailbox, ready
+ * @ep: the endpoint; its DOE mailbox is ready
  */
-void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv,
-		      struct cxlv_doe *doe)
+void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, struct cxlv_ep *ep)
 {
-	const struct cxlv_layout *l = &cxlv->layout;
-	u32 size_lo, media = cxlv->params.pmem ? CXLV_DVSEC_NONVOLATILE : 0;
+	const struct cxlv_params *p = &ep->cxlv->params;
+	u64 capacity = cxlv_ep_capacity(ep->cxlv), serial = p->serial + ep->pos;
+	u32 size_lo, media = p->pmem ? CXLV_DVSEC_NONVOLATILE : 0;
 	int d = CXLV_EXT_DVSEC_DEV, r = CXLV_EXT_DVSEC_REGLOC;
 
 	cfg_init_common(f, CXLV_PCI_DEVICE_EP,
 			FIELD_PREP(CXLV_CLASS_CODE, PCI_CLASS_MEMORY_CXL) |
 			FIELD_PREP(CXLV_CLASS_PROG_IF, CXL_MEMORY_PROGIF),
 			PCI_HEADER_TYPE_NORMAL);
-	cfg_set(f, PCI_BASE_ADDRESS_0, 4, lower_32_bits(l->bar0) |
+	cfg_set(f, PCI_BASE_ADDRESS_0, 4, lower_32_bits(ep->bar0) |
 		PCI_BASE_ADDRESS_MEM_TYPE_64 | PCI_BASE_ADDRESS_MEM_PREFETCH);
 	cfg_rw(f, PCI_BASE_ADDRESS_0, 4, ~(CXLV_BAR_SIZE - 1));
-	cfg_set(f, PCI_BASE_ADDRESS_1, 4, upper_32_bits(l->bar0));
+	cfg_set(f, PCI_BASE_ADDRESS_1, 4, upper_32_bits(ep->bar0));
 	cfg_rw(f, PCI_BASE_ADDRESS_1, 4, CXLV_RW32);
 	cfg_set(f, PCI_SUBSYSTEM_VENDOR_ID, 2, CXLV_PCI_VENDOR_ID);
 	cfg_set(f, PCI_SUBSYSTEM_ID, 2, CXLV_PCI_DEVICE_EP);
 	cfg_init_pcie(f, PCI_EXP_TYPE_ENDPOINT, 0,
-		      cxlv_cdat_link_width(&cxlv->params.perf));
+		      cxlv_cdat_link_width(&p->perf));
 
 	/* PCIe 5.0 7.9.3: Device Serial Number */
 	cfg_ext_header(f, CXLV_EXT_DSN, PCI_EXT_CAP_ID_DSN, 1, d);
-	cfg_set(f, CXLV_EXT_DSN + 4, 4, lower_32_bits(cxlv->params.serial));
-	cfg_set(f, CXLV_EXT_DSN + 8, 4, upper_32_bits(cxlv->params.serial));
+	cfg_set(f, CXLV_EXT_DSN + 4, 4, lower_32_bits(serial));
+	cfg_set(f, CXLV_EXT_DSN + 8, 4, upper_32_bits(serial));
 
 	/* CXL r3.0 8.1.3: PCIe DVSEC for CXL devices, one HDM range */
 	cfg_ext_header(f, d, PCI_EXT_CAP_ID_DVSEC, 1, r);
@@ -290,12 +289,12 @@ void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv,
 		FIELD_PREP(CXL_DVSEC_HDM_COUNT_MASK, CXLV_HDM_DECODERS));
 	cfg_set(f, d + CXL_DVSEC_CTRL_OFFSET, 2, CXLV_DVSEC_IO_ENABLE);
 	cfg_rw(f, d + CXL_DVSEC_CTRL_OFFSET, 2, CXL_DVSEC_MEM_ENABLE);
-	size_lo = (lower_32_bits(l->capacity) & CXL_DVSEC_MEM_SIZE_LOW_MASK) |
+	size_lo = (lower_32_bits(capacity) & CXL_DVSEC_MEM_SIZE_LOW_MASK) |
 		  CXL_DVSEC_MEM_INFO_VALID | CXL_DVSEC_MEM_ACTIVE |
 		  FIELD_PREP(CXLV_DVSEC_MEDIA_TYPE, media) |
 		  FIELD_PREP(CXLV_DVSEC_MEM_CLASS, media);
 	cfg_set(f, d + CXL_DVSEC_RANGE_SIZE_HIGH(0), 4,
-		upper_32_bits(l->capacity));
+		upper_32_bits(capacity));
 	cfg_set(f, d + CXL_DVSEC_RANGE_SIZE_LOW(0), 4, size_lo);
 	cfg_rw(f, d + CXL_DVSEC_RANGE_BASE_HIGH(0), 4, CXLV_RW32);
 	cfg_rw(f, d + CXL_DVSEC_RANGE_BASE_LOW(0), 4,
@@ -318,7 +317,7 @@ void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, const struct cxlv_dev *cxlv,
 	/* PCIe r6.0 7.9.24: DOE, the last capability; cxlv_doe.c has the rest */
 	cfg_ext_header(f, CXLV_EXT_DOE, PCI_EXT_CAP_ID_DOE,
 		       CXLV_DOE_CAP_VERSION, 0);
-	f->doe = doe;
+	f->doe = &ep->doe;
 }
 
 /* The DOE register @where falls in, relative to the capability, or 0. */

@@ -128,16 +128,23 @@ cxlv_hrtimer_setup(struct hrtimer *timer,
 
 /*
  * 6.17 took the target list out of cxl_decoder_add(): the decoder carries
- * it in cxld->target_map. Adds a decoder whose one target is @dport_id.
+ * it in cxld->target_map. Adds a decoder whose targets are dport ids
+ * 0..@ways-1, in that order.
  */
-static inline int cxlv_decoder_add_1way(struct cxl_decoder *cxld, int dport_id)
+static inline int cxlv_decoder_add(struct cxl_decoder *cxld, int ways)
 {
 #ifdef CXLV_HAVE_DECODER_TARGET_MAP
-	cxld->target_map[0] = dport_id;
+	int *target_map = cxld->target_map;
+#else
+	int target_map[CXL_DECODER_MAX_INTERLEAVE] = { 0 };
+#endif
+	int i;
+
+	for (i = 0; i < ways; i++)
+		target_map[i] = i;
+#ifdef CXLV_HAVE_DECODER_TARGET_MAP
 	return cxl_decoder_add(cxld);
 #else
-	int target_map[CXL_DECODER_MAX_INTERLEAVE] = { dport_id };
-
 	return cxl_decoder_add(cxld, target_map);
 #endif
 }

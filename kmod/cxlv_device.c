@@ -41,37 +41,92 @@ static void cxlv_release(struct device *dev)
 	struct cxlv_dev *cxlv = to_cxlv_dev(dev);
 
 	cxlv_mem_free(cxlv);
+	kfree(cxlv->eps);
 	kfree(cxlv);
 }
 
 static void cxlv_emu_teardown(void *data)
 {
-	struct cxlv_dev *cxlv = data;
+	struct cxlv_ep *ep = data;
 
-	if (cxlv->emu)
-		cxlv_emu_stop(cxlv->emu);
-	cxlv->emu = NULL;
+	if (ep->emu)
+		cxlv_emu_stop(ep->emu);
+	ep->emu = NULL;
 }
 
-static int cxlv_emu_setup(struct cxlv_dev *cxlv)
+static int cxlv_emu_setup(struct cxlv_ep *ep)
 {
+	struct cxlv_dev *cxlv = ep->cxlv;
 	struct cxlv_emu_config cfg = {
 		.dev = &cxlv->dev,
-		.dev_regs = cxlv->meta + CXLV_DEV_REGS_OFFSET,
-		.comp_regs = cxlv->meta + CXLV_COMP_REGS_OFFSET,
-		.lsa = cxlv->meta + (cxlv->layout.lsa - cxlv->layout.bar0),
-		.capacity = cxlv->layout.capacity,
+		.pos = ep->pos,
+		.dev_regs = ep->meta + CXLV_DEV_REGS_OFFSET,
+		.comp_regs = ep->meta + CXLV_COMP_REGS_OFFSET,
+		.lsa = ep->meta + CXLV_LSA_OFFSET,
+		.capacity = cxlv_ep_capacity(cxlv),
 		.hpa_base = cxlv->layout.window_start,
+		.ways = cxlv->params.ways,
+		.granularity = cxlv->params.granularity,
 		.pmem = cxlv->params.pmem,
 	};
 	struct cxlv_emu *emu = cxlv_emu_start(&cfg);
 
 	if (IS_ERR(emu)) {
-		cxlv_set_error("%s: cannot start emulator: %ld",
-			       dev_name(&cxlv->dev), PTR_ERR(emu));
+		cxlv_set_error("%s: cannot start emulator of endpoint %u: %ld",
+			       dev_name(&cxlv->dev), ep->pos, PTR_ERR(emu));
 		return PTR_ERR(emu);
 	}
-	cxlv->emu = emu;
+	ep->emu = emu;
+	return 0;
+}
+
+/* Before the PCI domains: each endpoint's BAR0 covers and emulator stop. */
+static int cxlv_ep_init(struct cxlv_dev *cxlv)
+{
+	struct cxlv_ep *ep;
+	int rc;
+
+	cxlv_for_each_ep(cxlv, ep) {
+		rc = cxlv_bar_init(ep);
+		/* registered before the PCI domain so it stops after it is gone */
+		if (!rc)
+			rc = devm_add_action_or_reset(&cxlv->dev,
+						      cxlv_emu_teardown, ep);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The PCI domains, the CXL objects, the emulators, then the drivers. */
+static int cxlv_build(struct cxlv_dev *cxlv)
+{
+	struct cxlv_ep *ep;
+	int rc;
+
+	cxlv_for_each_ep(cxlv, ep) {
+		rc = cxlv_pci_setup(ep);
+		if (rc)
+			return rc;
+	}
+	rc = cxlv_port_setup(cxlv);
+	if (rc)
+		return rc;
+	cxlv_for_each_ep(cxlv, ep) {
+		rc = cxlv_emu_setup(ep);
+		if (rc)
+			return rc;
+	}
+	cxlv_for_each_ep(cxlv, ep)
+		cxlv_pci_add_devices(ep);
+	rc = cxlv_mem_guard(cxlv);
+	if (rc)
+		return rc;
+	cxlv_for_each_ep(cxlv, ep) {
+		rc = cxlv_bar_start(ep);
+		if (rc)
+			return rc;
+	}
 	return 0;
 }
 
@@ -88,26 +143,12 @@ int cxlv_probe(struct device *dev)
 
 	rc = cxlv_mem_setup(cxlv);
 	if (!rc)
-		rc = cxlv_bar_init(cxlv);
-	if (rc)
-		goto out;
-	/* registered before the PCI domain so it stops after it is gone */
-	rc = devm_add_action_or_reset(dev, cxlv_emu_teardown, cxlv);
+		rc = cxlv_ep_init(cxlv);
 	if (rc)
 		goto out;
 	/* a PCI rescan must not add the devices before they are ready */
 	pci_lock_rescan_remove();
-	rc = cxlv_pci_setup(cxlv);
-	if (!rc)
-		rc = cxlv_port_setup(cxlv);
-	if (!rc)
-		rc = cxlv_emu_setup(cxlv);
-	if (!rc)
-		cxlv_pci_add_devices(cxlv);
-	if (!rc)
-		rc = cxlv_mem_guard(cxlv);
-	if (!rc)
-		rc = cxlv_bar_start(cxlv);
+	rc = cxlv_build(cxlv);
 	pci_unlock_rescan_remove();
 	if (rc)
 		goto out;
@@ -169,8 +210,9 @@ static int cxlv_check_endpoints(const struct cxlv_params *p)
  * Return: the new device's id, or a negative errno with the reason
  * recorded: -EMFILE at the endpoint limit, -EEXIST for a range or serial
  * another device uses, the errors of cxlv_mem_validate(), -EOPNOTSUPP for
- * an interleave set (ways > 1), which this version checks in full but does
- * not build yet, or why probe failed. Nothing is left behind on failure.
+ * an interleave set with more endpoints than host bridges, which this
+ * version checks in full but does not build yet, or why probe failed.
+ * Nothing is left behind on failure.
  */
 int cxlv_create(const struct cxlv_params *req)
 {
@@ -178,6 +220,7 @@ int cxlv_create(const struct cxlv_params *req)
 	struct cxlv_borrow *borrow;
 	struct cxlv_layout layout;
 	struct cxlv_dev *cxlv;
+	unsigned int pos;
 	int id, rc;
 
 	if (!p.serial)
@@ -200,23 +243,33 @@ int cxlv_create(const struct cxlv_params *req)
 	rc = cxlv_check_endpoints(&p);
 	if (rc)
 		goto unlock;
-	if (p.ways > 1) {
-		cxlv_set_error("create: ways=%u: interleave sets are not built by this version of cxl_virt; nothing created",
-			       p.ways);
+	if (p.ways > p.host_bridges) {
+		cxlv_set_error("create: ways=%u host_bridges=%u: host bridges with more than one root port are not built by this version of cxl_virt; use host_bridges=%u; nothing created",
+			       p.ways, p.host_bridges, p.ways);
 		rc = -EOPNOTSUPP;
 		goto unlock;
 	}
 
 	cxlv = kzalloc(sizeof(*cxlv), GFP_KERNEL);
-	if (!cxlv) {
+	if (cxlv)
+		cxlv->eps = kcalloc(p.ways, sizeof(*cxlv->eps), GFP_KERNEL);
+	if (!cxlv || !cxlv->eps) {
+		kfree(cxlv);
 		rc = -ENOMEM;
 		goto unlock;
 	}
 	id = idr_alloc(&cxlv_devices, cxlv, 0, CXLV_MAX_DEVICES, GFP_KERNEL);
 	if (id < 0) {
+		kfree(cxlv->eps);
 		kfree(cxlv);
 		rc = id;
 		goto unlock;
+	}
+	/* one host bridge per endpoint: its metadata at memstart + pos MiB */
+	for (pos = 0; pos < p.ways; pos++) {
+		cxlv->eps[pos].cxlv = cxlv;
+		cxlv->eps[pos].pos = pos;
+		cxlv->eps[pos].bar0 = layout.bar0 + (u64)pos * CXLV_META_SIZE;
 	}
 
 	cxlv->id = id;
@@ -366,49 +419,61 @@ static int cxlv_match_memdev(struct device *dev, CXLV_FIND_CHILD_DATA *data)
 }
 
 /* The memdev cxl_pci made under the endpoint, with a reference. */
-static struct device *cxlv_find_memdev(struct cxlv_dev *cxlv)
+static struct device *cxlv_find_memdev(struct cxlv_ep *ep)
 {
-	struct pci_dev *ep;
+	struct pci_dev *pdev;
 	struct device *memdev;
 
-	if (!cxlv_live(cxlv))
+	if (!cxlv_live(ep->cxlv))
 		return NULL;
-	ep = cxlv_pci_get_ep(cxlv);
-	if (!ep)
+	pdev = cxlv_pci_get_ep(ep);
+	if (!pdev)
 		return NULL;
-	memdev = device_find_child(&ep->dev, NULL, cxlv_match_memdev);
-	pci_dev_put(ep);
+	memdev = device_find_child(&pdev->dev, NULL, cxlv_match_memdev);
+	pci_dev_put(pdev);
 	return memdev;
 }
 
+/* The bound memdevs' names in position order, or an empty line. */
 static ssize_t memdev_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)
 {
-	struct device *memdev = cxlv_find_memdev(to_cxlv_dev(dev));
-	ssize_t n;
+	struct cxlv_dev *cxlv = to_cxlv_dev(dev);
+	struct cxlv_ep *ep;
+	ssize_t n = 0;
 
-	if (!memdev)
-		return sysfs_emit(buf, "\n");
-	n = sysfs_emit(buf, "%s\n", READ_ONCE(memdev->driver) ?
-		       dev_name(memdev) : "");
-	put_device(memdev);
-	return n;
+	cxlv_for_each_ep(cxlv, ep) {
+		struct device *memdev = cxlv_find_memdev(ep);
+		bool bound = memdev && READ_ONCE(memdev->driver);
+
+		if (bound)
+			n += sysfs_emit_at(buf, n, "%s%s", ep->pos ? " " : "",
+					   dev_name(memdev));
+		put_device(memdev);
+		if (!bound)
+			return sysfs_emit(buf, "\n");
+	}
+	return n + sysfs_emit_at(buf, n, "\n");
 }
 static DEVICE_ATTR_RO(memdev);
 
 static const char *cxlv_state(struct cxlv_dev *cxlv)
 {
-	struct device *memdev;
-	bool bound;
+	struct cxlv_ep *ep;
 
 	if (!cxlv_live(cxlv))
 		return "probing";
 	if (cxlv_port_has_region(cxlv, NULL))
 		return "busy";
-	memdev = cxlv_find_memdev(cxlv);
-	bound = memdev && READ_ONCE(memdev->driver);
-	put_device(memdev);
-	return bound ? "ready" : "enumerating";
+	cxlv_for_each_ep(cxlv, ep) {
+		struct device *memdev = cxlv_find_memdev(ep);
+		bool bound = memdev && READ_ONCE(memdev->driver);
+
+		put_device(memdev);
+		if (!bound)
+			return "enumerating";
+	}
+	return "ready";
 }
 
 static ssize_t state_show(struct device *dev, struct device_attribute *attr,
@@ -440,6 +505,28 @@ static ssize_t decoder_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(decoder);
 
+/* A list with one value per endpoint, in position order. */
+static ssize_t cxlv_show_eps(struct cxlv_dev *cxlv, char *buf,
+			     u64 (*value)(const struct cxlv_ep *ep),
+			     const char *fmt)
+{
+	struct cxlv_ep *ep;
+	ssize_t n = 0;
+
+	cxlv_for_each_ep(cxlv, ep) {
+		if (ep->pos)
+			n += sysfs_emit_at(buf, n, " ");
+		n += sysfs_emit_at(buf, n, fmt, value(ep));
+	}
+	return n + sysfs_emit_at(buf, n, "\n");
+}
+
+static u64 cxlv_ep_domain(const struct cxlv_ep *ep)
+{
+	return ep->sysdata.domain;
+}
+
+/* One domain per host bridge, which is one per endpoint in this version. */
 static ssize_t pci_domain_show(struct device *dev,
 			       struct device_attribute *attr, char *buf)
 {
@@ -447,22 +534,33 @@ static ssize_t pci_domain_show(struct device *dev,
 
 	if (!cxlv_live(cxlv))
 		return sysfs_emit(buf, "\n");
-	return sysfs_emit(buf, "%04x\n", cxlv->sysdata.domain);
+	return cxlv_show_eps(cxlv, buf, cxlv_ep_domain, "%04llx");
 }
 static DEVICE_ATTR_RO(pci_domain);
+
+static u64 cxlv_ep_label_offset(const struct cxlv_ep *ep)
+{
+	return ep->bar0 + CXLV_LSA_OFFSET - ep->cxlv->params.memstart;
+}
+
+static ssize_t label_offset_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	return cxlv_show_eps(to_cxlv_dev(dev), buf, cxlv_ep_label_offset,
+			     "%#llx");
+}
+static DEVICE_ATTR_RO(label_offset);
+
+static u64 cxlv_ep_serial(const struct cxlv_ep *ep)
+{
+	return ep->cxlv->params.serial + ep->pos;
+}
 
 /* The endpoints' serials (DSN), in position order: serial + position. */
 static ssize_t serials_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
 {
-	const struct cxlv_params *p = &to_cxlv_dev(dev)->params;
-	ssize_t n = 0;
-	u32 pos;
-
-	for (pos = 0; pos < p->ways; pos++)
-		n += sysfs_emit_at(buf, n, "%s%llu", pos ? " " : "",
-				   p->serial + pos);
-	return n + sysfs_emit_at(buf, n, "\n");
+	return cxlv_show_eps(to_cxlv_dev(dev), buf, cxlv_ep_serial, "%llu");
 }
 static DEVICE_ATTR_RO(serials);
 
@@ -472,6 +570,20 @@ static ssize_t label_size_show(struct device *dev,
 	return sysfs_emit(buf, "%lu\n", (unsigned long)CXLV_LSA_SIZE);
 }
 static DEVICE_ATTR_RO(label_size);
+
+/* A counter summed over the endpoints' emulators. */
+static u64 cxlv_sum_eps(struct cxlv_dev *cxlv,
+			u64 (*count)(const struct cxlv_emu *emu))
+{
+	struct cxlv_ep *ep;
+	u64 sum = 0;
+
+	if (!cxlv_live(cxlv))
+		return 0;
+	cxlv_for_each_ep(cxlv, ep)
+		sum += count(ep->emu);
+	return sum;
+}
 
 /*
  * Physical addresses, and the sizes that give away where the range ends,
@@ -498,17 +610,14 @@ CXLV_U64_ATTR(host_bridges, "%llu", cxlv->params.host_bridges, 0444);
 CXLV_U64_ATTR(granularity, "%llu", cxlv->params.granularity, 0444);
 CXLV_U64_ATTR(capacity, "%llu", cxlv->layout.capacity, 0444);
 CXLV_U64_ATTR(window_start, "%#llx", cxlv->layout.window_start, 0400);
-CXLV_U64_ATTR(label_offset, "%#llx",
-	      cxlv->layout.lsa - cxlv->params.memstart, 0444);
 CXLV_U64_ATTR(read_latency, "%llu", cxlv->params.perf.read_latency, 0444);
 CXLV_U64_ATTR(write_latency, "%llu", cxlv->params.perf.write_latency, 0444);
 CXLV_U64_ATTR(read_bandwidth, "%llu", cxlv->params.perf.read_bandwidth, 0444);
 CXLV_U64_ATTR(write_bandwidth, "%llu", cxlv->params.perf.write_bandwidth,
 	      0444);
-CXLV_U64_ATTR(mbox_cmds, "%llu",
-	      cxlv_live(cxlv) ? cxlv_emu_mbox_cmds(cxlv->emu) : 0, 0444);
-CXLV_U64_ATTR(commits, "%llu",
-	      cxlv_live(cxlv) ? cxlv_emu_commits(cxlv->emu) : 0, 0444);
+CXLV_U64_ATTR(mbox_cmds, "%llu", cxlv_sum_eps(cxlv, cxlv_emu_mbox_cmds),
+	      0444);
+CXLV_U64_ATTR(commits, "%llu", cxlv_sum_eps(cxlv, cxlv_emu_commits), 0444);
 
 static struct attribute *cxlv_dev_attrs[] = {
 	&dev_attr_memstart.attr,

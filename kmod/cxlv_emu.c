@@ -8,6 +8,7 @@
 #include <linux/err.h>
 #include <linux/io.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rculist.h>
@@ -41,7 +42,9 @@
  *   answer itself and rewrites the two read-only bits from it on every
  *   tick, so whatever software leaves in them is never the answer: a set
  *   COMMIT is checked against the identity mapping the data relies on (HPA =
- *   hpa_base + DPA, one way, 256 MiB aligned, inside the capacity) and only
+ *   hpa_base + DPA, one way, 256 MiB aligned, inside the capacity; for an
+ *   endpoint of an interleave set, the set's whole window at its ways and
+ *   granularity, which the set's contiguous RAM serves as is) and only
  *   then shows COMMITTED or COMMIT_ERROR; a cleared COMMIT clears both. A
  *   commit whose programming differs from what was last checked is checked
  *   again. cxlv_emu_hint.c runs the state machine just before the kernel
@@ -251,6 +254,30 @@ static void cxlv_emu_hdm_read(struct cxlv_emu *emu, int id,
 }
 
 /*
+ * A set's decoder (CXL r3.0 8.2.4.19.7): the whole window, the set's ways
+ * (IW, encoded as log2 for 1, 2, 4 and 8) and granularity (IG, encoded as
+ * log2(bytes / 256)), the DPA from 0. Returns NULL, or why it cannot commit.
+ */
+static const char *cxlv_emu_hdm_check_set(struct cxlv_emu *emu,
+					  const struct cxlv_hdm_decoder *d,
+					  u64 dpa_base)
+{
+	const struct cxlv_emu_config *cfg = &emu->cfg;
+
+	if (FIELD_GET(CXL_HDM_DECODER0_CTRL_IW_MASK, d->ctrl) !=
+	    ilog2(cfg->ways))
+		return "interleave ways other than the set's";
+	if (FIELD_GET(CXL_HDM_DECODER0_CTRL_IG_MASK, d->ctrl) !=
+	    ilog2(cfg->granularity / SZ_256))
+		return "interleave granularity other than the set's";
+	if (dpa_base || d->skip)
+		return "DPA does not start at 0";
+	if (d->base != cfg->hpa_base || d->size != cfg->capacity * cfg->ways)
+		return "HPA range is not the set's window";
+	return NULL;
+}
+
+/*
  * Checks a decoder the host asked to commit, whose DPA range starts at
  * @dpa_base + skip. Returns NULL, or why the commit must fail.
  */
@@ -260,6 +287,8 @@ static const char *cxlv_emu_hdm_check(struct cxlv_emu *emu,
 {
 	u64 dpa = dpa_base + d->skip;
 
+	if (emu->cfg.ways > 1)
+		return cxlv_emu_hdm_check_set(emu, d, dpa_base);
 	if (FIELD_GET(CXL_HDM_DECODER0_CTRL_IW_MASK, d->ctrl))
 		return "interleave ways other than 1";
 	if (!d->size)
@@ -284,7 +313,8 @@ static bool cxlv_emu_hdm_reprogrammed(struct cxlv_emu *emu, int id,
 
 	return d->base != was->base || d->size != was->size ||
 	       d->skip != was->skip ||
-	       FIELD_GET(CXL_HDM_DECODER0_CTRL_IW_MASK, d->ctrl ^ was->ctrl);
+	       FIELD_GET(CXL_HDM_DECODER0_CTRL_IW_MASK |
+			 CXL_HDM_DECODER0_CTRL_IG_MASK, d->ctrl ^ was->ctrl);
 }
 
 /* Checks a decoder whose COMMIT is set and records the answer. */
@@ -296,7 +326,8 @@ static void cxlv_emu_hdm_validate(struct cxlv_emu *emu, int id,
 	emu->hdm_checked[id] = *d;
 	if (why) {
 		dev_err_ratelimited(emu->cfg.dev,
-				    "decoder %d: commit refused: %s\n", id, why);
+				    "endpoint %u decoder %d: commit refused: %s\n",
+				    emu->cfg.pos, id, why);
 		emu->hdm_state[id] = CXLV_HDM_REFUSED;
 		return;
 	}

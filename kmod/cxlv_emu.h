@@ -68,21 +68,30 @@ struct device;
 /**
  * struct cxlv_emu_config - what the emulator needs to know about a device
  * @dev: the cxlvN device, for messages
+ * @pos: the endpoint's position in the device's interleave set, for messages
  * @dev_regs: mapping of the device register block (CXLV_DEV_REGS_SIZE)
  * @comp_regs: mapping of the component register block (CXLV_COMP_REGS_SIZE)
  * @lsa: mapping of the label storage area (CXLV_LSA_SIZE), never cleared
  * @capacity: bytes of device memory, a multiple of SZ_256M
  * @hpa_base: host physical address that DPA 0 must decode to; a decoder
- *	commit that breaks this identity mapping gets COMMIT_ERROR
+ *	commit that breaks this identity mapping gets COMMIT_ERROR. In a set
+ *	of more than one way, the start of the set's window
+ * @ways: endpoints in the set; with more than one, the only decoder that
+ *	commits covers the whole window (@ways x @capacity from @hpa_base)
+ *	at @ways ways and @granularity, DPA from 0
+ * @granularity: the set's interleave granularity in bytes
  * @pmem: all capacity is persistent (else all volatile)
  */
 struct cxlv_emu_config {
 	struct device *dev;
+	unsigned int pos;
 	void __iomem *dev_regs;
 	void __iomem *comp_regs;
 	void __iomem *lsa;
 	u64 capacity;
 	u64 hpa_base;
+	unsigned int ways;
+	unsigned int granularity;
 	bool pmem;
 };
 

@@ -14,7 +14,7 @@
  * The claim is one request_mem_region(): under the resource lock it fails
  * on any overlap with anything at any depth and adopts nothing. While that
  * claim is still busy (nobody can request inside it) the module tiles it
- * with its own children: the PCI window, the CXL window, fenced
+ * with its own children: the PCI windows, the CXL window, fenced
  * (cxlv_window.c), and busy fillers for the unused pieces. Only then is the
  * busy mark dropped from the range, because the kernel's stacks must nest
  * below the windows: regions insert their HPA range in the CXL window once
@@ -111,7 +111,6 @@ int cxlv_mem_validate(const struct cxlv_params *p, struct cxlv_layout *l,
 		return -ENOSPC;
 	}
 	l->bar0 = p->memstart;
-	l->lsa = p->memstart + CXLV_LSA_OFFSET;
 	l->window_start = ALIGN_DOWN(meta_end, align);
 	l->capacity = ALIGN_DOWN(end, align) - l->window_start;
 
@@ -189,16 +188,20 @@ static int cxlv_mem_tile(struct cxlv_dev *cxlv, const char *window_name)
 	const struct cxlv_layout *l = &cxlv->layout;
 	u64 end = cxlv->params.memstart + cxlv->params.memsize;
 	u64 window_end = l->window_start + l->capacity;
+	u64 meta_end = l->bar0 + (u64)CXLV_META_SIZE * cxlv->params.ways;
+	struct cxlv_ep *ep;
 	int rc, i;
 
-	cxlv->pci_res = (struct resource)
-		DEFINE_RES_NAMED(l->bar0, CXLV_PCI_WINDOW_SIZE,
-				 "cxl_virt PCI",
-				 IORESOURCE_MEM | IORESOURCE_PREFETCH |
-				 IORESOURCE_MEM_64);
-	rc = cxlv_res_add(cxlv, &cxlv->pci_res);
-	if (rc)
-		return rc;
+	cxlv_for_each_ep(cxlv, ep) {
+		ep->pci_res = (struct resource)
+			DEFINE_RES_NAMED(ep->bar0, CXLV_PCI_WINDOW_SIZE,
+					 "cxl_virt PCI",
+					 IORESOURCE_MEM | IORESOURCE_PREFETCH |
+					 IORESOURCE_MEM_64);
+		rc = cxlv_res_add(cxlv, &ep->pci_res);
+		if (rc)
+			return rc;
+	}
 
 	*cxlv->window_res = (struct resource)
 		DEFINE_RES_MEM_NAMED(l->window_start, l->capacity,
@@ -209,8 +212,7 @@ static int cxlv_mem_tile(struct cxlv_dev *cxlv, const char *window_name)
 		return rc;
 
 	cxlv->unused[0] = (struct resource)
-		DEFINE_RES_NAMED(l->bar0 + CXLV_PCI_WINDOW_SIZE,
-				 l->window_start - l->bar0 - CXLV_PCI_WINDOW_SIZE,
+		DEFINE_RES_NAMED(meta_end, l->window_start - meta_end,
 				 "cxl_virt unused", IORESOURCE_MEM | IORESOURCE_BUSY);
 	cxlv->unused[1] = (struct resource)
 		DEFINE_RES_NAMED(window_end, end - window_end,
@@ -293,6 +295,7 @@ int cxlv_mem_claim(struct cxlv_dev *cxlv)
  */
 void cxlv_mem_unclaim(struct cxlv_dev *cxlv)
 {
+	struct cxlv_ep *ep;
 	int i;
 
 	/* busy again first: nobody may request into it while it empties */
@@ -304,7 +307,8 @@ void cxlv_mem_unclaim(struct cxlv_dev *cxlv)
 	}
 	for (i = 0; i < ARRAY_SIZE(cxlv->unused); i++)
 		cxlv_res_remove(cxlv, &cxlv->unused[i]);
-	cxlv_res_remove(cxlv, &cxlv->pci_res);
+	cxlv_for_each_ep(cxlv, ep)
+		cxlv_res_remove(cxlv, &ep->pci_res);
 	if (cxlv->range_res) {
 		cxlv_res_remove(cxlv, cxlv->range_res);
 		kfree(cxlv->range_res);
@@ -329,37 +333,44 @@ void cxlv_mem_free(struct cxlv_dev *cxlv)
 static void cxlv_mem_release(void *data)
 {
 	struct cxlv_dev *cxlv = data;
+	struct cxlv_ep *ep;
 
-	iounmap(cxlv->meta);
-	cxlv->meta = NULL;
+	cxlv_for_each_ep(cxlv, ep) {
+		if (ep->meta)
+			iounmap(ep->meta);
+		ep->meta = NULL;
+	}
 	cxlv_mem_unclaim(cxlv);
 }
 
 /**
- * cxlv_mem_setup() - map the metadata area of the claimed range
+ * cxlv_mem_setup() - map the metadata areas of the claimed range
  * @cxlv: device being probed
  *
- * Maps BAR0 and the LSA with one uncached mapping. Unmapping and the
- * release of the claim are devm: they go when the device unbinds.
+ * Maps each endpoint's BAR0 and LSA with one uncached mapping. Unmapping
+ * and the release of the claim are devm: they go when the device unbinds.
  */
 int cxlv_mem_setup(struct cxlv_dev *cxlv)
 {
+	struct cxlv_ep *ep;
 	int rc;
 
 	rc = devm_add_action_or_reset(&cxlv->dev, cxlv_mem_release, cxlv);
 	if (rc)
 		return rc;
-	cxlv->meta = ioremap(cxlv->layout.bar0, CXLV_META_MAP_SIZE);
-	if (!cxlv->meta) {
-		cxlv_set_error("%s: cannot map metadata area",
-			       dev_name(&cxlv->dev));
-		return -ENOMEM;
+	cxlv_for_each_ep(cxlv, ep) {
+		ep->meta = ioremap(ep->bar0, CXLV_META_MAP_SIZE);
+		if (!ep->meta) {
+			cxlv_set_error("%s: cannot map metadata area of endpoint %u",
+				       dev_name(&cxlv->dev), ep->pos);
+			return -ENOMEM;
+		}
 	}
 	return 0;
 }
 
 /**
- * cxlv_mem_guard() - mark the PCI window beyond BAR0 busy
+ * cxlv_mem_guard() - mark each PCI window beyond BAR0 busy
  * @cxlv: device whose PCI devices are added
  *
  * Only the emulator may touch that memory: the host-bridge component block
@@ -369,14 +380,18 @@ int cxlv_mem_setup(struct cxlv_dev *cxlv)
  */
 int cxlv_mem_guard(struct cxlv_dev *cxlv)
 {
-	u64 start = cxlv->layout.bar0 + CXLV_BAR_SIZE;
 	u64 size = CXLV_PCI_WINDOW_SIZE - CXLV_BAR_SIZE;
+	struct cxlv_ep *ep;
 
-	if (!devm_request_mem_region(&cxlv->dev, start, size,
-				     "cxl_virt metadata")) {
-		cxlv_set_error("%s: cannot guard the metadata at %#llx+%#llx: claimed by someone else",
-			       dev_name(&cxlv->dev), start, size);
-		return -EBUSY;
+	cxlv_for_each_ep(cxlv, ep) {
+		u64 start = ep->bar0 + CXLV_BAR_SIZE;
+
+		if (!devm_request_mem_region(&cxlv->dev, start, size,
+					     "cxl_virt metadata")) {
+			cxlv_set_error("%s: cannot guard the metadata at %#llx+%#llx: claimed by someone else",
+				       dev_name(&cxlv->dev), start, size);
+			return -EBUSY;
+		}
 	}
 	return 0;
 }

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /**
- * DOC: cxl_virt software PCI domain
+ * DOC: cxl_virt software PCI domains
  *
- * Each device gets its own PCI domain (from CXLV_DOMAIN_BASE up, like VMD)
- * whose host bridge is a child of cxlvN and whose only memory window is the
- * 1 MiB PCI window at the start of the reserved range. Bus 0 holds the
- * emulated root port, its secondary bus the type-3 endpoint. BARs come
- * pre-programmed inside the window and are claimed, not assigned, so they
- * show up in /proc/iomem and pci_enable_device() accepts them.
+ * Each endpoint of a device gets its own PCI domain (from CXLV_DOMAIN_BASE
+ * up, like VMD, one per host bridge as ACPI gives each host bridge its own
+ * segment) whose host bridge is a child of cxlvN and whose only memory
+ * window is the endpoint's 1 MiB PCI window in the reserved range. Bus 0
+ * holds the emulated root port, its secondary bus the type-3 endpoint.
+ * BARs come pre-programmed inside the window and are claimed, not assigned,
+ * so they show up in /proc/iomem and pci_enable_device() accepts them.
  *
  * The host bridge offers no AER, PME, hotplug, LTR or DPC: there are no
  * interrupts to deliver them. Config accessors run under the PCI core's raw
@@ -31,17 +32,16 @@
 static struct cxlv_cfg_func *cxlv_pci_func(struct pci_bus *bus,
 					   unsigned int devfn)
 {
-	struct cxlv_dev *cxlv = container_of(bus->sysdata, struct cxlv_dev,
-					     sysdata);
-
+	struct cxlv_ep *ep = container_of(bus->sysdata, struct cxlv_ep,
+					  sysdata);
 	struct cxlv_cfg_func *f = NULL;
 
 	if (devfn != PCI_DEVFN(0, 0))
 		return NULL;
 	if (pci_is_root_bus(bus))
-		f = &cxlv->rp;
-	else if (bus->number == cxlv->rp.data[PCI_SECONDARY_BUS])
-		f = &cxlv->ep;
+		f = &ep->rp_cfg;
+	else if (bus->number == ep->rp_cfg.data[PCI_SECONDARY_BUS])
+		f = &ep->ep_cfg;
 	return f && READ_ONCE(f->present) ? f : NULL;
 }
 
@@ -94,90 +94,92 @@ static int cxlv_pci_find_domain(void)
 
 static void cxlv_pci_remove(void *data)
 {
-	struct cxlv_dev *cxlv = data;
+	struct cxlv_ep *ep = data;
 	struct pci_host_bridge *bridge;
 
-	if (!cxlv->bus)
+	if (!ep->bus)
 		return;
-	bridge = to_pci_host_bridge(cxlv->bus->bridge);
+	bridge = to_pci_host_bridge(ep->bus->bridge);
 	pci_lock_rescan_remove();
-	WRITE_ONCE(cxlv->rp.present, false);
-	WRITE_ONCE(cxlv->ep.present, false);
-	pci_stop_root_bus(cxlv->bus);
-	pci_remove_root_bus(cxlv->bus);
+	WRITE_ONCE(ep->rp_cfg.present, false);
+	WRITE_ONCE(ep->ep_cfg.present, false);
+	pci_stop_root_bus(ep->bus);
+	pci_remove_root_bus(ep->bus);
 	pci_unlock_rescan_remove();
 	put_device(&bridge->dev);
-	cxlv->bus = NULL;
+	ep->bus = NULL;
 }
 
 /* Every BAR and bridge window must have landed in the PCI window. */
-static int cxlv_pci_check_claims(struct cxlv_dev *cxlv)
+static int cxlv_pci_check_claims(struct cxlv_ep *ep)
 {
-	struct pci_dev *ep = cxlv_pci_get_ep(cxlv);
+	struct pci_dev *pdev = cxlv_pci_get_ep(ep);
+	const char *name = dev_name(&ep->cxlv->dev);
 	struct resource *bar;
 	int rc = 0;
 
-	if (!ep) {
-		cxlv_set_error("%s: endpoint not found on the PCI bus",
-			       dev_name(&cxlv->dev));
+	if (!pdev) {
+		cxlv_set_error("%s: endpoint %u not found on the PCI bus",
+			       name, ep->pos);
 		return -ENODEV;
 	}
-	bar = &ep->resource[0];
+	bar = &pdev->resource[0];
 	if (!bar->parent || resource_size(bar) != CXLV_BAR_SIZE) {
-		cxlv_set_error("%s: endpoint BAR0 %pR not claimed",
-			       dev_name(&cxlv->dev), bar);
+		cxlv_set_error("%s: endpoint %u BAR0 %pR not claimed", name,
+			       ep->pos, bar);
 		rc = -EBUSY;
 	}
-	pci_dev_put(ep);
+	pci_dev_put(pdev);
 	return rc;
 }
 
 /**
- * cxlv_pci_setup() - create, scan and claim the software PCI domain
- * @cxlv: device being probed; its PCI window must be in iomem
+ * cxlv_pci_setup() - create, scan and claim an endpoint's PCI domain
+ * @ep: endpoint of a device being probed; its PCI window must be in iomem
  *
  * The caller holds pci_lock_rescan_remove() until cxlv_pci_add_devices().
  * Devices are scanned but not yet added: drivers may bind only after the
  * CXL ports exist (cxlv_pci_add_devices()). Removal of the whole domain is
  * registered with devm.
  */
-int cxlv_pci_setup(struct cxlv_dev *cxlv)
+int cxlv_pci_setup(struct cxlv_ep *ep)
 {
+	struct device *host = &ep->cxlv->dev;
 	struct pci_host_bridge *bridge;
 	struct pci_bus *bus;
 	LIST_HEAD(resources);
 	int domain, rc;
 
-	cxlv_cfg_init_rp(&cxlv->rp, cxlv);
-	cxlv_doe_init(&cxlv->doe, dev_name(&cxlv->dev), cxlv->layout.capacity,
-		      cxlv->params.pmem, &cxlv->params.perf);
-	cxlv_cfg_init_ep(&cxlv->ep, cxlv, &cxlv->doe);
+	cxlv_cfg_init_rp(&ep->rp_cfg, ep);
+	cxlv_doe_init(&ep->doe, dev_name(host), cxlv_ep_capacity(ep->cxlv),
+		      ep->cxlv->params.pmem, &ep->cxlv->params.perf);
+	cxlv_cfg_init_ep(&ep->ep_cfg, ep);
 
 	domain = cxlv_pci_find_domain();
 	if (domain < 0) {
-		cxlv_set_error("%s: no free PCI domain", dev_name(&cxlv->dev));
+		cxlv_set_error("%s: no free PCI domain", dev_name(host));
 		return domain;
 	}
 	/* before the bus exists: the action must not run under our lock */
-	rc = devm_add_action(&cxlv->dev, cxlv_pci_remove, cxlv);
+	rc = devm_add_action(host, cxlv_pci_remove, ep);
 	if (rc)
 		return rc;
-	cxlv->sysdata.domain = domain;
-	cxlv->sysdata.node = NUMA_NO_NODE;
-	cxlv->busn_res = (struct resource)
+	ep->sysdata.domain = domain;
+	ep->sysdata.node = NUMA_NO_NODE;
+	ep->busn_res = (struct resource)
 		DEFINE_RES_NAMED(0, 2, "cxl_virt bus", IORESOURCE_BUS);
-	pci_add_resource(&resources, &cxlv->pci_res);
-	pci_add_resource(&resources, &cxlv->busn_res);
+	pci_add_resource(&resources, &ep->pci_res);
+	pci_add_resource(&resources, &ep->busn_res);
 
-	bus = pci_create_root_bus(&cxlv->dev, 0, &cxlv_pci_ops, &cxlv->sysdata,
+	bus = pci_create_root_bus(host, 0, &cxlv_pci_ops, &ep->sysdata,
 				  &resources);
 	if (!bus) {
 		pci_free_resource_list(&resources);
 		cxlv_set_error("%s: cannot create PCI domain %04x",
-			       dev_name(&cxlv->dev), domain);
+			       dev_name(host), domain);
 		return -ENODEV;
 	}
-	cxlv->bus = bus;
+	ep->bus = bus;
 
 	bridge = to_pci_host_bridge(bus->bridge);
 	bridge->native_aer = 0;
@@ -189,14 +191,14 @@ int cxlv_pci_setup(struct cxlv_dev *cxlv)
 
 	pci_scan_child_bus(bus);
 	pci_bus_claim_resources(bus);
-	return cxlv_pci_check_claims(cxlv);
+	return cxlv_pci_check_claims(ep);
 }
 
 /**
- * cxlv_pci_stop_devices() - take the endpoint off the bus
+ * cxlv_pci_stop_devices() - take the endpoints off their buses
  * @cxlv: device about to unregister
  *
- * The endpoint goes absent and leaves the bus in one step, waiting for
+ * Each endpoint goes absent and leaves the bus in one step, waiting for
  * cxl_pci's probe if one is running and unbinding it: the memdev and its
  * cxl_nvdimm must not outlive the nvdimm bridge, whose 6.12 probe path no
  * longer checks that the bridge is still there. The caller must not hold
@@ -204,53 +206,58 @@ int cxlv_pci_setup(struct cxlv_dev *cxlv)
  */
 void cxlv_pci_stop_devices(struct cxlv_dev *cxlv)
 {
-	struct pci_dev *ep;
+	struct cxlv_ep *ep;
 
 	pci_lock_rescan_remove();
-	WRITE_ONCE(cxlv->ep.present, false);
-	ep = cxlv_pci_get_ep(cxlv);
-	if (ep) {
-		pci_stop_and_remove_bus_device(ep);
-		pci_dev_put(ep);
+	cxlv_for_each_ep(cxlv, ep) {
+		struct pci_dev *pdev;
+
+		WRITE_ONCE(ep->ep_cfg.present, false);
+		pdev = cxlv_pci_get_ep(ep);
+		if (pdev) {
+			pci_stop_and_remove_bus_device(pdev);
+			pci_dev_put(pdev);
+		}
 	}
 	pci_unlock_rescan_remove();
 }
 
 /**
  * cxlv_pci_add_devices() - let cxl_pci (and pcieport) bind
- * @cxlv: device whose CXL ports and emulator are ready
+ * @ep: endpoint of a device whose CXL ports and emulator are ready
  *
  * The caller still holds pci_lock_rescan_remove() and cxlvN's device lock:
  * pcieport binds the root port here, cxl_pci binds the endpoint later in a
  * worker (PROBE_PREFER_ASYNCHRONOUS) that needs cxlvN's lock on 7.x.
  */
-void cxlv_pci_add_devices(struct cxlv_dev *cxlv)
+void cxlv_pci_add_devices(struct cxlv_ep *ep)
 {
-	pci_bus_add_devices(cxlv->bus);
+	pci_bus_add_devices(ep->bus);
 }
 
 /**
  * cxlv_pci_get_ep() - the endpoint's pci_dev, with a reference
- * @cxlv: device
+ * @ep: endpoint of a device
  *
  * Return: the endpoint or NULL; release with pci_dev_put().
  */
-struct pci_dev *cxlv_pci_get_ep(struct cxlv_dev *cxlv)
+struct pci_dev *cxlv_pci_get_ep(struct cxlv_ep *ep)
 {
-	if (!cxlv->sysdata.domain)
+	if (!ep->sysdata.domain)
 		return NULL;
-	return pci_get_domain_bus_and_slot(cxlv->sysdata.domain,
-					   cxlv->rp.data[PCI_SECONDARY_BUS],
+	return pci_get_domain_bus_and_slot(ep->sysdata.domain,
+					   ep->rp_cfg.data[PCI_SECONDARY_BUS],
 					   PCI_DEVFN(0, 0));
 }
 
 /**
- * cxlv_pci_owner() - the device whose endpoint @dev is
+ * cxlv_pci_owner() - the endpoint of a device that @dev is
  * @dev: any device
  *
- * Return: the cxlvN or NULL; valid for as long as @dev is registered.
+ * Return: the endpoint of a cxlvN or NULL; valid for as long as @dev is
+ * registered.
  */
-struct cxlv_dev *cxlv_pci_owner(struct device *dev)
+struct cxlv_ep *cxlv_pci_owner(struct device *dev)
 {
 	struct pci_dev *pdev;
 
@@ -259,7 +266,7 @@ struct cxlv_dev *cxlv_pci_owner(struct device *dev)
 	pdev = to_pci_dev(dev);
 	if (pdev->bus->ops != &cxlv_pci_ops || pci_is_root_bus(pdev->bus))
 		return NULL;
-	return container_of(pdev->bus->sysdata, struct cxlv_dev, sysdata);
+	return container_of(pdev->bus->sysdata, struct cxlv_ep, sysdata);
 }
 
 /*
@@ -270,11 +277,11 @@ struct cxlv_dev *cxlv_pci_owner(struct device *dev)
 static int cxlv_pci_event(struct notifier_block *nb, unsigned long action,
 			  void *data)
 {
-	struct cxlv_dev *cxlv = cxlv_pci_owner(data);
+	struct cxlv_ep *ep = cxlv_pci_owner(data);
 
-	if (!cxlv)
+	if (!ep)
 		return NOTIFY_DONE;
-	cxlv_bar_pci_event(cxlv, to_pci_dev(data), action);
+	cxlv_bar_pci_event(ep, to_pci_dev(data), action);
 	return NOTIFY_OK;
 }
 

@@ -89,7 +89,7 @@ static void cxlv_poison_work(struct work_struct *work)
 	struct cxlv_poison_clear clear;
 
 	while (kfifo_get(&poison->clears, &clear)) {
-		phys_addr_t addr = poison->hpa_base + clear.dpa;
+		phys_addr_t addr = clear.hpa;
 		struct page *page;
 		void *line;
 
@@ -117,7 +117,6 @@ void cxlv_poison_start(struct cxlv_poison *poison,
 {
 	poison->count = 0;
 	poison->overflow_ts = 0;
-	poison->hpa_base = cfg->hpa_base;
 	INIT_KFIFO(poison->clears);
 	INIT_WORK(&poison->work, cxlv_poison_work);
 }
@@ -148,6 +147,48 @@ static int cxlv_poison_find(const struct cxlv_poison *poison, u64 dpa,
 		if (poison->dpa[i] >= dpa && poison->dpa[i] - dpa < len)
 			return i;
 	return -1;
+}
+
+/*
+ * Where a DPA of this endpoint is in host memory: the set's window holds
+ * granularity-sized chunks of the endpoints in turn (CXL r3.0 9.13.1).
+ */
+static phys_addr_t cxlv_poison_hpa(const struct cxlv_emu_config *cfg,
+				   u64 dpa)
+{
+	u32 rem;
+	u64 chunk;
+
+	if (cfg->ways == 1)
+		return cfg->hpa_base + dpa;
+	chunk = div_u64_rem(dpa, cfg->granularity, &rem);
+	return cfg->hpa_base +
+	       (chunk * cfg->ways + cfg->pos) * cfg->granularity + rem;
+}
+
+/*
+ * No record of this endpoint is left in the host page of @dpa (at @hpa).
+ * The window is 256 MiB aligned, so from a page-sized granularity up a host
+ * page is a DPA page; below it the page holds chunks of several endpoints,
+ * and only this endpoint's own are looked at.
+ */
+static bool cxlv_poison_page_clean(const struct cxlv_emu_config *cfg,
+				   const struct cxlv_poison *poison, u64 dpa,
+				   phys_addr_t hpa)
+{
+	phys_addr_t page = ALIGN_DOWN(hpa, PAGE_SIZE), h;
+	u64 g = cfg->granularity, chunk;
+
+	if (cfg->ways == 1 || g >= PAGE_SIZE)
+		return cxlv_poison_find(poison, ALIGN_DOWN(dpa, PAGE_SIZE),
+					PAGE_SIZE) < 0;
+	for (h = page; h < page + PAGE_SIZE; h += g) {
+		chunk = div_u64(h - cfg->hpa_base, g);
+		if (do_div(chunk, cfg->ways) == cfg->pos &&
+		    cxlv_poison_find(poison, chunk * g, g) >= 0)
+			return false;
+	}
+	return true;
 }
 
 /* CXL r3.0 8.2.9.8.4.1 Get Poison List: the records inside the range */
@@ -215,7 +256,7 @@ u16 cxlv_poison_inject(const struct cxlv_emu_config *cfg,
 				    "poison list full, DPA %#llx not recorded\n",
 				    dpa);
 	}
-	pfn = PHYS_PFN(cfg->hpa_base + dpa);
+	pfn = PHYS_PFN(cxlv_poison_hpa(cfg, dpa));
 	if (pfn_valid(pfn))
 		memory_failure_queue(pfn, MF_SW_SIMULATED);
 	return CXL_MBOX_CMD_RC_SUCCESS;
@@ -229,7 +270,6 @@ u16 cxlv_poison_clear(const struct cxlv_emu_config *cfg,
 	struct cxlv_poison *poison = &cmd->state->poison;
 	struct cxlv_poison_clear clear;
 	s64 dpa = cxlv_poison_line(cfg, in->address);
-	u64 page_dpa;
 	int i;
 
 	if (dpa < 0)
@@ -243,10 +283,8 @@ u16 cxlv_poison_clear(const struct cxlv_emu_config *cfg,
 	if (!poison->count)
 		poison->overflow_ts = 0;
 
-	/* hpa_base is 256 MiB aligned: DPA pages are host pages */
-	page_dpa = ALIGN_DOWN(dpa, PAGE_SIZE);
-	clear.dpa = dpa;
-	clear.unpoison = cxlv_poison_find(poison, page_dpa, PAGE_SIZE) < 0;
+	clear.hpa = cxlv_poison_hpa(cfg, dpa);
+	clear.unpoison = cxlv_poison_page_clean(cfg, poison, dpa, clear.hpa);
 	memcpy(clear.data, in->data, sizeof(clear.data));
 	kfifo_put(&poison->clears, clear);
 	schedule_work(&poison->work);

@@ -26,12 +26,12 @@ struct cxlv_mbox_cmd;
 
 /**
  * struct cxlv_poison_clear - a Clear Poison the worker finishes
- * @dpa: the line
+ * @hpa: the line in host memory
  * @unpoison: no other record is left in the line's page
  * @data: what the line gets
  */
 struct cxlv_poison_clear {
-	u64 dpa;
+	phys_addr_t hpa;
 	bool unpoison;
 	u8 data[64];
 };
@@ -42,7 +42,6 @@ struct cxlv_poison_clear {
  * @count: records in @dpa
  * @overflow_ts: CXL r3.0 8.2.9.8.4.1 Overflow Timestamp, device time in ns
  *	when an injection found the list full; 0: no overflow
- * @hpa_base: where DPA 0 is in host physical memory
  * @clears: from the mailbox handler to @work
  * @work: writes the data of a Clear Poison and gives its page back to mm
  */
@@ -50,7 +49,6 @@ struct cxlv_poison {
 	u64 dpa[CXLV_POISON_MAX_RECORDS];
 	unsigned int count;
 	u64 overflow_ts;
-	phys_addr_t hpa_base;
 	DECLARE_KFIFO(clears, struct cxlv_poison_clear, CXLV_POISON_CLEARS);
 	struct work_struct work;
 };

@@ -6,20 +6,24 @@
  * device as the bound host:
  *
  * - the CXL root port (rootN), with cxlvN as host and uport;
- * - its one dport, the PCI host bridge of the device's domain, which is also
- *   the uport of the host-bridge port (the pairing region setup checks);
+ * - its dports, one per endpoint: the PCI host bridge of the endpoint's
+ *   domain, dport id = position, which is also the uport of the host-bridge
+ *   port (the pairing region setup checks);
  * - the device's window, published in iomem by cxlv_mem_setup() as an
  *   IORES_DESC_CXL resource, given to the root decoder for region
  *   allocation (cxl_acpi's pair_cxl_resource(), which 6.1 keeps static);
- * - one root decoder, 1-way, targeting that dport, over the window;
- * - the PCI bus registration and the host-bridge port, whose probe finds
- *   the root port as its dport (on kernels that add dports lazily the
- *   module adds it, cxlv_port_add_root_port()), with a component block that
- *   has no HDM decoders so that it decodes pass-through on every kernel;
+ * - one root decoder over the window, as many ways as host bridges, at the
+ *   set's granularity (CXL r3.0 9.17.1.3 CFMWS), targeting the dports in
+ *   position order, so that position p of a region sits below target p;
+ * - per host bridge, the PCI bus registration and the host-bridge port,
+ *   whose probe finds the root port as its dport (on kernels that add
+ *   dports lazily the module adds it, cxlv_port_add_root_port()), with a
+ *   component block that has no HDM decoders so that it decodes
+ *   pass-through on every kernel (one root port per host bridge);
  * - an nvdimm bridge when the device is persistent;
  * - from 6.9, what cxl_acpi reads from ACPI for the kernel's performance
- *   computation (HMAT generic-port coordinates of the host bridge, QTG ids):
- *   cxlv_root_set_perf().
+ *   computation (HMAT generic-port coordinates of each host bridge, QTG
+ *   ids): cxlv_root_set_perf().
  *
  * Everything is devm on cxlvN and goes away, in reverse, when it unbinds.
  * Regions are devm on the root's uport too, so removal is refused while
@@ -52,7 +56,7 @@ static int cxlv_root_decoder_add(struct cxlv_dev *cxlv)
 	struct cxl_decoder *cxld;
 	int rc;
 
-	cxlrd = cxl_root_decoder_alloc(cxlv->root, 1);
+	cxlrd = cxl_root_decoder_alloc(cxlv->root, cxlv->params.host_bridges);
 	if (IS_ERR(cxlrd))
 		return PTR_ERR(cxlrd);
 
@@ -65,12 +69,12 @@ static int cxlv_root_decoder_add(struct cxlv_dev *cxlv)
 		.start = l->window_start,
 		.end = l->window_start + l->capacity - 1,
 	};
-	cxld->interleave_ways = 1;
+	cxld->interleave_ways = cxlv->params.host_bridges;
 	cxld->interleave_granularity = cxlv->params.granularity;
 	/* what cxl_acpi's pair_cxl_resource() does: regions allocate here */
 	cxlrd->res = cxlv->window_res;
 
-	rc = cxlv_decoder_add_1way(cxld, CXLV_DPORT_ID);
+	rc = cxlv_decoder_add(cxld, cxlv->params.host_bridges);
 	if (rc) {
 		put_device(&cxld->dev);
 		return rc;
@@ -82,57 +86,30 @@ static int cxlv_root_decoder_add(struct cxlv_dev *cxlv)
 	return 0;
 }
 
-/**
- * cxlv_port_setup() - build the CXL objects of a device
- * @cxlv: device being probed; its PCI domain is scanned, not yet added
- *
- * Return: 0 or a negative errno, with the reason recorded.
+/*
+ * The host bridge of @ep, once it is the root's dport: the PCI bus and the
+ * host-bridge port with the root port as its one dport.
  */
-int cxlv_port_setup(struct cxlv_dev *cxlv)
+static int cxlv_port_add_hb(struct cxlv_ep *ep)
 {
+	struct cxlv_dev *cxlv = ep->cxlv;
 	struct device *host = &cxlv->dev;
-	struct device *hb = cxlv->bus->bridge;
+	struct device *hb = ep->bus->bridge;
 	const char *name = dev_name(host);
-	struct cxl_dport *dport;
 	struct cxl_port *port;
 	struct pci_dev *rp;
 	int rc;
 
-	cxlv->root = devm_cxl_add_port(host, host, CXL_RESOURCE_NONE, NULL);
-	if (IS_ERR(cxlv->root)) {
-		rc = PTR_ERR(cxlv->root);
-		cxlv->root = NULL;
-		cxlv_set_error("%s: cannot add CXL root port: %d", name, rc);
-		return rc;
-	}
-
-	dport = devm_cxl_add_dport(cxlv->root, hb, CXLV_DPORT_ID,
-				   CXL_RESOURCE_NONE);
-	if (IS_ERR(dport)) {
-		cxlv_set_error("%s: cannot add root dport %s: %ld", name,
-			       dev_name(hb), PTR_ERR(dport));
-		return PTR_ERR(dport);
-	}
-
-	rc = cxlv_root_decoder_add(cxlv);
-	if (rc) {
-		cxlv_set_error("%s: cannot add root decoder: %d", name, rc);
-		return rc;
-	}
-	cxlv_root_set_perf(cxlv->root, dport, cxlv->cxlrd, CXLV_HB_LATENCY_NS,
-			   CXLV_HB_BANDWIDTH_MBS);
-
-	rc = devm_cxl_register_pci_bus(host, hb, cxlv->bus);
+	rc = devm_cxl_register_pci_bus(host, hb, ep->bus);
 	if (rc) {
 		cxlv_set_error("%s: cannot register PCI bus with CXL: %d",
 			       name, rc);
 		return rc;
 	}
 
-	cxlv_emu_init_bridge_regs(cxlv->meta + CXLV_BRIDGE_REGS_OFFSET);
-	port = devm_cxl_add_port(host, hb,
-				 cxlv->layout.bar0 + CXLV_BRIDGE_REGS_OFFSET,
-				 dport);
+	cxlv_emu_init_bridge_regs(ep->meta + CXLV_BRIDGE_REGS_OFFSET);
+	port = devm_cxl_add_port(host, hb, ep->bar0 + CXLV_BRIDGE_REGS_OFFSET,
+				 ep->dport);
 	if (IS_ERR(port)) {
 		cxlv_set_error("%s: cannot add host-bridge port: %ld", name,
 			       PTR_ERR(port));
@@ -143,13 +120,64 @@ int cxlv_port_setup(struct cxlv_dev *cxlv)
 			       name, dev_name(&port->dev));
 		return -ENXIO;
 	}
-	rp = pci_get_slot(cxlv->bus, PCI_DEVFN(0, 0));
+	rp = pci_get_slot(ep->bus, PCI_DEVFN(0, 0));
 	rc = rp ? cxlv_port_add_root_port(port, rp, CXLV_DPORT_ID) : -ENODEV;
 	pci_dev_put(rp);
-	if (rc) {
+	if (rc)
 		cxlv_set_error("%s: cannot add the root port to %s: %d", name,
 			       dev_name(&port->dev), rc);
+	return rc;
+}
+
+/**
+ * cxlv_port_setup() - build the CXL objects of a device
+ * @cxlv: device being probed; its PCI domains are scanned, not yet added
+ *
+ * Return: 0 or a negative errno, with the reason recorded.
+ */
+int cxlv_port_setup(struct cxlv_dev *cxlv)
+{
+	struct device *host = &cxlv->dev;
+	const char *name = dev_name(host);
+	struct cxlv_ep *ep;
+	int rc;
+
+	cxlv->root = devm_cxl_add_port(host, host, CXL_RESOURCE_NONE, NULL);
+	if (IS_ERR(cxlv->root)) {
+		rc = PTR_ERR(cxlv->root);
+		cxlv->root = NULL;
+		cxlv_set_error("%s: cannot add CXL root port: %d", name, rc);
 		return rc;
+	}
+
+	/* the dports first: the root decoder targets them */
+	cxlv_for_each_ep(cxlv, ep) {
+		struct device *hb = ep->bus->bridge;
+
+		ep->dport = devm_cxl_add_dport(cxlv->root, hb, ep->pos,
+					       CXL_RESOURCE_NONE);
+		if (IS_ERR(ep->dport)) {
+			rc = PTR_ERR(ep->dport);
+			ep->dport = NULL;
+			cxlv_set_error("%s: cannot add root dport %s: %d",
+				       name, dev_name(hb), rc);
+			return rc;
+		}
+	}
+
+	rc = cxlv_root_decoder_add(cxlv);
+	if (rc) {
+		cxlv_set_error("%s: cannot add root decoder: %d", name, rc);
+		return rc;
+	}
+	cxlv_for_each_ep(cxlv, ep)
+		cxlv_root_set_perf(cxlv->root, ep->dport, cxlv->cxlrd,
+				   CXLV_HB_LATENCY_NS, CXLV_HB_BANDWIDTH_MBS);
+
+	cxlv_for_each_ep(cxlv, ep) {
+		rc = cxlv_port_add_hb(ep);
+		if (rc)
+			return rc;
 	}
 
 	if (cxlv->params.pmem) {
@@ -214,8 +242,8 @@ static struct cxlv_dev *cxlv_region_owner(struct device *region)
 	return to_cxlv_dev(cxlv_port_uport(root));
 }
 
-/* The device whose endpoint @dev is the port of, or NULL. */
-static struct cxlv_dev *cxlv_endpoint_port_owner(struct device *dev)
+/* The endpoint of a device whose port @dev is, or NULL. */
+static struct cxlv_ep *cxlv_endpoint_port_owner(struct device *dev)
 {
 	struct device *uport;
 
@@ -235,7 +263,7 @@ static int cxlv_region_event(struct notifier_block *nb, unsigned long action,
 			     void *data)
 {
 	struct device *dev = data;
-	struct cxlv_dev *owner = cxlv_endpoint_port_owner(dev);
+	struct cxlv_ep *owner = cxlv_endpoint_port_owner(dev);
 
 	if (owner) {
 		cxlv_bar_port_event(owner, action);

@@ -122,9 +122,16 @@ static void cxlv_regs_init_component(void __iomem *regs)
 	       FIELD_PREP(CXL_CM_CAP_PTR_MASK, CXLV_HDM_OFFSET),
 	       cm + 4);
 
+	/*
+	 * CXL r3.0 8.2.4.19.1: HPA bits 11:8 and 14:12 take part in
+	 * interleaving, so every granularity of 256 B to 16 KiB at up to 8 ways
+	 * decodes (6.12+ check_interleave_cap() wants them for a set).
+	 */
 	writel(FIELD_PREP(CXL_HDM_DECODER_COUNT_MASK,
 			  CXLV_HDM_DECODER_COUNT_CODE) |
-	       FIELD_PREP(CXL_HDM_DECODER_TARGET_COUNT_MASK, 1),
+	       FIELD_PREP(CXL_HDM_DECODER_TARGET_COUNT_MASK, 1) |
+	       CXL_HDM_DECODER_INTERLEAVE_11_8 |
+	       CXL_HDM_DECODER_INTERLEAVE_14_12,
 	       cm + CXLV_HDM_OFFSET + CXL_HDM_DECODER_CAP_OFFSET);
 }
 

@@ -373,6 +373,11 @@ func (m *Manager) createRegion(ctx context.Context, t *tx, p plan) (sysfs.NDRegi
 	if err := t.run(steps); err != nil {
 		return sysfs.NDRegion{}, err
 	}
+	// Unbinding the region while libnvdimm still has its nd region queued
+	// for adding oopses the kernel (nd_device_unregister runs kill_device
+	// on a device not added yet: seen on 6.1 after a SIGINT right after
+	// the bind), so an undo first lets the queue drain.
+	t.push("wait for the nvdimm buses' queued probes", m.Host.Sys().WaitNDProbes)
 	if m.Simulate {
 		return predictedNDRegion(r, p.size), nil
 	}

@@ -416,3 +416,26 @@ func TestVirtBorrowed(t *testing.T) {
 		t.Error("ParseBorrowed accepted a line of three fields")
 	}
 }
+
+// WaitNDProbes reads every nvdimm bus's wait_probe; no nvdimm bus is
+// nothing to wait for, and an unreadable one is an error.
+func TestWaitNDProbes(t *testing.T) {
+	if err := fixture(t, "cxlv-ram-bare").WaitNDProbes(); err != nil {
+		t.Errorf("no nvdimm bus: %v; want nil", err)
+	}
+	fs, err := NewFS(filepath.Join(fixturetest.Copy(t, filepath.Join("..", "test", "fixtures", "cxlv-region-fsdax")), "sys"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.WaitNDProbes(); err != nil {
+		t.Errorf("ndbus0: %v; want nil", err)
+	}
+	bus, err := fs.resolve(fs.Path("bus", "nd", "devices", "ndbus0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixturetest.Unreadable(t, filepath.Join(bus, "wait_probe"))
+	if err := fs.WaitNDProbes(); !errors.Is(err, syscall.EISDIR) {
+		t.Errorf("ndbus0 with an unreadable wait_probe: %v; want EISDIR", err)
+	}
+}

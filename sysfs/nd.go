@@ -142,6 +142,24 @@ func (r NDRegion) WaitProbe() error {
 	return err
 }
 
+// WaitNDProbes returns once the nvdimm core has added and probed all it
+// has queued, on every nvdimm bus (each ndbusN/wait_probe). The queue is
+// one for all buses, so this includes an nd region that a cxl_pmem_region
+// probe has queued and that is not in sysfs yet. No nvdimm bus: nothing
+// is queued.
+func (f FS) WaitNDProbes() error {
+	buses, err := f.busDevices("nd", "ndbus")
+	if err != nil {
+		return err
+	}
+	for _, b := range buses {
+		if _, err := readAttr(filepath.Join(b, "wait_probe")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func readNDRegion(p string) (NDRegion, error) {
 	a := attrs{dir: p}
 	bus := filepath.Dir(p)

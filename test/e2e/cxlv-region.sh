@@ -36,7 +36,6 @@ t0=$(now_us)
 dev=$(create "$spec")
 wait_ready "$dev"
 commits0=$(attr "$dev" commits)
-serial=$(attr "$dev" serial)
 
 region=$(make_region "$dev")
 say "region: $region"
@@ -69,16 +68,8 @@ drop_region "$region"
 expect_eq "remove with release=1 of a device not on borrowed memory" \
 	"$(ctl "$CXLV_DBG/remove" "cxlv_dev_id=${dev#cxlv},release=1")" EINVAL
 expect_eq "it is still there" "$(attr "$dev" borrowed)" 0
-remove "$dev"
-dev=$(create "$spec")
-wait_ready "$dev"
-expect_eq "serial after re-create" "$(attr "$dev" serial)" "$serial"
-region=$(remake_region "$dev" "$ruuid")
-say "re-created $region with uuid $ruuid"
-step "namespace back from labels" wait_for 30 eval \
-	"ndctl list -N -r $region | jq -e '[.. | objects | select(.uuid? == \"$nsuuid\")] | length == 1'"
-ns=$(ndctl list -N -r "$region" | jq -c '[.. | objects | select(.uuid? == "'"$nsuuid"'")][0]')
-expect_eq "namespace mode" "$(jq -r .mode <<<"$ns")" devdax
+recreate "$dev" "$spec" "$ruuid" "$nsuuid" devdax
+dev=$DEV region=$REGION ns=$NS
 daxdev=/dev/$(jq -r '.chardev // .daxregion.devices[0].chardev' <<<"$ns")
 step "wait for $daxdev" wait_for 30 test -c "$daxdev"
 step "pattern reads back through $daxdev" "$PATCHECK" verify --mmap --seed 31 --size 32M "$daxdev"

@@ -29,6 +29,7 @@ ctl_errno() {
 	*"File exists"*) echo EEXIST ;;
 	*"No space left"*) echo ENOSPC ;;
 	*"Too many open files"*) echo EMFILE ;;
+	*"No such device or address"*) echo ENXIO ;;
 	*"No such device"*) echo ENODEV ;;
 	*"Argument list too long"*) echo E2BIG ;;
 	*"Operation not permitted"*) echo EPERM ;;
@@ -145,20 +146,54 @@ cxl_count() {
 	cxl list "$@" 2>/dev/null | jq -s '[.[] | if type == "array" then .[] else . end] | length'
 }
 
-# sysfs_region DEV pmem|ram [UUID]: a whole-device region of DEV through
-# sysfs (make_sysfs_region); prints the region name.
-sysfs_region() {
-	local ep ed
-	ep=$(cxl list -E | jq -r --arg m "$(attr "$1" memdev)" \
+# endpoint_decoder MEMDEV: the first decoder of MEMDEV's endpoint port.
+endpoint_decoder() {
+	local ep
+	ep=$(cxl list -E | jq -r --arg m "$1" \
 		'[.. | objects | select(.host? == $m) | .endpoint][0]')
-	ed=decoder${ep#endpoint}.0
-	make_sysfs_region "$(attr "$1" decoder)" "$ed" "$2" "$(attr "$1" capacity)" "${3:-}"
+	echo "decoder${ep#endpoint}.0"
+}
+
+# sysfs_region DEV pmem|ram [UUID]: a whole-device region of DEV (all its
+# endpoints, in position order, at its granularity) through sysfs
+# (make_sysfs_region); prints the region name.
+sysfs_region() {
+	local m eds=
+	for m in $(attr "$1" memdev); do
+		eds+="${eds:+ }$(endpoint_decoder "$m")"
+	done
+	make_sysfs_region "$(attr "$1" decoder)" "$eds" "$2" "$(attr "$1" capacity)" "${3:-}" \
+		"$(attr "$1" granularity)"
 }
 
 # remake_region DEV UUID: re-creates DEV's whole-device pmem region with a
 # known UUID, so the namespaces in the device's labels come back.
 remake_region() {
 	sysfs_region "$1" pmem "$2"
+}
+
+# labelled_namespace REGION UUID MODE: waits until the namespace UUID comes
+# back in REGION from the labels and checks its MODE; sets NS to its JSON.
+labelled_namespace() {
+	step "namespace back from labels" wait_for 30 eval \
+		"ndctl list -N -r $1 | jq -e '[.. | objects | select(.uuid? == \"$2\")] | length == 1'"
+	NS=$(ndctl list -N -r "$1" | jq -c '[.. | objects | select(.uuid? == "'"$2"'")][0]')
+	expect_eq "namespace mode" "$(jq -r .mode <<<"$NS")" "$3"
+}
+
+# recreate DEV SPEC REGION_UUID NS_UUID MODE: removes the idle DEV, creates
+# SPEC again (same serials), re-creates its region with REGION_UUID and waits
+# for the namespace NS_UUID of MODE from the labels; sets DEV, REGION and NS.
+recreate() {
+	local serials
+	serials=$(attr "$1" serials)
+	remove "$1"
+	DEV=$(create "$2")
+	wait_ready "$DEV"
+	expect_eq "serials after re-create" "$(attr "$DEV" serials)" "$serials"
+	REGION=$(remake_region "$DEV" "$3")
+	say "re-created $REGION with uuid $3"
+	labelled_namespace "$REGION" "$4" "$5"
 }
 
 # reserved_covers ADDR: a top-level "Reserved" entry of /proc/iomem holds ADDR

@@ -198,26 +198,33 @@ sysw() {
 	echo "$1" >"$2" || fail "write '$1' to $2"
 }
 
-# make_sysfs_region ROOT_DECODER ENDPOINT_DECODER pmem|ram SIZE [UUID]: the
-# one region-create sequence in shell: a 1-way region of SIZE bytes under
-# the root decoder, the endpoint decoder's DPA allocated for it, committed
+# make_sysfs_region ROOT_DECODER "ENDPOINT_DECODER..." pmem|ram SIZE [UUID
+# [GRANULARITY]]: the one region-create sequence in shell: a region of SIZE
+# bytes under the root decoder, as many ways as endpoint decoders are given
+# (in position order) at GRANULARITY bytes (default 256), each endpoint
+# decoder's DPA allocated for its share, committed
 # and bound, written to sysfs the way libcxl does it (ndctl 76.1's
 # create-region takes no UUID and cannot make RAM regions); prints the
 # region's name.
 make_sysfs_region() {
-	local root=$1 ed=$2 type=$3 size uuid=${5:-} name r
+	local root=$1 type=$3 size uuid=${5:-} name r ed pos=0
 	local cxl=/sys/bus/cxl/devices
+	local -a eds
+	read -ra eds <<<"$2"
 	size=$(printf '%#x' "$4")
 	name=$(cat "$cxl/$root/create_${type}_region")
 	sysw "$name" "$cxl/$root/create_${type}_region"
 	r=$cxl/$name
-	sysw 256 "$r/interleave_granularity"
-	sysw 1 "$r/interleave_ways"
+	sysw "${6:-256}" "$r/interleave_granularity"
+	sysw "${#eds[@]}" "$r/interleave_ways"
 	[ -z "$uuid" ] || sysw "$uuid" "$r/uuid"
 	sysw "$size" "$r/size"
-	sysw "$type" "$cxl/$ed/mode"
-	sysw "$size" "$cxl/$ed/dpa_size"
-	sysw "$ed" "$r/target0"
+	for ed in "${eds[@]}"; do
+		sysw "$type" "$cxl/$ed/mode"
+		sysw "$(printf '%#x' $(($4 / ${#eds[@]})))" "$cxl/$ed/dpa_size"
+		sysw "$ed" "$r/target$pos"
+		pos=$((pos + 1))
+	done
 	sysw 1 "$r/commit"
 	sysw "$name" /sys/bus/cxl/drivers/cxl_region/bind
 	echo "$name"
