@@ -90,11 +90,7 @@ func NodeTables(h host.Root, windows []hostmem.Range) (NodePlan, error) {
 	if plan.CPUs, err = ParseMADT(madt); err != nil {
 		return plan, err
 	}
-	memmap, err := hostmem.ReadFirmwareMemmap(h.Sys())
-	if err != nil {
-		return plan, err
-	}
-	for _, e := range memmap {
+	for _, e := range hm.Firmware {
 		if e.Type == "System RAM" {
 			plan.RAM = append(plan.RAM, hostmem.Range{Start: e.Start, Size: e.End - e.Start + 1})
 		}

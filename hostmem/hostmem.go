@@ -191,6 +191,8 @@ type HostMemory struct {
 	SystemRAM []Range
 	// Hidden is true when /proc/iomem showed zero addresses (not root).
 	Hidden bool
+	// Firmware is the firmware's own map (/sys/firmware/memmap).
+	Firmware []MemmapEntry
 }
 
 // Read collects, from the files of h, the reserved ranges meant for
@@ -232,12 +234,11 @@ func Read(h host.Root) (HostMemory, error) {
 			hm.SystemRAM = append(hm.SystemRAM, r)
 		}
 	}
-	memmap, err := ReadFirmwareMemmap(h.Sys())
-	if err != nil {
+	if hm.Firmware, err = ReadFirmwareMemmap(h.Sys()); err != nil {
 		return hm, err
 	}
 	for _, r := range reservedIomem {
-		for _, piece := range subtractFirmware(r, memmap) {
+		for _, piece := range subtractFirmware(r, hm.Firmware) {
 			add(piece, "iomem")
 		}
 	}

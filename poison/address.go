@@ -173,13 +173,7 @@ func regionTarget(t *sysfs.Topology, dev Device, r *sysfs.Region, hpa uint64, wh
 	chunk := offset / r.InterleaveGranularity
 	decoderName := r.Targets[chunk%r.InterleaveWays]
 	dpaOffset := chunk/r.InterleaveWays*r.InterleaveGranularity + offset%r.InterleaveGranularity
-	var dec *sysfs.Decoder
-	for i := range t.Decoders {
-		if t.Decoders[i].Name == decoderName {
-			dec = &t.Decoders[i]
-		}
-	}
-	m := t.MemdevOfDecoder(decoderName)
+	dec, m := t.Decoder(decoderName), t.MemdevOfDecoder(decoderName)
 	if dec == nil || m == nil {
 		return Target{}, fmt.Errorf("%s: %s's target %s is no memdev's endpoint decoder", what, r.Name, decoderName)
 	}

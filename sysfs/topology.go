@@ -76,7 +76,7 @@ func (f FS) Topology() (*Topology, error) {
 func (t *Topology) markQosClassMismatches() {
 	for i := range t.Regions {
 		r := &t.Regions[i]
-		root := t.decoder(r.Decoder)
+		root := t.Decoder(r.Decoder)
 		if root == nil || (r.Mode != "ram" && r.Mode != "pmem") {
 			continue
 		}
@@ -104,7 +104,8 @@ func sameQosClass(a, b *int) bool {
 	return *a == *b
 }
 
-func (t *Topology) decoder(name string) *Decoder {
+// Decoder is the decoder called name, nil when there is none.
+func (t *Topology) Decoder(name string) *Decoder {
 	for i := range t.Decoders {
 		if t.Decoders[i].Name == name {
 			return &t.Decoders[i]
@@ -116,7 +117,7 @@ func (t *Topology) decoder(name string) *Decoder {
 // MemdevOfDecoder is the memdev whose endpoint owns the decoder, nil for
 // another decoder.
 func (t *Topology) MemdevOfDecoder(name string) *Memdev {
-	d := t.decoder(name)
+	d := t.Decoder(name)
 	if d == nil {
 		return nil
 	}
