@@ -217,9 +217,8 @@ static int cxlv_check_endpoints(const struct cxlv_params *p)
  *
  * Return: the new device's id, or a negative errno with the reason
  * recorded: -EMFILE at the endpoint limit, -EEXIST for a range or serial
- * another device uses, the errors of cxlv_mem_validate(), -EOPNOTSUPP for
- * an interleave set with more endpoints than host bridges, which this
- * version checks in full but does not build yet, or why probe failed.
+ * another device uses, the errors of cxlv_mem_validate(), or why probe
+ * failed.
  * Nothing is left behind on failure.
  */
 int cxlv_create(const struct cxlv_params *req)
@@ -251,12 +250,6 @@ int cxlv_create(const struct cxlv_params *req)
 	rc = cxlv_check_endpoints(&p);
 	if (rc)
 		goto unlock;
-	if (p.ways > p.host_bridges) {
-		cxlv_set_error("create: ways=%u host_bridges=%u: host bridges with more than one root port are not built by this version of cxl_virt; use host_bridges=%u; nothing created",
-			       p.ways, p.host_bridges, p.ways);
-		rc = -EOPNOTSUPP;
-		goto unlock;
-	}
 	cxlv = kzalloc(sizeof(*cxlv), GFP_KERNEL);
 	if (cxlv) {
 		cxlv->eps = kcalloc(p.ways, sizeof(*cxlv->eps), GFP_KERNEL);
