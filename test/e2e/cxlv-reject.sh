@@ -64,6 +64,9 @@ for f in "$CXLV_DBG/create" "$CXLV_SYS/create"; do
 	reject EINVAL "$f" "memstart=$base,$ok,ways=4,host_bridges=3"
 	reject EINVAL "$f" "memstart=$base,$ok,ways=2,granularity=1000"
 	reject EINVAL "$f" "memstart=$base,$ok,granularity=4096"
+	reject EINVAL "$f" "memstart=$base,$ok,ways=4,host_bridges=2,granularity=16384"
+	grep -q "granularity=16384 with host_bridges=2: a host bridge with several root ports" "$CXLV_SYS/last_error" ||
+		fail "granularity x host_bridges: $(cat "$CXLV_SYS/last_error")"
 	reject ERANGE "$f" "memstart=$base,$ok,ways=2,serial=0xffffffffffffffff"
 	reject EOPNOTSUPP "$f" "borrow=1,$ok,ways=2"
 	reject ENOSPC "$f" "memstart=$base,$ok,ways=4"
