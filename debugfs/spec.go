@@ -121,6 +121,10 @@ func (i Interleave) Validate() error {
 		return cxlverr.Invalidf("--host-bridges %d does not divide --ways %d: each host bridge needs ways/host-bridges endpoints; give --ways %d or more", hbs, ways, hbs)
 	case i.Granularity != 0 && (!powerOfTwo(i.Granularity) || i.Granularity < MinGranularity || i.Granularity > MaxGranularity):
 		return cxlverr.Invalidf("--granularity %s: use a power of two from 256 to 16K (e.g. --granularity 4K)", units.FormatSize(i.Granularity))
+	case hbs < ways && i.Granularity*hbs > MaxGranularity:
+		// a host bridge of several endpoints decodes at granularity x host bridges
+		return cxlverr.Invalidf("--granularity %s with --host-bridges %d: a host bridge of several endpoints interleaves at granularity x host-bridges, at most 16K; give --granularity %s or less",
+			units.FormatSize(i.Granularity), hbs, units.FormatSize(MaxGranularity/hbs))
 	}
 	return nil
 }

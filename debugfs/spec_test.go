@@ -43,7 +43,7 @@ func TestValidate(t *testing.T) {
 	ok := CreateSpec{Memstart: 6 * units.GiB, Memsize: 2 * units.GiB, Pmem: true}
 	borrow := CreateSpec{Memsize: 768 * units.MiB, Borrow: true}
 	set := CreateSpec{Memstart: 8 * units.GiB, Memsize: 4 * units.GiB, Pmem: true, Interleave: Interleave{Ways: 4, HostBridges: 2, Granularity: 256}}
-	x8 := CreateSpec{Memstart: 16 * units.GiB, Memsize: 4 * units.GiB, Interleave: Interleave{Ways: 8, HostBridges: 4, Granularity: 16 * units.KiB}}
+	x8 := CreateSpec{Memstart: 16 * units.GiB, Memsize: 4 * units.GiB, Interleave: Interleave{Ways: 8, HostBridges: 4, Granularity: 4 * units.KiB}}
 	for _, s := range []CreateSpec{ok, borrow, set, x8} {
 		if err := s.Validate(); err != nil {
 			t.Fatalf("Validate(%+v) = %v", s, err)
@@ -67,6 +67,7 @@ func TestValidate(t *testing.T) {
 		{withSet(Interleave{Ways: 4, Granularity: 3000}), "--granularity 3000: use a power of two from 256 to 16K"},
 		{withSet(Interleave{Ways: 4, Granularity: 128}), "from 256 to 16K"},
 		{withSet(Interleave{Ways: 4, Granularity: 32 * units.KiB}), "--granularity 32K"},
+		{withSet(Interleave{Ways: 4, HostBridges: 2, Granularity: 16 * units.KiB}), "--granularity 16K with --host-bridges 2: a host bridge of several endpoints interleaves at granularity x host-bridges, at most 16K; give --granularity 8K or less"},
 		{withSet(Interleave{HostBridges: 2}), "add --ways 2, 4 or 8"},
 		{withSet(Interleave{Granularity: 4096}), "add --ways 2, 4 or 8"},
 		{CreateSpec{Memstart: 8 * units.GiB, Memsize: units.GiB, Interleave: Interleave{Ways: 4}},

@@ -21,8 +21,9 @@
  * DOC: cxl_virt shared definitions
  *
  * A cxl_virt device turns a reserved range of host RAM into a CXL type-3
- * memory expander, or an interleave set of ways of them, each endpoint
- * below its own PCI host bridge. The range is laid out as::
+ * memory expander, or an interleave set of ways of them below one to four
+ * PCI host bridges, each endpoint below a root port of its own. The range
+ * is laid out as::
  *
  *   memstart + p MiB     1 MiB PCI window that the emulated root port of
  *                        position p forwards; it starts with that
@@ -97,17 +98,36 @@ struct cxl_port;
 struct cxl_root_decoder;
 
 /**
- * struct cxlv_ep - one endpoint of a device, below its own host bridge
+ * struct cxlv_hb - one PCI host bridge of a device, a dport of its CXL root
  * @cxlv: the device (set) it belongs to
- * @pos: its position in the set's interleave, 0..ways-1
- * @bar0: its BAR0, also the start of its 1 MiB PCI window
- * @pci_res: the PCI host bridge's memory window
- * @dport: the CXL root's dport for that host bridge, id @pos
- * @busn_res: bus numbers of the PCI domain
+ * @idx: its place in the root decoder's target list, 0..host_bridges-1,
+ *	also its dport id
+ * @dport: the CXL root's dport for it
+ * @busn_res: bus numbers of its PCI domain: 0 and one per root port
  * @sysdata: x86 PCI sysdata carrying the PCI domain
  * @bus: root bus of the software PCI domain
- * @rp_cfg: config space of the root port, 00:00.0
- * @ep_cfg: config space of the endpoint, 01:00.0
+ */
+struct cxlv_hb {
+	struct cxlv_dev *cxlv;
+	unsigned int idx;
+	struct cxl_dport *dport;
+	struct resource busn_res;
+	struct pci_sysdata sysdata;
+	struct pci_bus *bus;
+};
+
+/**
+ * struct cxlv_ep - one endpoint of a device, below a root port of its own
+ * @cxlv: the device (set) it belongs to
+ * @pos: its position in the set's interleave, 0..ways-1
+ * @hb: its host bridge, number @pos mod host_bridges
+ * @rp: its root port's index on the host bridge, @pos div host_bridges:
+ *	devfn (@rp, 0) on bus 0, port number @rp, secondary bus @rp + 1
+ * @bar0: its BAR0, also the start of its 1 MiB PCI window
+ * @pci_res: its 1 MiB PCI window, one of the host bridge's memory windows
+ *	and the window of its root port
+ * @rp_cfg: config space of the root port
+ * @ep_cfg: config space of the endpoint, device 0 of the secondary bus
  * @meta: single mapping of BAR0 and the LSA
  * @emu: the register emulator, once started
  * @bar_lock: guards @bar_cover, @bar_bound, @bar_live and @bar_ep
@@ -120,12 +140,10 @@ struct cxl_root_decoder;
 struct cxlv_ep {
 	struct cxlv_dev *cxlv;
 	unsigned int pos;
+	struct cxlv_hb *hb;
+	unsigned int rp;
 	u64 bar0;
 	struct resource pci_res;
-	struct cxl_dport *dport;
-	struct resource busn_res;
-	struct pci_sysdata sysdata;
-	struct pci_bus *bus;
 	struct cxlv_cfg_func rp_cfg;
 	struct cxlv_cfg_func ep_cfg;
 	void __iomem *meta;
@@ -140,7 +158,7 @@ struct cxlv_ep {
 
 /**
  * struct cxlv_dev - one virtual CXL memory device: an interleave set of
- *	@params.ways endpoints, each below its own host bridge
+ *	@params.ways endpoints below @params.host_bridges host bridges
  * @dev: the cxlvN device on the cxl_virt bus; host of the CXL root
  * @id: N of cxlvN
  * @params: what the user asked for
@@ -157,6 +175,7 @@ struct cxlv_ep {
  * @closed: the window has left iomem; region events no longer touch it
  * @refence: tries the fence again while the window is unfenced and idle
  * @eps: the endpoints by position, @params.ways of them
+ * @hbs: the host bridges, @params.host_bridges of them
  * @root: CXL root port (rootN)
  * @cxlrd: root decoder over the device's window
  * @window_res: the root decoder's window published in iomem; allocated
@@ -181,6 +200,7 @@ struct cxlv_dev {
 	bool closed;
 	struct delayed_work refence;
 	struct cxlv_ep *eps;
+	struct cxlv_hb *hbs;
 	struct cxl_port *root;
 	struct cxl_root_decoder *cxlrd;
 	struct resource *window_res;
@@ -192,6 +212,32 @@ struct cxlv_dev {
 #define cxlv_for_each_ep(cxlv, ep)					\
 	for ((ep) = (cxlv)->eps; (ep) < (cxlv)->eps + (cxlv)->params.ways; \
 	     (ep)++)
+
+#define cxlv_for_each_hb(cxlv, hb)					\
+	for ((hb) = (cxlv)->hbs;					\
+	     (hb) < (cxlv)->hbs + (cxlv)->params.host_bridges; (hb)++)
+
+/* Root ports per host bridge, one endpoint below each. */
+static inline unsigned int cxlv_root_ports(const struct cxlv_dev *cxlv)
+{
+	return cxlv->params.ways / cxlv->params.host_bridges;
+}
+
+/* The endpoint below root port @rp of @hb. */
+static inline struct cxlv_ep *cxlv_hb_ep(const struct cxlv_hb *hb,
+					 unsigned int rp)
+{
+	return &hb->cxlv->eps[rp * hb->cxlv->params.host_bridges + hb->idx];
+}
+
+/*
+ * Does the component block in @ep's PCI window hold its host bridge's HDM
+ * decoder? The first endpoint of a bridge with more than one root port.
+ */
+static inline bool cxlv_hb_decodes(const struct cxlv_ep *ep)
+{
+	return !ep->rp && cxlv_root_ports(ep->cxlv) > 1;
+}
 
 static inline struct cxlv_dev *to_cxlv_dev(struct device *dev)
 {
@@ -268,9 +314,8 @@ u32 cxlv_cfg_read(const struct cxlv_cfg_func *f, int where, int size);
 void cxlv_cfg_write(struct cxlv_cfg_func *f, int where, int size, u32 val);
 
 /* cxlv_pci.c: the software PCI domain */
-#define CXLV_DPORT_ID	0
-int cxlv_pci_setup(struct cxlv_ep *ep);
-void cxlv_pci_add_devices(struct cxlv_ep *ep);
+int cxlv_pci_setup(struct cxlv_hb *hb);
+void cxlv_pci_add_devices(struct cxlv_hb *hb);
 void cxlv_pci_stop_devices(struct cxlv_dev *cxlv);
 struct pci_dev *cxlv_pci_get_ep(struct cxlv_ep *ep);
 struct cxlv_ep *cxlv_pci_owner(struct device *dev);

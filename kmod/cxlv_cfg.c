@@ -218,8 +218,8 @@ void cxlv_cfg_init_rp(struct cxlv_cfg_func *f, const struct cxlv_ep *ep)
 			FIELD_PREP(CXLV_CLASS_CODE, PCI_CLASS_BRIDGE_PCI),
 			PCI_HEADER_TYPE_BRIDGE);
 	cfg_set(f, PCI_PRIMARY_BUS, 1, 0);
-	cfg_set(f, PCI_SECONDARY_BUS, 1, 1);
-	cfg_set(f, PCI_SUBORDINATE_BUS, 1, 1);
+	cfg_set(f, PCI_SECONDARY_BUS, 1, ep->rp + 1);
+	cfg_set(f, PCI_SUBORDINATE_BUS, 1, ep->rp + 1);
 	cfg_rw(f, PCI_PRIMARY_BUS, 4, CXLV_RW32);
 
 	/* I/O and non-prefetchable windows: base above limit, disabled */
@@ -246,7 +246,8 @@ void cxlv_cfg_init_rp(struct cxlv_cfg_func *f, const struct cxlv_ep *ep)
 	cfg_rw(f, PCI_PREF_LIMIT_UPPER32, 4, CXLV_RW32);
 
 	cfg_rw(f, PCI_BRIDGE_CONTROL, 2, CXLV_BRIDGE_CTL_RW);
-	cfg_init_pcie(f, PCI_EXP_TYPE_ROOT_PORT, CXLV_DPORT_ID,
+	/* the port number is the CXL dport id the host-bridge port sees */
+	cfg_init_pcie(f, PCI_EXP_TYPE_ROOT_PORT, ep->rp,
 		      cxlv_cdat_link_width(&ep->cxlv->params.perf));
 }
 

@@ -150,9 +150,9 @@ static inline int cxlv_decoder_add(struct cxl_decoder *cxld, int ways)
 }
 
 /**
- * cxlv_port_add_root_port() - make the root port a dport of its host bridge
+ * cxlv_port_add_root_port() - make a root port a dport of its host bridge
  * @port: the host-bridge port, bound to cxl_port
- * @rp: the root port below it
+ * @rp: a root port below it
  * @port_id: the root port's LNKCAP port number
  *
  * Up to 6.x, cxl_port's probe enumerates a switch port's dports and sets up
@@ -180,12 +180,15 @@ static inline int cxlv_port_add_root_port(struct cxl_port *port,
 	guard(device)(&port->dev);
 	if (!port->dev.driver)
 		return -ENXIO;
-	rc = cxl_port_setup_regs(port, port->component_reg_phys);
-	if (rc)
-		return rc;
-	rc = devm_cxl_switch_port_decoders_setup(port);
-	if (rc)
-		return rc;
+	/* the first dport sets the port up, as cxl_port_add_dport() does */
+	if (!port->nr_dports) {
+		rc = cxl_port_setup_regs(port, port->component_reg_phys);
+		if (rc)
+			return rc;
+		rc = devm_cxl_switch_port_decoders_setup(port);
+		if (rc)
+			return rc;
+	}
 	dport = devm_cxl_add_dport(port, &rp->dev, port_id, CXL_RESOURCE_NONE);
 	if (IS_ERR(dport))
 		return PTR_ERR(dport);

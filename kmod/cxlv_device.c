@@ -41,6 +41,7 @@ static void cxlv_release(struct device *dev)
 	struct cxlv_dev *cxlv = to_cxlv_dev(dev);
 
 	cxlv_mem_free(cxlv);
+	kfree(cxlv->hbs);
 	kfree(cxlv->eps);
 	kfree(cxlv);
 }
@@ -69,7 +70,13 @@ static int cxlv_emu_setup(struct cxlv_ep *ep)
 		.granularity = cxlv->params.granularity,
 		.pmem = cxlv->params.pmem,
 	};
-	struct cxlv_emu *emu = cxlv_emu_start(&cfg);
+	struct cxlv_emu *emu;
+
+	if (cxlv_hb_decodes(ep)) {
+		cfg.bridge_regs = ep->meta + CXLV_BRIDGE_REGS_OFFSET;
+		cfg.bridge_ways = cxlv_root_ports(cxlv);
+	}
+	emu = cxlv_emu_start(&cfg);
 
 	if (IS_ERR(emu)) {
 		cxlv_set_error("%s: cannot start emulator of endpoint %u: %ld",
@@ -102,10 +109,11 @@ static int cxlv_ep_init(struct cxlv_dev *cxlv)
 static int cxlv_build(struct cxlv_dev *cxlv)
 {
 	struct cxlv_ep *ep;
+	struct cxlv_hb *hb;
 	int rc;
 
-	cxlv_for_each_ep(cxlv, ep) {
-		rc = cxlv_pci_setup(ep);
+	cxlv_for_each_hb(cxlv, hb) {
+		rc = cxlv_pci_setup(hb);
 		if (rc)
 			return rc;
 	}
@@ -117,8 +125,8 @@ static int cxlv_build(struct cxlv_dev *cxlv)
 		if (rc)
 			return rc;
 	}
-	cxlv_for_each_ep(cxlv, ep)
-		cxlv_pci_add_devices(ep);
+	cxlv_for_each_hb(cxlv, hb)
+		cxlv_pci_add_devices(hb);
 	rc = cxlv_mem_guard(cxlv);
 	if (rc)
 		return rc;
@@ -209,9 +217,8 @@ static int cxlv_check_endpoints(const struct cxlv_params *p)
  *
  * Return: the new device's id, or a negative errno with the reason
  * recorded: -EMFILE at the endpoint limit, -EEXIST for a range or serial
- * another device uses, the errors of cxlv_mem_validate(), -EOPNOTSUPP for
- * an interleave set with more endpoints than host bridges, which this
- * version checks in full but does not build yet, or why probe failed.
+ * another device uses, the errors of cxlv_mem_validate(), or why probe
+ * failed.
  * Nothing is left behind on failure.
  */
 int cxlv_create(const struct cxlv_params *req)
@@ -243,32 +250,43 @@ int cxlv_create(const struct cxlv_params *req)
 	rc = cxlv_check_endpoints(&p);
 	if (rc)
 		goto unlock;
-	if (p.ways > p.host_bridges) {
-		cxlv_set_error("create: ways=%u host_bridges=%u: host bridges with more than one root port are not built by this version of cxl_virt; use host_bridges=%u; nothing created",
-			       p.ways, p.host_bridges, p.ways);
-		rc = -EOPNOTSUPP;
-		goto unlock;
-	}
-
 	cxlv = kzalloc(sizeof(*cxlv), GFP_KERNEL);
-	if (cxlv)
+	if (cxlv) {
 		cxlv->eps = kcalloc(p.ways, sizeof(*cxlv->eps), GFP_KERNEL);
-	if (!cxlv || !cxlv->eps) {
+		cxlv->hbs = kcalloc(p.host_bridges, sizeof(*cxlv->hbs),
+				    GFP_KERNEL);
+	}
+	if (!cxlv || !cxlv->eps || !cxlv->hbs) {
+		if (cxlv) {
+			kfree(cxlv->hbs);
+			kfree(cxlv->eps);
+		}
 		kfree(cxlv);
 		rc = -ENOMEM;
 		goto unlock;
 	}
 	id = idr_alloc(&cxlv_devices, cxlv, 0, CXLV_MAX_DEVICES, GFP_KERNEL);
 	if (id < 0) {
+		kfree(cxlv->hbs);
 		kfree(cxlv->eps);
 		kfree(cxlv);
 		rc = id;
 		goto unlock;
 	}
-	/* one host bridge per endpoint: its metadata at memstart + pos MiB */
+	for (pos = 0; pos < p.host_bridges; pos++) {
+		cxlv->hbs[pos].cxlv = cxlv;
+		cxlv->hbs[pos].idx = pos;
+	}
+	/*
+	 * Position p sits below host bridge p mod H, the root decoder's
+	 * target for it, on that bridge's root port p div H; its metadata at
+	 * memstart + p MiB.
+	 */
 	for (pos = 0; pos < p.ways; pos++) {
 		cxlv->eps[pos].cxlv = cxlv;
 		cxlv->eps[pos].pos = pos;
+		cxlv->eps[pos].hb = &cxlv->hbs[pos % p.host_bridges];
+		cxlv->eps[pos].rp = pos / p.host_bridges;
 		cxlv->eps[pos].bar0 = layout.bar0 + (u64)pos * CXLV_META_SIZE;
 	}
 
@@ -521,20 +539,20 @@ static ssize_t cxlv_show_eps(struct cxlv_dev *cxlv, char *buf,
 	return n + sysfs_emit_at(buf, n, "\n");
 }
 
-static u64 cxlv_ep_domain(const struct cxlv_ep *ep)
-{
-	return ep->sysdata.domain;
-}
-
-/* One domain per host bridge, which is one per endpoint in this version. */
+/* One domain per host bridge, in host-bridge order. */
 static ssize_t pci_domain_show(struct device *dev,
 			       struct device_attribute *attr, char *buf)
 {
 	struct cxlv_dev *cxlv = to_cxlv_dev(dev);
+	struct cxlv_hb *hb;
+	ssize_t n = 0;
 
 	if (!cxlv_live(cxlv))
 		return sysfs_emit(buf, "\n");
-	return cxlv_show_eps(cxlv, buf, cxlv_ep_domain, "%04llx");
+	cxlv_for_each_hb(cxlv, hb)
+		n += sysfs_emit_at(buf, n, "%s%04x", hb->idx ? " " : "",
+				   hb->sysdata.domain);
+	return n + sysfs_emit_at(buf, n, "\n");
 }
 static DEVICE_ATTR_RO(pci_domain);
 

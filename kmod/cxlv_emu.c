@@ -45,7 +45,10 @@
  *   hpa_base + DPA, one way, 256 MiB aligned, inside the capacity; for an
  *   endpoint of an interleave set, the set's whole window at its ways and
  *   granularity, which the set's contiguous RAM serves as is) and only
- *   then shows COMMITTED or COMMIT_ERROR; a cleared COMMIT clears both. A
+ *   then shows COMMITTED or COMMIT_ERROR; a cleared COMMIT clears both. The
+ *   emulator of a host bridge's first endpoint runs the same state machine
+ *   for that bridge's decoder when it interleaves across several root
+ *   ports (cxlv_emu_hdm_check_bridge() says what it accepts). A
  *   commit whose programming differs from what was last checked is checked
  *   again. cxlv_emu_hint.c runs the state machine just before the kernel
  *   reads the Control register to commit, so a reset the poller has not seen
@@ -239,41 +242,78 @@ static void cxlv_emu_mbox_kick(struct cxlv_emu *emu)
 		cxlv_emu_mbox_answer(emu);
 }
 
-static u64 cxlv_emu_hdm_read64(struct cxlv_emu *emu, unsigned int low)
+static u64 cxlv_emu_hdm_read64(struct cxlv_hdm_block *blk, unsigned int low)
 {
-	return lo_hi_readq(emu->hdm + low);
+	return lo_hi_readq(blk->regs + low);
 }
 
-static void cxlv_emu_hdm_read(struct cxlv_emu *emu, int id,
+static void cxlv_emu_hdm_read(struct cxlv_hdm_block *blk, int id,
 			      struct cxlv_hdm_decoder *d)
 {
-	d->ctrl = readl(emu->hdm + CXL_HDM_DECODER0_CTRL_OFFSET(id));
-	d->base = cxlv_emu_hdm_read64(emu, CXL_HDM_DECODER0_BASE_LOW_OFFSET(id));
-	d->size = cxlv_emu_hdm_read64(emu, CXL_HDM_DECODER0_SIZE_LOW_OFFSET(id));
-	d->skip = cxlv_emu_hdm_read64(emu, CXL_HDM_DECODER0_SKIP_LOW(id));
+	d->ctrl = readl(blk->regs + CXL_HDM_DECODER0_CTRL_OFFSET(id));
+	d->base = cxlv_emu_hdm_read64(blk, CXL_HDM_DECODER0_BASE_LOW_OFFSET(id));
+	d->size = cxlv_emu_hdm_read64(blk, CXL_HDM_DECODER0_SIZE_LOW_OFFSET(id));
+	/* the DPA skip of an endpoint, the target list of a host bridge */
+	d->skip = cxlv_emu_hdm_read64(blk, CXL_HDM_DECODER0_SKIP_LOW(id));
+}
+
+/* Does @d decode the set's whole window at ways @iw and granularity @ig? */
+static const char *cxlv_emu_hdm_check_interleave(struct cxlv_emu *emu,
+						const struct cxlv_hdm_decoder *d,
+						unsigned int iw,
+						unsigned int ig)
+{
+	const struct cxlv_emu_config *cfg = &emu->cfg;
+
+	/* CXL r3.0 8.2.4.19.7: IW is log2(ways), IG log2(bytes / 256) */
+	if (FIELD_GET(CXL_HDM_DECODER0_CTRL_IW_MASK, d->ctrl) != ilog2(iw))
+		return "interleave ways other than the set's";
+	if (FIELD_GET(CXL_HDM_DECODER0_CTRL_IG_MASK, d->ctrl) !=
+	    ilog2(ig / SZ_256))
+		return "interleave granularity other than the set's";
+	if (d->base != cfg->hpa_base || d->size != cfg->capacity * cfg->ways)
+		return "HPA range is not the set's window";
+	return NULL;
 }
 
 /*
- * A set's decoder (CXL r3.0 8.2.4.19.7): the whole window, the set's ways
- * (IW, encoded as log2 for 1, 2, 4 and 8) and granularity (IG, encoded as
- * log2(bytes / 256)), the DPA from 0. Returns NULL, or why it cannot commit.
+ * A set's endpoint decoder: the whole window at the set's ways and
+ * granularity, the DPA from 0. Returns NULL, or why it cannot commit.
  */
 static const char *cxlv_emu_hdm_check_set(struct cxlv_emu *emu,
 					  const struct cxlv_hdm_decoder *d,
 					  u64 dpa_base)
 {
 	const struct cxlv_emu_config *cfg = &emu->cfg;
+	const char *why = cxlv_emu_hdm_check_interleave(emu, d, cfg->ways,
+							 cfg->granularity);
 
-	if (FIELD_GET(CXL_HDM_DECODER0_CTRL_IW_MASK, d->ctrl) !=
-	    ilog2(cfg->ways))
-		return "interleave ways other than the set's";
-	if (FIELD_GET(CXL_HDM_DECODER0_CTRL_IG_MASK, d->ctrl) !=
-	    ilog2(cfg->granularity / SZ_256))
-		return "interleave granularity other than the set's";
-	if (dpa_base || d->skip)
-		return "DPA does not start at 0";
-	if (d->base != cfg->hpa_base || d->size != cfg->capacity * cfg->ways)
-		return "HPA range is not the set's window";
+	if (!why && (dpa_base || d->skip))
+		why = "DPA does not start at 0";
+	return why;
+}
+
+/*
+ * A host bridge's decoder, as cxl_port_setup_targets() programs it for a
+ * region over the set (6.1: eig from the root's eig and eiw; 6.12 on:
+ * ig = parent ig x parent iw): the whole window, one way per root port at
+ * the set's granularity times its host bridges, target i the root port of
+ * position h + i x host_bridges, which is root port i, port number i.
+ */
+static const char *cxlv_emu_hdm_check_bridge(struct cxlv_emu *emu,
+					     const struct cxlv_hdm_decoder *d)
+{
+	const struct cxlv_emu_config *cfg = &emu->cfg;
+	unsigned int i, host_bridges = cfg->ways / cfg->bridge_ways;
+	const char *why;
+
+	why = cxlv_emu_hdm_check_interleave(emu, d, cfg->bridge_ways,
+					    cfg->granularity * host_bridges);
+	if (why)
+		return why;
+	for (i = 0; i < cfg->bridge_ways; i++)
+		if (((d->targets >> (8 * i)) & 0xff) != i)
+			return "target list is not the root ports in position order";
 	return NULL;
 }
 
@@ -282,11 +322,14 @@ static const char *cxlv_emu_hdm_check_set(struct cxlv_emu *emu,
  * @dpa_base + skip. Returns NULL, or why the commit must fail.
  */
 static const char *cxlv_emu_hdm_check(struct cxlv_emu *emu,
+				      const struct cxlv_hdm_block *blk,
 				      const struct cxlv_hdm_decoder *d,
 				      u64 dpa_base)
 {
 	u64 dpa = dpa_base + d->skip;
 
+	if (blk->bridge)
+		return cxlv_emu_hdm_check_bridge(emu, d);
 	if (emu->cfg.ways > 1)
 		return cxlv_emu_hdm_check_set(emu, d, dpa_base);
 	if (FIELD_GET(CXL_HDM_DECODER0_CTRL_IW_MASK, d->ctrl))
@@ -306,10 +349,10 @@ static const char *cxlv_emu_hdm_check(struct cxlv_emu *emu,
  * A reset and a re-commit that both land between two polls leave COMMIT set
  * over new programming: compare with what was last checked.
  */
-static bool cxlv_emu_hdm_reprogrammed(struct cxlv_emu *emu, int id,
+static bool cxlv_emu_hdm_reprogrammed(struct cxlv_hdm_block *blk, int id,
 				      const struct cxlv_hdm_decoder *d)
 {
-	const struct cxlv_hdm_decoder *was = &emu->hdm_checked[id];
+	const struct cxlv_hdm_decoder *was = &blk->checked[id];
 
 	return d->base != was->base || d->size != was->size ||
 	       d->skip != was->skip ||
@@ -318,20 +361,23 @@ static bool cxlv_emu_hdm_reprogrammed(struct cxlv_emu *emu, int id,
 }
 
 /* Checks a decoder whose COMMIT is set and records the answer. */
-static void cxlv_emu_hdm_validate(struct cxlv_emu *emu, int id,
+static void cxlv_emu_hdm_validate(struct cxlv_emu *emu,
+				  struct cxlv_hdm_block *blk, int id,
 				  const struct cxlv_hdm_decoder *d, u64 dpa_base)
 {
-	const char *why = cxlv_emu_hdm_check(emu, d, dpa_base);
+	const char *why = cxlv_emu_hdm_check(emu, blk, d, dpa_base);
 
-	emu->hdm_checked[id] = *d;
+	blk->checked[id] = *d;
 	if (why) {
+		/* host bridge h is answered by the endpoint at position h */
 		dev_err_ratelimited(emu->cfg.dev,
-				    "endpoint %u decoder %d: commit refused: %s\n",
+				    "%s %u decoder %d: commit refused: %s\n",
+				    blk->bridge ? "host bridge" : "endpoint",
 				    emu->cfg.pos, id, why);
-		emu->hdm_state[id] = CXLV_HDM_REFUSED;
+		blk->state[id] = CXLV_HDM_REFUSED;
 		return;
 	}
-	emu->hdm_state[id] = CXLV_HDM_COMMITTED;
+	blk->state[id] = CXLV_HDM_COMMITTED;
 	WRITE_ONCE(emu->commits, emu->commits + 1);
 }
 
@@ -348,8 +394,9 @@ static u32 cxlv_emu_hdm_answer(enum cxlv_hdm_state state)
 	}
 }
 
-/* Runs the commit state machine of every decoder; true if one moved. */
-static bool cxlv_emu_hdm_poll(struct cxlv_emu *emu)
+/* Runs the commit state machine of a block's decoders; true if one moved. */
+static bool cxlv_emu_hdm_poll_block(struct cxlv_emu *emu,
+				    struct cxlv_hdm_block *blk)
 {
 	const u32 answer_bits = CXL_HDM_DECODER0_CTRL_COMMITTED |
 				CXL_HDM_DECODER0_CTRL_COMMIT_ERROR;
@@ -359,28 +406,38 @@ static bool cxlv_emu_hdm_poll(struct cxlv_emu *emu)
 	int id;
 
 	for (id = 0; id < CXLV_HDM_DECODERS; id++) {
-		enum cxlv_hdm_state *state = &emu->hdm_state[id];
+		enum cxlv_hdm_state *state = &blk->state[id];
 		u32 answer;
 
-		cxlv_emu_hdm_read(emu, id, &d);
+		cxlv_emu_hdm_read(blk, id, &d);
 		if (!(d.ctrl & CXL_HDM_DECODER0_CTRL_COMMIT)) {
 			/* Software reset the decoder: it stops decoding. */
 			moved |= *state != CXLV_HDM_IDLE;
 			*state = CXLV_HDM_IDLE;
 		} else if (*state == CXLV_HDM_IDLE ||
-			   cxlv_emu_hdm_reprogrammed(emu, id, &d)) {
-			cxlv_emu_hdm_validate(emu, id, &d, dpa_base);
+			   cxlv_emu_hdm_reprogrammed(blk, id, &d)) {
+			cxlv_emu_hdm_validate(emu, blk, id, &d, dpa_base);
 			moved = true;
 		}
 		/* Read-only bits: what software left there is overwritten. */
 		answer = cxlv_emu_hdm_answer(*state);
 		if ((d.ctrl & answer_bits) != answer)
 			writel((d.ctrl & ~answer_bits) | answer,
-			       emu->hdm + CXL_HDM_DECODER0_CTRL_OFFSET(id));
+			       blk->regs + CXL_HDM_DECODER0_CTRL_OFFSET(id));
 		/* Decoders take consecutive DPA ranges, in decoder order. */
 		if (*state == CXLV_HDM_COMMITTED)
 			dpa_base += d.skip + d.size;
 	}
+	return moved;
+}
+
+/* The endpoint's decoders, and its host bridge's if it answers them. */
+static bool cxlv_emu_hdm_poll(struct cxlv_emu *emu)
+{
+	bool moved = cxlv_emu_hdm_poll_block(emu, &emu->ep_hdm);
+
+	if (emu->hb_hdm.regs)
+		moved |= cxlv_emu_hdm_poll_block(emu, &emu->hb_hdm);
 	return moved;
 }
 
@@ -472,7 +529,11 @@ struct cxlv_emu *cxlv_emu_start(const struct cxlv_emu_config *cfg)
 	cxlv_poison_start(&emu->mbox_state.poison, cfg);
 	emu->cfg = *cfg;
 	emu->mbox = cxlv_regs_mbox(cfg);
-	emu->hdm = cxlv_regs_hdm(cfg);
+	emu->ep_hdm.regs = cxlv_regs_hdm(cfg->comp_regs);
+	if (cfg->bridge_regs) {
+		emu->hb_hdm.regs = cxlv_regs_hdm(cfg->bridge_regs);
+		emu->hb_hdm.bridge = true;
+	}
 	raw_spin_lock_init(&emu->lock);
 	INIT_WORK(&emu->mbox_work, cxlv_emu_mbox_work);
 	INIT_WORK(&emu->mbox_work_any, cxlv_emu_mbox_work_any);

@@ -24,10 +24,12 @@
 #define CXLV_COMP_REGS_SIZE	SZ_64K
 
 /*
- * Host-bridge component registers (CXL r3.0 8.2.4), in the PCI window after
- * BAR0: a capability array without an HDM Decoder Capability, which a host
- * bridge with a single root port may omit (CXL r3.0 9.13.1), so the CXL core
- * decodes through it. 6.12 probes this block when the port is added.
+ * Host-bridge component registers (CXL r3.0 8.2.4), in the PCI window of the
+ * host bridge's first endpoint, after BAR0: a capability array without an
+ * HDM Decoder Capability, which a host bridge with a single root port may
+ * omit (CXL r3.0 9.13.1), so the CXL core decodes through it; with more
+ * root ports, one HDM decoder. 6.12 probes this block when the port is
+ * added.
  */
 #define CXLV_BRIDGE_REGS_OFFSET	SZ_256K
 #define CXLV_BRIDGE_REGS_SIZE	SZ_64K
@@ -80,6 +82,11 @@ struct device;
  *	commits covers the whole window (@ways x @capacity from @hpa_base)
  *	at @ways ways and @granularity, DPA from 0
  * @granularity: the set's interleave granularity in bytes
+ * @bridge_regs: mapping of the component block (CXLV_BRIDGE_REGS_SIZE) of
+ *	a host bridge with more than one root port, whose HDM decoder this
+ *	emulator answers too, or NULL; the endpoint at position h answers
+ *	for host bridge h
+ * @bridge_ways: root ports below that host bridge
  * @pmem: all capacity is persistent (else all volatile)
  */
 struct cxlv_emu_config {
@@ -92,6 +99,8 @@ struct cxlv_emu_config {
 	u64 hpa_base;
 	unsigned int ways;
 	unsigned int granularity;
+	void __iomem *bridge_regs;
+	unsigned int bridge_ways;
 	bool pmem;
 };
 
@@ -106,8 +115,11 @@ struct cxlv_emu;
 struct cxlv_emu *cxlv_emu_start(const struct cxlv_emu_config *cfg);
 void cxlv_emu_stop(struct cxlv_emu *emu);
 
-/* Writes the host-bridge block; it has nothing to emulate after that. */
-void cxlv_emu_init_bridge_regs(void __iomem *regs);
+/*
+ * Writes the host-bridge block; with more than one root port its decoder is
+ * then answered by an emulator whose @bridge_regs point at it.
+ */
+void cxlv_emu_init_bridge_regs(void __iomem *regs, unsigned int root_ports);
 
 /* Counters for the device's sysfs attributes. */
 u64 cxlv_emu_mbox_cmds(const struct cxlv_emu *emu);

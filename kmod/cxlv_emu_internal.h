@@ -77,13 +77,18 @@ struct cxlv_mbox_cmd {
  * @ctrl: CXL r3.0 8.2.4.19.7 HDM Decoder Control
  * @base: HPA base
  * @size: HPA size
- * @skip: DPA skip (endpoint decoders)
+ * @skip: DPA skip (endpoint decoders, CXL r3.0 8.2.4.19.11-12)
+ * @targets: target list in the same registers (host-bridge and switch
+ *	decoders, CXL r3.0 8.2.4.19.8-9): byte i is target i's port number
  */
 struct cxlv_hdm_decoder {
 	u32 ctrl;
 	u64 base;
 	u64 size;
-	u64 skip;
+	union {
+		u64 skip;
+		u64 targets;
+	};
 };
 
 /*
@@ -97,10 +102,25 @@ enum cxlv_hdm_state {
 };
 
 /**
+ * struct cxlv_hdm_block - the HDM decoders of one component block
+ * @regs: its HDM Decoder Capability Structure, or NULL if it has none
+ * @bridge: a host bridge's, whose decoders target root ports
+ * @state: each decoder's answer, the truth its Control register shows
+ * @checked: each decoder's programming when it was last validated
+ */
+struct cxlv_hdm_block {
+	void __iomem *regs;
+	bool bridge;
+	enum cxlv_hdm_state state[CXLV_HDM_DECODERS];
+	struct cxlv_hdm_decoder checked[CXLV_HDM_DECODERS];
+};
+
+/**
  * struct cxlv_emu - one emulated device
  * @cfg: what the topology code told us, including the register mappings
  * @mbox: the primary mailbox registers inside @cfg.dev_regs
- * @hdm: the HDM Decoder Capability Structure inside @cfg.comp_regs
+ * @ep_hdm: the endpoint's decoders, in @cfg.comp_regs
+ * @hb_hdm: the host bridge's decoders, in @cfg.bridge_regs, if any
  * @timer: the poller; fires in hard interrupt context
  * @mbox_work: answers a rung doorbell, bound to a CPU that does not spin
  * @mbox_work_any: answers a rung doorbell, on any CPU (the poller's)
@@ -112,8 +132,6 @@ enum cxlv_hdm_state {
  * @mbox_cmds: mailbox commands answered
  * @commits: HDM decoder commits accepted
  * @mbox_state: what mailbox commands have changed
- * @hdm_state: each decoder's answer, the truth its Control register shows
- * @hdm_checked: each decoder's programming when it was last validated
  * @regs_ro: the read-only register layout as laid out, to restore
  * @payload_in: bounce buffer for the input payload
  * @payload_out: bounce buffer for the output payload
@@ -121,7 +139,8 @@ enum cxlv_hdm_state {
 struct cxlv_emu {
 	struct cxlv_emu_config cfg;
 	void __iomem *mbox;
-	void __iomem *hdm;
+	struct cxlv_hdm_block ep_hdm;
+	struct cxlv_hdm_block hb_hdm;
 	struct hrtimer timer;
 	struct work_struct mbox_work;
 	struct work_struct mbox_work_any;
@@ -133,8 +152,6 @@ struct cxlv_emu {
 	u64 mbox_cmds;
 	u64 commits;
 	struct cxlv_mbox_state mbox_state;
-	enum cxlv_hdm_state hdm_state[CXLV_HDM_DECODERS];
-	struct cxlv_hdm_decoder hdm_checked[CXLV_HDM_DECODERS];
 	u32 regs_ro[CXLV_REGS_RO_WORDS];
 	u8 payload_in[CXLV_MBOX_PAYLOAD_SIZE];
 	u8 payload_out[CXLV_MBOX_PAYLOAD_SIZE];
@@ -143,7 +160,7 @@ struct cxlv_emu {
 void cxlv_regs_init(const struct cxlv_emu_config *cfg, u32 *ro);
 bool cxlv_regs_restore(const struct cxlv_emu_config *cfg, u32 *ro);
 void __iomem *cxlv_regs_mbox(const struct cxlv_emu_config *cfg);
-void __iomem *cxlv_regs_hdm(const struct cxlv_emu_config *cfg);
+void __iomem *cxlv_regs_hdm(void __iomem *comp_regs);
 
 /* cxlv_emu.c, for the hints: act on what the host just did. */
 void cxlv_emu_mbox_hint(struct cxlv_emu *emu);

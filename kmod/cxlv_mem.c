@@ -369,29 +369,51 @@ int cxlv_mem_setup(struct cxlv_dev *cxlv)
 	return 0;
 }
 
+/* Marks [@start, @start + @size) of the range busy for the emulator. */
+static int cxlv_mem_guard_span(struct cxlv_dev *cxlv, u64 start, u64 size)
+{
+	if (devm_request_mem_region(&cxlv->dev, start, size,
+				    "cxl_virt metadata"))
+		return 0;
+	cxlv_set_error("%s: cannot guard the metadata at %#llx+%#llx: claimed by someone else",
+		       dev_name(&cxlv->dev), start, size);
+	return -EBUSY;
+}
+
 /**
  * cxlv_mem_guard() - mark each PCI window beyond BAR0 busy
  * @cxlv: device whose PCI devices are added
  *
  * Only the emulator may touch that memory: the host-bridge component block
- * and the label storage area. BAR0 has its own covers (cxlv_bar.c).
+ * and the label storage area. BAR0 has its own covers (cxlv_bar.c). A host
+ * bridge's block with an HDM decoder is the exception: the host-bridge
+ * port's driver maps it (all of it on 6.1) and holds it while bound.
  *
  * Return: 0 or -EBUSY with the reason recorded.
  */
 int cxlv_mem_guard(struct cxlv_dev *cxlv)
 {
-	u64 size = CXLV_PCI_WINDOW_SIZE - CXLV_BAR_SIZE;
+	const u64 bridge_end = CXLV_BRIDGE_REGS_OFFSET + CXLV_BRIDGE_REGS_SIZE;
 	struct cxlv_ep *ep;
+	int rc;
 
 	cxlv_for_each_ep(cxlv, ep) {
-		u64 start = ep->bar0 + CXLV_BAR_SIZE;
-
-		if (!devm_request_mem_region(&cxlv->dev, start, size,
-					     "cxl_virt metadata")) {
-			cxlv_set_error("%s: cannot guard the metadata at %#llx+%#llx: claimed by someone else",
-				       dev_name(&cxlv->dev), start, size);
-			return -EBUSY;
+		if (!cxlv_hb_decodes(ep)) {
+			rc = cxlv_mem_guard_span(cxlv, ep->bar0 + CXLV_BAR_SIZE,
+						 CXLV_PCI_WINDOW_SIZE -
+						 CXLV_BAR_SIZE);
+		} else {
+			rc = cxlv_mem_guard_span(cxlv, ep->bar0 + CXLV_BAR_SIZE,
+						 CXLV_BRIDGE_REGS_OFFSET -
+						 CXLV_BAR_SIZE);
+			if (!rc)
+				rc = cxlv_mem_guard_span(cxlv,
+							 ep->bar0 + bridge_end,
+							 CXLV_PCI_WINDOW_SIZE -
+							 bridge_end);
 		}
+		if (rc)
+			return rc;
 	}
 	return 0;
 }

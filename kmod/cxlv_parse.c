@@ -340,7 +340,8 @@ static int cxlv_parse_perf(u64 *vals, unsigned long seen,
  * An interleave set: ways and host bridges from the lists CXL r3.0 9.13.1
  * allows for a platform (no 3, 6, 12 ways), host bridges dividing the ways
  * so that each has the same number of root ports, and a granularity the
- * kernel's region code accepts (CXL r3.0 8.2.4.19.7 IG: 256 B to 16 KiB).
+ * kernel's region code accepts (CXL r3.0 8.2.4.19.7 IG: 256 B to 16 KiB),
+ * also as the granularity x host bridges of a host bridge's decoder.
  */
 static int cxlv_parse_interleave(const u64 *vals, unsigned long seen,
 				 char *why, size_t why_len)
@@ -378,6 +379,15 @@ static int cxlv_parse_interleave(const u64 *vals, unsigned long seen,
 			 "granularity=%llu: use a power of two from %u to %u",
 			 (unsigned long long)gran, CXLV_MIN_GRANULARITY,
 			 CXLV_MAX_GRANULARITY);
+		return -EINVAL;
+	}
+	/* a host bridge of several root ports decodes at gran x hbs */
+	if (hbs < ways && gran * hbs > CXLV_MAX_GRANULARITY) {
+		snprintf(why, why_len,
+			 "granularity=%llu with host_bridges=%llu: a host bridge with several root ports interleaves at granularity x host_bridges, at most %u; use granularity=%llu or less",
+			 (unsigned long long)gran, (unsigned long long)hbs,
+			 CXLV_MAX_GRANULARITY,
+			 (unsigned long long)(CXLV_MAX_GRANULARITY / hbs));
 		return -EINVAL;
 	}
 	return 0;

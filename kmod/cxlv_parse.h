@@ -35,8 +35,7 @@
  * -ENODATA   a required key missing
  * -ERANGE    a number that overflows its field, memstart + memsize wraps,
  *            serial + ways - 1 does, or a figure above CXLV_PERF_MAX
- * -EOPNOTSUPP cxltype other than 3, or borrow=1 with ways > 1 (the parser;
- *            cxlv_create() also refuses ways > host_bridges)
+ * -EOPNOTSUPP cxltype other than 3, or borrow=1 with ways > 1
  *
  * borrow=1 with a memsize or memstart not a multiple of 256 MiB is -EINVAL
  * here. What the module answers once the text parses (cxlv_borrow.c):

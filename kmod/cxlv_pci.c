@@ -2,11 +2,13 @@
 /**
  * DOC: cxl_virt software PCI domains
  *
- * Each endpoint of a device gets its own PCI domain (from CXLV_DOMAIN_BASE
- * up, like VMD, one per host bridge as ACPI gives each host bridge its own
- * segment) whose host bridge is a child of cxlvN and whose only memory
- * window is the endpoint's 1 MiB PCI window in the reserved range. Bus 0
- * holds the emulated root port, its secondary bus the type-3 endpoint.
+ * Each host bridge of a device gets its own PCI domain (from
+ * CXLV_DOMAIN_BASE up, like VMD, as ACPI gives each host bridge its own
+ * segment) whose host bridge is a child of cxlvN and whose memory windows
+ * are the 1 MiB PCI windows of its endpoints in the reserved range. Bus 0
+ * holds one emulated root port per endpoint, root port r at devfn (r, 0)
+ * with port number r and secondary bus r + 1, where its type-3 endpoint
+ * sits.
  * BARs come pre-programmed inside the window and are claimed, not assigned,
  * so they show up in /proc/iomem and pci_enable_device() accepts them.
  *
@@ -29,19 +31,41 @@
 
 #include "cxlv.h"
 
+static struct cxlv_hb *cxlv_pci_hb(struct pci_bus *bus)
+{
+	return container_of(bus->sysdata, struct cxlv_hb, sysdata);
+}
+
+/* The endpoint whose root port forwards to secondary bus @busnr, or NULL. */
+static struct cxlv_ep *cxlv_pci_bus_ep(struct cxlv_hb *hb, unsigned int busnr)
+{
+	unsigned int rp;
+
+	for (rp = 0; rp < cxlv_root_ports(hb->cxlv); rp++) {
+		struct cxlv_ep *ep = cxlv_hb_ep(hb, rp);
+
+		if (busnr == ep->rp_cfg.data[PCI_SECONDARY_BUS])
+			return ep;
+	}
+	return NULL;
+}
+
 static struct cxlv_cfg_func *cxlv_pci_func(struct pci_bus *bus,
 					   unsigned int devfn)
 {
-	struct cxlv_ep *ep = container_of(bus->sysdata, struct cxlv_ep,
-					  sysdata);
+	struct cxlv_hb *hb = cxlv_pci_hb(bus);
 	struct cxlv_cfg_func *f = NULL;
+	struct cxlv_ep *ep;
 
-	if (devfn != PCI_DEVFN(0, 0))
+	if (PCI_FUNC(devfn))
 		return NULL;
-	if (pci_is_root_bus(bus))
-		f = &ep->rp_cfg;
-	else if (bus->number == ep->rp_cfg.data[PCI_SECONDARY_BUS])
-		f = &ep->ep_cfg;
+	if (pci_is_root_bus(bus)) {
+		if (PCI_SLOT(devfn) < cxlv_root_ports(hb->cxlv))
+			f = &cxlv_hb_ep(hb, PCI_SLOT(devfn))->rp_cfg;
+	} else if (!PCI_SLOT(devfn)) {
+		ep = cxlv_pci_bus_ep(hb, bus->number);
+		f = ep ? &ep->ep_cfg : NULL;
+	}
 	return f && READ_ONCE(f->present) ? f : NULL;
 }
 
@@ -94,20 +118,25 @@ static int cxlv_pci_find_domain(void)
 
 static void cxlv_pci_remove(void *data)
 {
-	struct cxlv_ep *ep = data;
+	struct cxlv_hb *hb = data;
 	struct pci_host_bridge *bridge;
+	unsigned int rp;
 
-	if (!ep->bus)
+	if (!hb->bus)
 		return;
-	bridge = to_pci_host_bridge(ep->bus->bridge);
+	bridge = to_pci_host_bridge(hb->bus->bridge);
 	pci_lock_rescan_remove();
-	WRITE_ONCE(ep->rp_cfg.present, false);
-	WRITE_ONCE(ep->ep_cfg.present, false);
-	pci_stop_root_bus(ep->bus);
-	pci_remove_root_bus(ep->bus);
+	for (rp = 0; rp < cxlv_root_ports(hb->cxlv); rp++) {
+		struct cxlv_ep *ep = cxlv_hb_ep(hb, rp);
+
+		WRITE_ONCE(ep->rp_cfg.present, false);
+		WRITE_ONCE(ep->ep_cfg.present, false);
+	}
+	pci_stop_root_bus(hb->bus);
+	pci_remove_root_bus(hb->bus);
 	pci_unlock_rescan_remove();
 	put_device(&bridge->dev);
-	ep->bus = NULL;
+	hb->bus = NULL;
 }
 
 /* Every BAR and bridge window must have landed in the PCI window. */
@@ -134,26 +163,33 @@ static int cxlv_pci_check_claims(struct cxlv_ep *ep)
 }
 
 /**
- * cxlv_pci_setup() - create, scan and claim an endpoint's PCI domain
- * @ep: endpoint of a device being probed; its PCI window must be in iomem
+ * cxlv_pci_setup() - create, scan and claim a host bridge's PCI domain
+ * @hb: host bridge of a device being probed; the PCI windows of its
+ *	endpoints must be in iomem
  *
  * The caller holds pci_lock_rescan_remove() until cxlv_pci_add_devices().
  * Devices are scanned but not yet added: drivers may bind only after the
  * CXL ports exist (cxlv_pci_add_devices()). Removal of the whole domain is
  * registered with devm.
  */
-int cxlv_pci_setup(struct cxlv_ep *ep)
+int cxlv_pci_setup(struct cxlv_hb *hb)
 {
-	struct device *host = &ep->cxlv->dev;
+	struct cxlv_dev *cxlv = hb->cxlv;
+	struct device *host = &cxlv->dev;
+	unsigned int rp, root_ports = cxlv_root_ports(cxlv);
 	struct pci_host_bridge *bridge;
 	struct pci_bus *bus;
 	LIST_HEAD(resources);
 	int domain, rc;
 
-	cxlv_cfg_init_rp(&ep->rp_cfg, ep);
-	cxlv_doe_init(&ep->doe, dev_name(host), cxlv_ep_capacity(ep->cxlv),
-		      ep->cxlv->params.pmem, &ep->cxlv->params.perf);
-	cxlv_cfg_init_ep(&ep->ep_cfg, ep);
+	for (rp = 0; rp < root_ports; rp++) {
+		struct cxlv_ep *ep = cxlv_hb_ep(hb, rp);
+
+		cxlv_cfg_init_rp(&ep->rp_cfg, ep);
+		cxlv_doe_init(&ep->doe, dev_name(host), cxlv_ep_capacity(cxlv),
+			      cxlv->params.pmem, &cxlv->params.perf);
+		cxlv_cfg_init_ep(&ep->ep_cfg, ep);
+	}
 
 	domain = cxlv_pci_find_domain();
 	if (domain < 0) {
@@ -161,17 +197,19 @@ int cxlv_pci_setup(struct cxlv_ep *ep)
 		return domain;
 	}
 	/* before the bus exists: the action must not run under our lock */
-	rc = devm_add_action(host, cxlv_pci_remove, ep);
+	rc = devm_add_action(host, cxlv_pci_remove, hb);
 	if (rc)
 		return rc;
-	ep->sysdata.domain = domain;
-	ep->sysdata.node = NUMA_NO_NODE;
-	ep->busn_res = (struct resource)
-		DEFINE_RES_NAMED(0, 2, "cxl_virt bus", IORESOURCE_BUS);
-	pci_add_resource(&resources, &ep->pci_res);
-	pci_add_resource(&resources, &ep->busn_res);
+	hb->sysdata.domain = domain;
+	hb->sysdata.node = NUMA_NO_NODE;
+	hb->busn_res = (struct resource)
+		DEFINE_RES_NAMED(0, root_ports + 1, "cxl_virt bus",
+				 IORESOURCE_BUS);
+	for (rp = 0; rp < root_ports; rp++)
+		pci_add_resource(&resources, &cxlv_hb_ep(hb, rp)->pci_res);
+	pci_add_resource(&resources, &hb->busn_res);
 
-	bus = pci_create_root_bus(host, 0, &cxlv_pci_ops, &ep->sysdata,
+	bus = pci_create_root_bus(host, 0, &cxlv_pci_ops, &hb->sysdata,
 				  &resources);
 	if (!bus) {
 		pci_free_resource_list(&resources);
@@ -179,7 +217,7 @@ int cxlv_pci_setup(struct cxlv_ep *ep)
 			       dev_name(host), domain);
 		return -ENODEV;
 	}
-	ep->bus = bus;
+	hb->bus = bus;
 
 	bridge = to_pci_host_bridge(bus->bridge);
 	bridge->native_aer = 0;
@@ -191,7 +229,12 @@ int cxlv_pci_setup(struct cxlv_ep *ep)
 
 	pci_scan_child_bus(bus);
 	pci_bus_claim_resources(bus);
-	return cxlv_pci_check_claims(ep);
+	for (rp = 0; rp < root_ports; rp++) {
+		rc = cxlv_pci_check_claims(cxlv_hb_ep(hb, rp));
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 /**
@@ -224,15 +267,15 @@ void cxlv_pci_stop_devices(struct cxlv_dev *cxlv)
 
 /**
  * cxlv_pci_add_devices() - let cxl_pci (and pcieport) bind
- * @ep: endpoint of a device whose CXL ports and emulator are ready
+ * @hb: host bridge of a device whose CXL ports and emulators are ready
  *
  * The caller still holds pci_lock_rescan_remove() and cxlvN's device lock:
- * pcieport binds the root port here, cxl_pci binds the endpoint later in a
- * worker (PROBE_PREFER_ASYNCHRONOUS) that needs cxlvN's lock on 7.x.
+ * pcieport binds the root ports here, cxl_pci binds the endpoints later in
+ * a worker (PROBE_PREFER_ASYNCHRONOUS) that needs cxlvN's lock on 7.x.
  */
-void cxlv_pci_add_devices(struct cxlv_ep *ep)
+void cxlv_pci_add_devices(struct cxlv_hb *hb)
 {
-	pci_bus_add_devices(ep->bus);
+	pci_bus_add_devices(hb->bus);
 }
 
 /**
@@ -243,9 +286,9 @@ void cxlv_pci_add_devices(struct cxlv_ep *ep)
  */
 struct pci_dev *cxlv_pci_get_ep(struct cxlv_ep *ep)
 {
-	if (!ep->sysdata.domain)
+	if (!ep->hb->sysdata.domain)
 		return NULL;
-	return pci_get_domain_bus_and_slot(ep->sysdata.domain,
+	return pci_get_domain_bus_and_slot(ep->hb->sysdata.domain,
 					   ep->rp_cfg.data[PCI_SECONDARY_BUS],
 					   PCI_DEVFN(0, 0));
 }
@@ -266,7 +309,7 @@ struct cxlv_ep *cxlv_pci_owner(struct device *dev)
 	pdev = to_pci_dev(dev);
 	if (pdev->bus->ops != &cxlv_pci_ops || pci_is_root_bus(pdev->bus))
 		return NULL;
-	return container_of(pdev->bus->sysdata, struct cxlv_ep, sysdata);
+	return cxlv_pci_bus_ep(cxlv_pci_hb(pdev->bus), pdev->bus->number);
 }
 
 /*

@@ -6,20 +6,22 @@
  * device as the bound host:
  *
  * - the CXL root port (rootN), with cxlvN as host and uport;
- * - its dports, one per endpoint: the PCI host bridge of the endpoint's
- *   domain, dport id = position, which is also the uport of the host-bridge
- *   port (the pairing region setup checks);
+ * - its dports, one per host bridge: the PCI host bridge of that bridge's
+ *   domain, dport id = its index, which is also the uport of the
+ *   host-bridge port (the pairing region setup checks);
  * - the device's window, published in iomem by cxlv_mem_setup() as an
  *   IORES_DESC_CXL resource, given to the root decoder for region
  *   allocation (cxl_acpi's pair_cxl_resource(), which 6.1 keeps static);
  * - one root decoder over the window, as many ways as host bridges, at the
  *   set's granularity (CXL r3.0 9.17.1.3 CFMWS), targeting the dports in
- *   position order, so that position p of a region sits below target p;
+ *   order, so that position p of a region sits below target p mod H;
  * - per host bridge, the PCI bus registration and the host-bridge port,
- *   whose probe finds the root port as its dport (on kernels that add
- *   dports lazily the module adds it, cxlv_port_add_root_port()), with a
- *   component block that has no HDM decoders so that it decodes
- *   pass-through on every kernel (one root port per host bridge);
+ *   whose probe finds the root ports as its dports (on kernels that add
+ *   dports lazily the module adds them, cxlv_port_add_root_port()). With
+ *   one root port its component block has no HDM decoders, so that it
+ *   decodes pass-through on every kernel; with more it has one HDM
+ *   decoder (CXL r3.0 8.2.4.19), which the kernel programs to interleave
+ *   across them and the emulator of the bridge's first endpoint commits;
  * - an nvdimm bridge when the device is persistent;
  * - from 6.9, what cxl_acpi reads from ACPI for the kernel's performance
  *   computation (HMAT generic-port coordinates of each host bridge, QTG
@@ -87,29 +89,34 @@ static int cxlv_root_decoder_add(struct cxlv_dev *cxlv)
 }
 
 /*
- * The host bridge of @ep, once it is the root's dport: the PCI bus and the
- * host-bridge port with the root port as its one dport.
+ * Host bridge @hb, once it is the root's dport: the PCI bus and the
+ * host-bridge port with its root ports as dports. Its component block,
+ * in the PCI window of its first endpoint, has an HDM decoder when it has
+ * more than one root port to interleave across.
  */
-static int cxlv_port_add_hb(struct cxlv_ep *ep)
+static int cxlv_port_add_hb(struct cxlv_hb *hb)
 {
-	struct cxlv_dev *cxlv = ep->cxlv;
+	struct cxlv_dev *cxlv = hb->cxlv;
+	struct cxlv_ep *first = cxlv_hb_ep(hb, 0);
 	struct device *host = &cxlv->dev;
-	struct device *hb = ep->bus->bridge;
+	struct device *bridge = hb->bus->bridge;
 	const char *name = dev_name(host);
+	unsigned int rp;
 	struct cxl_port *port;
-	struct pci_dev *rp;
 	int rc;
 
-	rc = devm_cxl_register_pci_bus(host, hb, ep->bus);
+	rc = devm_cxl_register_pci_bus(host, bridge, hb->bus);
 	if (rc) {
 		cxlv_set_error("%s: cannot register PCI bus with CXL: %d",
 			       name, rc);
 		return rc;
 	}
 
-	cxlv_emu_init_bridge_regs(ep->meta + CXLV_BRIDGE_REGS_OFFSET);
-	port = devm_cxl_add_port(host, hb, ep->bar0 + CXLV_BRIDGE_REGS_OFFSET,
-				 ep->dport);
+	cxlv_emu_init_bridge_regs(first->meta + CXLV_BRIDGE_REGS_OFFSET,
+				  cxlv_root_ports(cxlv));
+	port = devm_cxl_add_port(host, bridge,
+				 first->bar0 + CXLV_BRIDGE_REGS_OFFSET,
+				 hb->dport);
 	if (IS_ERR(port)) {
 		cxlv_set_error("%s: cannot add host-bridge port: %ld", name,
 			       PTR_ERR(port));
@@ -120,13 +127,18 @@ static int cxlv_port_add_hb(struct cxlv_ep *ep)
 			       name, dev_name(&port->dev));
 		return -ENXIO;
 	}
-	rp = pci_get_slot(ep->bus, PCI_DEVFN(0, 0));
-	rc = rp ? cxlv_port_add_root_port(port, rp, CXLV_DPORT_ID) : -ENODEV;
-	pci_dev_put(rp);
-	if (rc)
-		cxlv_set_error("%s: cannot add the root port to %s: %d", name,
-			       dev_name(&port->dev), rc);
-	return rc;
+	for (rp = 0; rp < cxlv_root_ports(cxlv); rp++) {
+		struct pci_dev *pdev = pci_get_slot(hb->bus, PCI_DEVFN(rp, 0));
+
+		rc = pdev ? cxlv_port_add_root_port(port, pdev, rp) : -ENODEV;
+		pci_dev_put(pdev);
+		if (rc) {
+			cxlv_set_error("%s: cannot add root port %u to %s: %d",
+				       name, rp, dev_name(&port->dev), rc);
+			return rc;
+		}
+	}
+	return 0;
 }
 
 /**
@@ -139,7 +151,7 @@ int cxlv_port_setup(struct cxlv_dev *cxlv)
 {
 	struct device *host = &cxlv->dev;
 	const char *name = dev_name(host);
-	struct cxlv_ep *ep;
+	struct cxlv_hb *hb;
 	int rc;
 
 	cxlv->root = devm_cxl_add_port(host, host, CXL_RESOURCE_NONE, NULL);
@@ -151,16 +163,16 @@ int cxlv_port_setup(struct cxlv_dev *cxlv)
 	}
 
 	/* the dports first: the root decoder targets them */
-	cxlv_for_each_ep(cxlv, ep) {
-		struct device *hb = ep->bus->bridge;
+	cxlv_for_each_hb(cxlv, hb) {
+		struct device *bridge = hb->bus->bridge;
 
-		ep->dport = devm_cxl_add_dport(cxlv->root, hb, ep->pos,
+		hb->dport = devm_cxl_add_dport(cxlv->root, bridge, hb->idx,
 					       CXL_RESOURCE_NONE);
-		if (IS_ERR(ep->dport)) {
-			rc = PTR_ERR(ep->dport);
-			ep->dport = NULL;
+		if (IS_ERR(hb->dport)) {
+			rc = PTR_ERR(hb->dport);
+			hb->dport = NULL;
 			cxlv_set_error("%s: cannot add root dport %s: %d",
-				       name, dev_name(hb), rc);
+				       name, dev_name(bridge), rc);
 			return rc;
 		}
 	}
@@ -170,12 +182,12 @@ int cxlv_port_setup(struct cxlv_dev *cxlv)
 		cxlv_set_error("%s: cannot add root decoder: %d", name, rc);
 		return rc;
 	}
-	cxlv_for_each_ep(cxlv, ep)
-		cxlv_root_set_perf(cxlv->root, ep->dport, cxlv->cxlrd,
+	cxlv_for_each_hb(cxlv, hb)
+		cxlv_root_set_perf(cxlv->root, hb->dport, cxlv->cxlrd,
 				   CXLV_HB_LATENCY_NS, CXLV_HB_BANDWIDTH_MBS);
 
-	cxlv_for_each_ep(cxlv, ep) {
-		rc = cxlv_port_add_hb(ep);
+	cxlv_for_each_hb(cxlv, hb) {
+		rc = cxlv_port_add_hb(hb);
 		if (rc)
 			return rc;
 	}

@@ -22,7 +22,8 @@
  *   array with one entry, the HDM Decoder Capability, with CXLV_HDM_DECODERS
  *   decoders of one target each, all uncommitted;
  * - the host bridge's component block: an empty CXL.cachemem capability
- *   array, which makes its port decode pass-through.
+ *   array, which makes its port decode pass-through, or with more than one
+ *   root port an HDM Decoder Capability with a target per root port.
  *
  * Everything else in both blocks reads as zero. The emulator's poller owns
  * the registers from then on.
@@ -103,16 +104,13 @@ static void cxlv_regs_init_cm_header(void __iomem *cm, u32 count)
 	       cm + CXL_CM_CAP_HDR_OFFSET);
 }
 
-static void cxlv_regs_init_component(void __iomem *regs)
+/*
+ * A CXL.cachemem capability array whose one entry is the HDM Decoder
+ * Capability (CXL r3.0 8.2.4, 8.2.4.19) of CXLV_HDM_DECODERS decoders of
+ * @targets targets each.
+ */
+static void cxlv_regs_init_hdm_cap(void __iomem *cm, unsigned int targets)
 {
-	void __iomem *cm = regs + CXL_CM_OFFSET;
-
-	static_assert(CXLV_HDM_DECODERS == 1 ||
-		      (CXLV_HDM_DECODERS % 2 == 0 && CXLV_HDM_DECODERS <= 8));
-	static_assert(CXL_CM_OFFSET + CXLV_HDM_OFFSET +
-		      CXL_HDM_DECODER0_TL_HIGH(CXLV_HDM_DECODERS - 1) + 4 <=
-		      CXLV_COMP_REGS_SIZE);
-
 	cxlv_regs_init_cm_header(cm, 1);
 
 	/* CXL r3.0 8.2.4: HDM Decoder Capability Header, pointing at 8.2.4.19 */
@@ -129,10 +127,21 @@ static void cxlv_regs_init_component(void __iomem *regs)
 	 */
 	writel(FIELD_PREP(CXL_HDM_DECODER_COUNT_MASK,
 			  CXLV_HDM_DECODER_COUNT_CODE) |
-	       FIELD_PREP(CXL_HDM_DECODER_TARGET_COUNT_MASK, 1) |
+	       FIELD_PREP(CXL_HDM_DECODER_TARGET_COUNT_MASK, targets) |
 	       CXL_HDM_DECODER_INTERLEAVE_11_8 |
 	       CXL_HDM_DECODER_INTERLEAVE_14_12,
 	       cm + CXLV_HDM_OFFSET + CXL_HDM_DECODER_CAP_OFFSET);
+}
+
+static void cxlv_regs_init_component(void __iomem *regs)
+{
+	static_assert(CXLV_HDM_DECODERS == 1 ||
+		      (CXLV_HDM_DECODERS % 2 == 0 && CXLV_HDM_DECODERS <= 8));
+	static_assert(CXL_CM_OFFSET + CXLV_HDM_OFFSET +
+		      CXL_HDM_DECODER0_TL_HIGH(CXLV_HDM_DECODERS - 1) + 4 <=
+		      CXLV_COMP_REGS_SIZE);
+
+	cxlv_regs_init_hdm_cap(regs + CXL_CM_OFFSET, 1);
 }
 
 /*
@@ -212,11 +221,23 @@ bool cxlv_regs_restore(const struct cxlv_emu_config *cfg, u32 *ro)
 /**
  * cxlv_emu_init_bridge_regs() - lay out the host bridge's component block
  * @regs: mapping of CXLV_BRIDGE_REGS_SIZE bytes
+ * @root_ports: root ports below the host bridge
+ *
+ * One root port: an empty capability array, so the port decodes
+ * pass-through. More: an HDM decoder with a target per root port, which
+ * the emulator of the bridge's first endpoint commits.
  */
-void cxlv_emu_init_bridge_regs(void __iomem *regs)
+void cxlv_emu_init_bridge_regs(void __iomem *regs, unsigned int root_ports)
 {
+	static_assert(CXL_CM_OFFSET + CXLV_HDM_OFFSET +
+		      CXL_HDM_DECODER0_TL_HIGH(CXLV_HDM_DECODERS - 1) + 4 <=
+		      CXLV_BRIDGE_REGS_SIZE);
+
 	memset_io(regs, 0, CXLV_BRIDGE_REGS_SIZE);
-	cxlv_regs_init_cm_header(regs + CXL_CM_OFFSET, 0);
+	if (root_ports > 1)
+		cxlv_regs_init_hdm_cap(regs + CXL_CM_OFFSET, root_ports);
+	else
+		cxlv_regs_init_cm_header(regs + CXL_CM_OFFSET, 0);
 }
 
 void __iomem *cxlv_regs_mbox(const struct cxlv_emu_config *cfg)
@@ -224,9 +245,10 @@ void __iomem *cxlv_regs_mbox(const struct cxlv_emu_config *cfg)
 	return cfg->dev_regs + CXLV_MBOX_OFFSET;
 }
 
-void __iomem *cxlv_regs_hdm(const struct cxlv_emu_config *cfg)
+/* The HDM Decoder Capability Structure of a component block. */
+void __iomem *cxlv_regs_hdm(void __iomem *comp_regs)
 {
-	return cfg->comp_regs + CXL_CM_OFFSET + CXLV_HDM_OFFSET;
+	return comp_regs + CXL_CM_OFFSET + CXLV_HDM_OFFSET;
 }
 
 /*

@@ -1,6 +1,6 @@
 #!/bin/bash
 # vm: --mem 6G --memmap 3G$0x100000000
-# Interleave sets, one endpoint per host bridge (issue 18). An x2 set at
+# Interleave sets (issue 18). An x2 set at
 # 1 KiB granularity: two host bridges (PCI domains), two memdevs with
 # serials serial and serial + 1; the kernel refuses a region with the
 # memdevs in the wrong order and one at another granularity than the root
@@ -9,7 +9,11 @@
 # whole; an fsdax namespace with ext4 -o dax, files read back after a
 # remount; region destroyed, set removed and created again, the region
 # re-created with its old UUID: the namespace and the files are back. An x4
-# set across four host bridges: a devdax namespace written and read back.
+# set across four host bridges, x2 through one and x4 as 2 x 2 (host bridges
+# with two root ports, whose HDM decoders interleave): a devdax namespace
+# written and read back on each. Through one host bridge the kernel programs
+# members swapped within the bridge and another granularity; the emulator
+# refuses both commits and says why in dmesg.
 . /cxlv/test/vm/guest/cxlv.sh
 
 # set_region DEV [MEMDEVS]: cxl create-region over DEV's whole window, with
@@ -31,14 +35,16 @@ drop_partial() {
 	! compgen -G "$d/region*" >/dev/null || fail "regions left on $1: $(ls -d "$d"/region*)"
 }
 
-# refused_region WHY TEXT DEV MEMDEVS: cxl create-region makes no region
-# (ndctl 76.1 exits 0 then) and says TEXT.
+# refused_region WHY TEXT DEV MEMDEVS [LOG]: cxl create-region makes no
+# region (ndctl 76.1 exits 0 then) and says TEXT; with LOG, the kernel
+# programmed the decoders and the emulator refused a commit saying LOG.
 refused_region() {
 	local out
 	out=$(set_region "$3" "$4" 2>&1) && ! has "created 0 regions" <<<"$out" &&
 		fail "$1: cxl create-region made a region: $out"
 	say "$1: $(tr '\n' ' ' <<<"$out")"
 	has "$2" <<<"$out" || fail "$1: not '$2': $out"
+	[ -z "${5:-}" ] || has "$5" <<<"$(dmesg)" || fail "$1: dmesg does not say '$5'"
 	drop_partial "$3"
 }
 
@@ -121,19 +127,46 @@ step "destroy $(jq -r .dev <<<"$ns")" ndctl destroy-namespace -f "$(jq -r .dev <
 drop_region "$region"
 remove "$dev"
 
-dev4=$(create "$x4")
-wait_ready "$dev4"
-read -ra mems4 <<<"$(attr "$dev4" memdev)"
-expect_eq "x4 memdevs" "${#mems4[@]}" 4
-read -ra doms <<<"$(attr "$dev4" pci_domain)"
-expect_eq "x4 PCI domains" "${#doms[@]}" 4
-expect_eq "x4 granularity" "$(attr "$dev4" granularity)" 4096
-out=$(set_region "$dev4") || fail "x4 create-region: $out"
-region4=$(jq -r .region <<<"$out")
-step "x4 region committed" json_has '.[0].decode_state == "commit"' cxl list -R -r "$region4"
-ns=$(make_namespace "$region4" devdax)
-daxdev=/dev/$(jq -r '.daxregion.devices[0].chardev' <<<"$ns")
-[ -c "$daxdev" ] || fail "no $daxdev"
-check_devdax "$daxdev" 16
-teardown_all "$(jq -r .dev <<<"$ns")" "$region4" "$dev4"
+# devdax_set TEXT DOMAINS: creates a set, checks its memdevs and PCI domains
+# (host bridges), makes a whole-set region in position order, a devdax
+# namespace with data read back; leaves the device as DEV, its region and
+# namespace as REGION and NS.
+devdax_set() {
+	local out mems doms name
+	DEV=$(create "$1")
+	name="x$(attr "$DEV" ways) across $(attr "$DEV" host_bridges)"
+	wait_ready "$DEV"
+	read -ra mems <<<"$(attr "$DEV" memdev)"
+	expect_eq "$name: memdevs" "${#mems[@]}" "$(attr "$DEV" ways)"
+	read -ra doms <<<"$(attr "$DEV" pci_domain)"
+	expect_eq "$name: PCI domains" "${#doms[@]}" "$2"
+	out=$(set_region "$DEV") || fail "$name: create-region: $out"
+	REGION=$(jq -r .region <<<"$out")
+	step "$name: region committed" json_has '.[0].decode_state == "commit"' cxl list -R -r "$REGION"
+	NS=$(make_namespace "$REGION" devdax)
+	daxdev=/dev/$(jq -r '.daxregion.devices[0].chardev' <<<"$NS")
+	[ -c "$daxdev" ] || fail "$name: no $daxdev"
+	check_devdax "$daxdev" 16
+	NS=$(jq -r .dev <<<"$NS")
+}
+
+devdax_set "$x4" 4
+expect_eq "x4 granularity" "$(attr "$DEV" granularity)" 4096
+teardown_set "$NS" "$REGION" "$DEV"
+
+# Host bridges with two root ports each: their HDM decoders interleave.
+x21="memstart=0x100000000,memsize=$((1 << 30)),cxltype=3,pmem=1,ways=2,host_bridges=1"
+x22="memstart=0x140000000,memsize=$((2 << 30)),cxltype=3,pmem=1,ways=4,host_bridges=2"
+dev=$(create "$x21")
+wait_ready "$dev"
+read -ra mems <<<"$(attr "$dev" memdev)"
+refused_region "x2 through 1: members swapped in one host bridge" "failed to commit decode" "$dev" \
+	"${mems[1]} ${mems[0]}" "host bridge 0 decoder 0: commit refused: target list is not the root ports in position order"
+G=1024 refused_region "x2 through 1: granularity 1024 under a 4096 set" "failed to commit decode" "$dev" "" \
+	"commit refused: interleave granularity other than the set's"
+remove "$dev"
+devdax_set "$x21" 1
+teardown_set "$NS" "$REGION" "$DEV"
+devdax_set "$x22" 2
+teardown_all "$NS" "$REGION" "$DEV"
 say PASS

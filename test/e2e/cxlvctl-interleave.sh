@@ -1,12 +1,11 @@
 #!/bin/bash
 # vm: --mem 4G --memmap 2G$0x100000000
-# cxlvctl's interleave-set side (issue 18) against this cxl_virt, which
-# builds sets of one endpoint per host bridge only (others EOPNOTSUPP). Refused
+# cxlvctl's interleave-set side (issue 18) against this cxl_virt. Refused
 # before any write, each with exit 2 and one line naming the fix: a bad
 # shape (ways, host-bridges, granularity), a range with no ways x 256M block,
 # a set on borrowed memory; --dry-run prints the create string of an x4 set
-# of 2 host bridges; the module's own refusal of that set is one line, exit 4
-# (not supported), nothing made. On a device of one endpoint: list --json
+# of 2 host bridges, and that set is made, listed with its shape and
+# removed. On a device of one endpoint: list --json
 # shows the shape the module reports (ways, host_bridges, granularity) and
 # the table no INTERLEAVE column; region create says interleave_ways 1; a
 # memdev names its device for remove (--dry-run, refused with exit 5 naming
@@ -41,8 +40,13 @@ expect_fail 2 'an interleave set needs a reserved range' create --size 2G --pmem
 out=$(cxlvctl --dry-run create "${set_args[@]}" --granularity 4K) || fail "dry-run create"
 expect_eq "dry-run create" "$out" \
 	"echo memstart=4294967296,memsize=2147483648,cxltype=3,pmem=1,ways=4,host_bridges=2,granularity=4096 > $CXLV_DBG/create"
-expect_fail 4 'host bridges with more than one root port are not built by this version of cxl_virt' create "${set_args[@]}"
 step "the refusals and the dry run made nothing" same_state "$before" cxlv_state
+json=$("$CXLVCTL" create "${set_args[@]}" --json) || fail "create x4 across 2"
+set4=$(jq -r .device <<<"$json")
+step "list --json shows the x4 set's shape" json_has "length == 1 and (.[0] | .device == \"$set4\" and
+	.ways == 4 and .host_bridges == 2 and (.members | length) == 4)" cxlvctl list --json
+out=$("$CXLVCTL" remove "$set4") || fail "remove $set4: $out"
+step "the x4 set is gone" test -z "$(ls /sys/bus/cxl_virt/devices)"
 
 # A device of one endpoint, with the shape the module gives it.
 json=$("$CXLVCTL" create --memstart 4G --size 1G --pmem --json) || fail "create"

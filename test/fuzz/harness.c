@@ -180,6 +180,8 @@ static void check_interleave(const struct cxlv_params *p)
 	      "accepted host_bridges that do not divide ways");
 	check(g >= 256 && g <= 16384 && !(g & (g - 1)),
 	      "accepted a granularity out of 256..16384 or not a power of two");
+	check(h == w || g * h <= 16384,
+	      "accepted a host-bridge decoder granularity above 16384");
 	check(w > 1 || g == 256, "x1 device with a granularity other than 256");
 	check(w == 1 || !p->borrow, "accepted borrow=1 with ways > 1");
 }

@@ -215,14 +215,20 @@ cxl_one() {
 	cxl list "$@" | jq -s '[.[] | if type == "array" then .[] else . end][0]'
 }
 
-# teardown_all NAMESPACE REGION DEV: destroys the namespace and the region,
-# removes the device, unloads the module and checks the kernel log.
-teardown_all() {
+# teardown_set NAMESPACE REGION DEV: destroys the namespace and the region
+# and removes the device, the last one.
+teardown_set() {
 	step "destroy $1" ndctl destroy-namespace -f "$1"
 	drop_region "$2"
 	expect_eq "$3 state without a region" "$(attr "$3" state)" ready
 	remove "$3"
 	expect_eq "devices after remove" "$(device_count)" 0
+}
+
+# teardown_all NAMESPACE REGION DEV: teardown_set, then unloads the module
+# and checks the kernel log.
+teardown_all() {
+	teardown_set "$@"
 	rmmod cxl_virt
 	no_kernel_complaints
 }
