@@ -42,11 +42,14 @@ guest_userspace() {
 
 # check_kernel_log FILE: prints the lines of a kernel log that show a kernel
 # problem (patterns in test/vm/kernel-errors.regex) and fails if there are any.
+# Each line goes through log, so a suite's failure summary shows it.
 check_kernel_log() {
-	local hits
+	local hits line
 	hits=$(grep -E -f "$repo_root/test/vm/kernel-errors.regex" "$1") || return 0
 	log "kernel problems in $1:"
-	printf '%s\n' "$hits" >&2
+	while IFS= read -r line; do
+		log "  $line"
+	done <<<"$hits"
 	return 1
 }
 
