@@ -113,6 +113,7 @@ bench: deps build kmod
 	bash test/bench/run.sh
 	bash test/bench/ram-node.sh
 	bash test/bench/demotion.sh
+	bash test/bench/interleave.sh
 	bash scripts/readme-results.sh
 
 fixtures: deps build kmod
