@@ -241,3 +241,54 @@ func TestDebugfsNotMounted(t *testing.T) {
 		t.Errorf("list without debugfs or tracefs: %v", err)
 	}
 }
+
+// setFixture is a 7.3 boot with cxlv0, an x4 set across two host bridges
+// of two root ports each, region0 over its window at granularity 4096 and
+// one poisoned line on each memdev, whose cxl_poison records in the global
+// trace carry the HPA the kernel computed for each DPA
+// (test/vm/fixture-setup/cxlv-set-2x2.sh).
+const setFixture = "cxlv-set-2x2"
+
+// Every HPA the kernel reported for a set resolves back to the memdev and
+// DPA it came from: the interleave arithmetic agrees with the kernel's.
+func TestResolveHPAOnASetAgreesWithTheKernel(t *testing.T) {
+	root := hostfixture.Root(t, setFixture)
+	trace, err := os.ReadFile(root.Debugfs("tracing", "trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := LookupDevice(root, "cxlv0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dev.Memdevs) != 4 {
+		t.Fatalf("cxlv0's memdevs %v, want the 4 of the set", dev.Memdevs)
+	}
+	positions := map[uint64]bool{}
+	for _, memdev := range dev.Memdevs {
+		records, err := ParseTrace(string(trace), memdev)
+		if err != nil || len(records) != 1 || records[0].HPA == nil {
+			t.Fatalf("%s: records %+v (%v), want one with an HPA", memdev, records, err)
+		}
+		r := records[0]
+		got, err := Resolve(root, dev, Spec{HPA: r.HPA})
+		if err != nil {
+			t.Errorf("%s: HPA %#x: %v", memdev, *r.HPA, err)
+			continue
+		}
+		if got.Memdev != memdev || got.DPA != r.DPA || got.Region != r.Region {
+			t.Errorf("HPA %#x: %s DPA %#x in %s, want %s DPA %#x in %s (the kernel's record)",
+				*r.HPA, got.Memdev, got.DPA, got.Region, memdev, r.DPA, r.Region)
+		}
+		// The set's DPAs are 0x1000 + 0x40 x position: four positions.
+		positions[(r.DPA-0x1000)/0x40] = true
+	}
+	if len(positions) != 4 {
+		t.Errorf("the records cover positions %v, want 0 to 3", positions)
+	}
+	// A DPA alone does not say which memdev of the set it is on.
+	if _, err := Resolve(root, dev, Spec{DPA: u64(0x1000)}); !errors.Is(err, cxlverr.ErrInvalid) ||
+		!strings.Contains(err.Error(), "interleave set of 4 memdevs") {
+		t.Errorf("a DPA on the set: %v, want the interleave-set refusal", err)
+	}
+}

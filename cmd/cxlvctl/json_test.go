@@ -140,8 +140,9 @@ func TestJSONSchema(t *testing.T) {
 	}
 }
 
-// -u prints memdevs exactly as `cxl list -M -u` of the same boot did, and
-// the serial without -u keeps every digit.
+// -u prints memdevs exactly as `cxl list -M -u` of the same boot did (an
+// interleave set's members each as its memdev), and the serial without -u
+// keeps every digit.
 func TestListHumanMatchesCxlListU(t *testing.T) {
 	checked := 0
 	for _, info := range must(filepath.Glob(filepath.Join("..", "..", "test", "fixtures", "*", "cxl-list-M-u.json"))) {
@@ -158,36 +159,65 @@ func TestListHumanMatchesCxlListU(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &links); err != nil || len(links) != 1 {
 			t.Fatalf("%s: %v: %s", name, err, out)
 		}
-		ours := map[string]any{}
-		for _, k := range memdevKeys() {
-			if v, ok := links[0][k]; ok {
-				ours[k] = v
-			}
-		}
-		dropNewerKeys(ours, fixtureNdctl(t, name))
-		var theirs map[string]any
-		if err := json.Unmarshal(must(os.ReadFile(info)), &theirs); err != nil {
-			t.Fatal(err)
-		}
-		if a, b := must(json.Marshal(ours)), must(json.Marshal(theirs)); !bytes.Equal(a, b) {
-			t.Errorf("%s: list --json -u memdev\n%s\ncxl list -M -u\n%s", name, a, b)
-		}
 		plain, errOut, rc := cxlvctl(t, name, "list", "--json")
 		if rc != 0 {
 			t.Fatalf("%s: list --json: exit %d: %s", name, rc, errOut)
 		}
-		hex := theirs["serial"].(string)
-		serial, err := strconv.ParseUint(strings.TrimPrefix(hex, "0x"), 16, 64)
-		if err != nil {
-			t.Fatal(err)
+		theirs := cxlListMemdevs(t, must(os.ReadFile(info)))
+		memdevs := []map[string]any{links[0]}
+		if members, ok := links[0]["members"].([]any); ok {
+			memdevs = memdevs[:0]
+			for _, m := range members {
+				memdevs = append(memdevs, m.(map[string]any))
+			}
 		}
-		if want := fmt.Sprintf(`"serial": "%d"`, serial); !strings.Contains(plain, want) {
-			t.Errorf("%s: list --json lacks %s", name, want)
+		if len(memdevs) != len(theirs) {
+			t.Fatalf("%s: %d memdevs, cxl list -M -u has %d", name, len(memdevs), len(theirs))
+		}
+		for _, memdev := range memdevs {
+			ours := map[string]any{}
+			for _, k := range memdevKeys() {
+				if v, ok := memdev[k]; ok {
+					ours[k] = v
+				}
+			}
+			dropNewerKeys(ours, fixtureNdctl(t, name))
+			want := theirs[fmt.Sprint(ours["memdev"])]
+			if a, b := must(json.Marshal(ours)), must(json.Marshal(want)); !bytes.Equal(a, b) {
+				t.Errorf("%s: list --json -u memdev\n%s\ncxl list -M -u\n%s", name, a, b)
+			}
+			hex, _ := want["serial"].(string)
+			serial, err := strconv.ParseUint(strings.TrimPrefix(hex, "0x"), 16, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf(`"serial": "%d"`, serial); !strings.Contains(plain, want) {
+				t.Errorf("%s: list --json lacks %s", name, want)
+			}
 		}
 	}
 	if checked < 5 {
 		t.Fatalf("only %d fixtures with a memdev", checked)
 	}
+}
+
+// cxlListMemdevs is `cxl list -M -u` output by memdev name: one object for
+// one memdev, an array for several.
+func cxlListMemdevs(t *testing.T, data []byte) map[string]map[string]any {
+	t.Helper()
+	var list []map[string]any
+	if err := json.Unmarshal(data, &list); err != nil {
+		var one map[string]any
+		if err := json.Unmarshal(data, &one); err != nil {
+			t.Fatal(err)
+		}
+		list = []map[string]any{one}
+	}
+	byName := map[string]map[string]any{}
+	for _, m := range list {
+		byName[fmt.Sprint(m["memdev"])] = m
+	}
+	return byName
 }
 
 func TestHumanSize(t *testing.T) {

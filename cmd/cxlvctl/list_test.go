@@ -445,3 +445,42 @@ func TestBorrowedCxlv(t *testing.T) {
 		t.Errorf("remove --release --dry-run: exit %d, %q, %q", rc, out, errOut)
 	}
 }
+
+// An interleave set is one unit: one row with its memdevs in position
+// order and its shape, one JSON object whose memdevs, root decoder and
+// region carry cxl list's values (test/fixtures/cxlv-set-2x2: an x4 set of
+// two host bridges on 7.3, region0 and a devdax namespace over it).
+func TestListSet(t *testing.T) {
+	out, errOut, rc := cxlvctl(t, "cxlv-set-2x2", "list")
+	want := []string{"cxlv0", "mem1,mem2,mem0,mem3", "pmem", "1G", "decoder0.0", "region0", "region0",
+		"namespace0.0", "devdax", "/dev/dax0.0", "x4,", "2", "host", "bridges,", "4K"}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if rc != 0 || len(lines) != 2 || !reflect.DeepEqual(strings.Fields(lines[1]), want) {
+		t.Fatalf("list: exit %d, %q, %q; want the row %v", rc, out, errOut, want)
+	}
+	js, errOut, rc := cxlvctl(t, "cxlv-set-2x2", "list", "--json")
+	if rc != 0 {
+		t.Fatalf("list --json: exit %d: %s", rc, errOut)
+	}
+	cxlList, err := os.ReadFile(filepath.Join(fixtureDir("cxlv-set-2x2"), "cxl-list-M-D-R.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := crossCheck(t, []byte(js), cxlList, fixtureNdctl(t, "cxlv-set-2x2")); n != 6 {
+		t.Errorf("compared %d objects with cxl list; want the 4 memdevs, decoder0.0 and region0", n)
+	}
+	var devices []struct {
+		Device      string `json:"device"`
+		Ways        int    `json:"ways"`
+		HostBridges int    `json:"host_bridges"`
+		Granularity int    `json:"granularity"`
+		Members     []any  `json:"members"`
+	}
+	if err := json.Unmarshal([]byte(js), &devices); err != nil {
+		t.Fatal(err)
+	}
+	if len(devices) != 1 || devices[0].Device != "cxlv0" || devices[0].Ways != 4 || devices[0].HostBridges != 2 ||
+		devices[0].Granularity != 4096 || len(devices[0].Members) != 4 {
+		t.Errorf("list --json: %+v, want cxlv0 alone, x4 across 2 host bridges at 4096 with 4 members", devices)
+	}
+}
