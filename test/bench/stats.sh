@@ -14,6 +14,16 @@ stat() {
 value() { awk -v k="$1" -F'\t' '$1 == k && $2 != "" {v = $2; exit} END {print v == "" ? "-" : v}' "$samples"; }
 median() { stat "$1" | cut -d' ' -f1; }
 ratio() { awk -v a="$(median "$1")" -v b="$(median "$2")" 'BEGIN {printf "%.2fx", a / b}'; }
+# paired_ratio A B: the median over rounds of A's i-th sample over B's i-th
+# (taken in the same round, so a change in the host's load between rounds
+# moves both).
+paired_ratio() {
+	awk -v a="$1" -v b="$2" -F'\t' '$1 == a {x[++n] = $2} $1 == b {y[++m] = $2}
+		END { for (i = 1; i <= n && i <= m; i++) print x[i] / y[i] }' "$samples" | sort -g |
+		awk '{v[NR] = $1} END {
+			if (NR == 0) { print "-"; exit }
+			printf "%.2fx\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 
 # record_host KVER: the host's load, QEMU processes and the date, before the
 # boot on KVER (the host is shared: they say how far to trust the numbers).
