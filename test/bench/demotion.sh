@@ -77,10 +77,7 @@ done
 	echo
 	for k in "${kvers[@]}"; do
 		samples=$out/vm-$k/samples.tsv
-		echo "## Linux $k ($(guest_userspace "$k") user space)"
-		echo
-		echo "$(host "$k" date) UTC, $runs runs; host load before: $(host "$k" load_before) with $(host "$k" vms_before)"
-		echo "other QEMU processes running (the host is shared, so absolute numbers move between runs)."
+		section_head "$k"
 		echo "Node 0: $(value node0_mib) MiB, memory tier $(value tier_node0); the RAM region: node $(value node), memory tier"
 		echo "$(value "tier_node$(value node)"); pages of $(value page_kb) KiB. Each run writes a fitting pattern, then an overfilling one;"
 		echo "each read back by a second process (patcheck verify) before the next."

@@ -69,10 +69,7 @@ summary_rows() {
 	echo
 	for k in "${kvers[@]}"; do
 		samples=$out/vm-$k/samples.tsv
-		echo "## Linux $k ($(guest_userspace "$k") user space)"
-		echo
-		echo "$(host "$k" date) UTC; host load before: $(host "$k" load_before) with $(host "$k" vms_before) other QEMU"
-		echo "processes running (the host is shared, so absolute numbers move between runs)."
+		section_head "$k"
 		echo "Region sizes (MiB) x1 $(value x1_region_mib), x2 $(value x2_region_mib), x4 $(value x4_region_mib); host bridges"
 		echo "x2 $(value x2_host_bridges), x4 $(value x4_host_bridges); granularity $(value x4_granularity) (cxlvctl's pick)."
 		echo "Each region's devdax pattern was read back before and after the rounds."

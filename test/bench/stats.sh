@@ -36,3 +36,12 @@ record_host() {
 }
 # host KVER KEY: what record_host noted.
 host() { sed -n "s/^$2=//p" "$out/host-$1.txt"; }
+
+# section_head KVER: the heading of one kernel's section of a report and
+# the host's state before its boot (guest_userspace: test/vm/common.sh).
+section_head() {
+	echo "## Linux $1 ($(guest_userspace "$1") user space)"
+	echo
+	echo "$(host "$1" date) UTC; host load before: $(host "$1" load_before) with $(host "$1" vms_before) other QEMU"
+	echo "processes running (the host is shared, so absolute numbers move between runs)."
+}
