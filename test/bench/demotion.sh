@@ -58,6 +58,34 @@ for k in "${kvers[@]}"; do
 	[ "$n" = "$runs" ] || die "$k: $n of $runs fills read back verified"
 done
 
+# summary_row KVER: one kernel's row of the summary.
+summary_row() {
+	echo "| $1 | $(median demoted) | $(median demoted_per_s) | $(median demoted_mibps) |" \
+		"$(ratio over_mibps fit_mibps) | $(($(median node_shmem_kb) >> 10)) MiB | yes |"
+}
+
+# section KVER: the run on one kernel, a section of the report.
+section() {
+	section_head "$1"
+	echo "Node 0: $(value node0_mib) MiB, memory tier $(value tier_node0); the RAM region: node $(value node), memory tier"
+	echo "$(value "tier_node$(value node)"); pages of $(value page_kb) KiB. Each run writes a fitting pattern, then an overfilling one;"
+	echo "each read back by a second process (patcheck verify) before the next."
+	echo
+	echo "| per run, median (min-max) | fits in node 0 ($(value fit_mib) MiB) | overfills node 0 ($(value over_mib) MiB) |"
+	echo "|---|---|---|"
+	echo "| fill rate, MiB/s | $(stat fit_mibps) | $(stat over_mibps) |"
+	echo "| pages demoted (pgdemote_*) | $(stat fit_demoted) | $(stat demoted) |"
+	echo "| of which by kswapd | - | $(stat demoted_kswapd) |"
+	echo "| pages promoted (pgpromote_success) | - | $(stat promoted) |"
+	echo "| fill wall time, ms | - | $(stat over_ms) |"
+	echo "| pages demoted per second of the fill | - | $(stat demoted_per_s) |"
+	echo "| MiB/s demoted | - | $(stat demoted_mibps) |"
+	echo "| node $(value node) Shmem after the fill, kB | - | $(stat node_shmem_kb) |"
+	echo
+	echo "Data verified: yes, all $((2 * runs)) patterns read back equal."
+	echo
+}
+
 {
 	echo "# Demotion to a cxl_virt RAM node (TCG)"
 	echo
@@ -69,33 +97,9 @@ done
 	echo
 	echo "| kernel | pages demoted per fill | pages demoted/s | MiB/s demoted | fill rate, demoting / fitting | RAM node's Shmem after | data verified |"
 	echo "|---|---|---|---|---|---|---|"
-	for k in "${kvers[@]}"; do
-		samples=$out/vm-$k/samples.tsv
-		echo "| $k | $(median demoted) | $(median demoted_per_s) | $(median demoted_mibps) |" \
-			"$(ratio over_mibps fit_mibps) | $(($(median node_shmem_kb) >> 10)) MiB | yes |"
-	done
+	each_kernel summary_row
 	echo
-	for k in "${kvers[@]}"; do
-		samples=$out/vm-$k/samples.tsv
-		section_head "$k"
-		echo "Node 0: $(value node0_mib) MiB, memory tier $(value tier_node0); the RAM region: node $(value node), memory tier"
-		echo "$(value "tier_node$(value node)"); pages of $(value page_kb) KiB. Each run writes a fitting pattern, then an overfilling one;"
-		echo "each read back by a second process (patcheck verify) before the next."
-		echo
-		echo "| per run, median (min-max) | fits in node 0 ($(value fit_mib) MiB) | overfills node 0 ($(value over_mib) MiB) |"
-		echo "|---|---|---|"
-		echo "| fill rate, MiB/s | $(stat fit_mibps) | $(stat over_mibps) |"
-		echo "| pages demoted (pgdemote_*) | $(stat fit_demoted) | $(stat demoted) |"
-		echo "| of which by kswapd | - | $(stat demoted_kswapd) |"
-		echo "| pages promoted (pgpromote_success) | - | $(stat promoted) |"
-		echo "| fill wall time, ms | - | $(stat over_ms) |"
-		echo "| pages demoted per second of the fill | - | $(stat demoted_per_s) |"
-		echo "| MiB/s demoted | - | $(stat demoted_mibps) |"
-		echo "| node $(value node) Shmem after the fill, kB | - | $(stat node_shmem_kb) |"
-		echo
-		echo "Data verified: yes, all $((2 * runs)) patterns read back equal."
-		echo
-	done
+	each_kernel section
 } >"$out/bench-demotion.md"
 mv "$out/bench-demotion.md" "$repo/results/bench-demotion.md"
 cat "$repo/results/bench-demotion.md"

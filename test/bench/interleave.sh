@@ -50,6 +50,25 @@ summary_rows() {
 	done
 }
 
+# section KVER: the run on one kernel, a section of the report.
+section() {
+	local op
+	section_head "$1"
+	echo "Region sizes (MiB) x1 $(value x1_region_mib), x2 $(value x2_region_mib), x4 $(value x4_region_mib); host bridges"
+	echo "x2 $(value x2_host_bridges), x4 $(value x4_host_bridges); granularity $(value x4_granularity) (cxlvctl's pick)."
+	echo "Each region's devdax pattern was read back before and after the rounds."
+	echo
+	echo "| 1 KiB random, IOPS median (min-max) | anonymous RAM | x1 | x2 | x4 |"
+	echo "|---|---|---|---|---|"
+	for op in write read; do
+		echo "| $op | $(stat "memiops_${op}_anon") | $(stat "memiops_${op}_x1") | $(stat "memiops_${op}_x2") |" \
+			"$(stat "memiops_${op}_x4") |"
+		echo "| $op, / anonymous (median of the rounds' ratios) | 1.00x | $(paired_ratio "memiops_${op}_x1" "memiops_${op}_anon") |" \
+			"$(paired_ratio "memiops_${op}_x2" "memiops_${op}_anon") | $(paired_ratio "memiops_${op}_x4" "memiops_${op}_anon") |"
+	done
+	echo
+}
+
 {
 	echo "# Interleaved regions against anonymous RAM (TCG)"
 	echo
@@ -62,28 +81,9 @@ summary_rows() {
 	echo
 	echo "| kernel | 1 KiB random | anonymous RAM, IOPS | x1 / anonymous | x2 / anonymous | x4 / anonymous | x4 >= 0.95x |"
 	echo "|---|---|---|---|---|---|---|"
-	for k in "${kvers[@]}"; do
-		samples=$out/vm-$k/samples.tsv
-		summary_rows "$k"
-	done
+	each_kernel summary_rows
 	echo
-	for k in "${kvers[@]}"; do
-		samples=$out/vm-$k/samples.tsv
-		section_head "$k"
-		echo "Region sizes (MiB) x1 $(value x1_region_mib), x2 $(value x2_region_mib), x4 $(value x4_region_mib); host bridges"
-		echo "x2 $(value x2_host_bridges), x4 $(value x4_host_bridges); granularity $(value x4_granularity) (cxlvctl's pick)."
-		echo "Each region's devdax pattern was read back before and after the rounds."
-		echo
-		echo "| 1 KiB random, IOPS median (min-max) | anonymous RAM | x1 | x2 | x4 |"
-		echo "|---|---|---|---|---|"
-		for op in write read; do
-			echo "| $op | $(stat "memiops_${op}_anon") | $(stat "memiops_${op}_x1") | $(stat "memiops_${op}_x2") |" \
-				"$(stat "memiops_${op}_x4") |"
-			echo "| $op, / anonymous (median of the rounds' ratios) | 1.00x | $(paired_ratio "memiops_${op}_x1" "memiops_${op}_anon") |" \
-				"$(paired_ratio "memiops_${op}_x2" "memiops_${op}_anon") | $(paired_ratio "memiops_${op}_x4" "memiops_${op}_anon") |"
-		done
-		echo
-	done
+	each_kernel section
 } >"$out/bench-interleave.md"
 mv "$out/bench-interleave.md" "$repo/results/bench-interleave.md"
 cat "$repo/results/bench-interleave.md"

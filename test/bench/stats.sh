@@ -45,3 +45,13 @@ section_head() {
 	echo "$(host "$1" date) UTC; host load before: $(host "$1" load_before) with $(host "$1" vms_before) other QEMU"
 	echo "processes running (the host is shared, so absolute numbers move between runs)."
 }
+
+# each_kernel FUNCTION: FUNCTION KVER for each kernel of kvers, with
+# samples set to the one of its boot ($out/vm-KVER/samples.tsv).
+each_kernel() {
+	local k
+	for k in "${kvers[@]}"; do
+		samples=$out/vm-$k/samples.tsv
+		"$1" "$k"
+	done
+}
