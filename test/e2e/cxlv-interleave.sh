@@ -1,26 +1,34 @@
 #!/bin/bash
-# vm: --mem 6G --memmap 3G$0x100000000
-# Interleave sets (issue 18). An x2 set at
-# 1 KiB granularity: two host bridges (PCI domains), two memdevs with
-# serials serial and serial + 1; the kernel refuses a region with the
-# memdevs in the wrong order and one at another granularity than the root
-# decoder's; `cxl create-region -w 2 -g G` over the memdevs in position
-# order commits, remove is refused (EBUSY) while it exists and the set stays
-# whole; an fsdax namespace with ext4 -o dax, files read back after a
-# remount; region destroyed, set removed and created again, the region
-# re-created with its old UUID: the namespace and the files are back. An x4
-# set across four host bridges, x2 through one and x4 as 2 x 2 (host bridges
-# with two root ports, whose HDM decoders interleave): a devdax namespace
-# written and read back on each. Through one host bridge the kernel programs
-# members swapped within the bridge and another granularity; the emulator
-# refuses both commits and says why in dmesg.
+# vm: --mem 6G --numa-split 2G --memmap 4G$0x100000000
+# Interleave sets (issue 18), one after another in the memmap'd 4G..8G (node
+# 1, CPU-less). An x2 set at 1 KiB granularity across two host bridges (PCI
+# domains), memdevs with serials serial and serial + 1: the kernel refuses a
+# region with the memdevs in the wrong order and one at another granularity
+# than the root decoder's; `cxl create-region -w 2 -g G` over the memdevs in
+# position order commits, remove is refused (EBUSY) while it exists and the
+# set stays whole. An x4 set across four host bridges: devdax data read back.
+# x2 through one host bridge, x4 as 2 x 2 and x8 as 2 x 4 (host bridges with
+# several root ports, whose HDM decoders interleave): through one host bridge
+# the kernel programs members swapped within the bridge and another
+# granularity, the emulator refuses both commits and says why in dmesg; over
+# the 2 x 2 set, a region on two of the memdevs is refused in the wrong order
+# by the kernel and in position order at commit by the emulator. On x2
+# across 2, x2 through 1, 2 x 2 and 2 x 4: an fsdax namespace with ext4 -o
+# dax, files read back after a remount; region destroyed (labels stay), set
+# removed and created again, the region re-created with its old UUID: the
+# namespace and the files are back. On 6.12 and 7.3 a RAM region over an x2
+# set through one host bridge comes online as node 1 and a pattern bound to
+# the node reads back; 6.1 offers no RAM regions (no create_ram_region).
 . /cxlv/test/vm/guest/cxlv.sh
+# shellcheck source=test/e2e/cxlvctl-region-ram-lib.sh
+. "$CXLV/test/e2e/cxlvctl-region-ram-lib.sh"
 
 # set_region DEV [MEMDEVS]: cxl create-region over DEV's whole window, with
-# MEMDEVS (default: DEV's, in position order); prints the tool's JSON.
+# MEMDEVS (default: DEV's, in position order) at W ways and G granularity
+# (default: DEV's); prints the tool's JSON.
 set_region() {
 	# shellcheck disable=SC2046 # one word per memdev
-	cxl create-region -m -t pmem -d "$(attr "$1" decoder)" -w "$(attr "$1" ways)" \
+	cxl create-region -m -t pmem -d "$(attr "$1" decoder)" -w "${W:-$(attr "$1" ways)}" \
 		-g "${G:-$(attr "$1" granularity)}" ${2:-$(attr "$1" memdev)}
 }
 
@@ -71,19 +79,98 @@ sysfs_refused() {
 	drop_partial "$1"
 }
 
+# new_set TEXT DOMAINS: creates a set and checks its memdevs (ways of them)
+# and PCI domains (its host bridges); sets DEV and MEMS (position order).
+new_set() {
+	local doms
+	DEV=$(create "$1")
+	wait_ready "$DEV"
+	read -ra MEMS <<<"$(attr "$DEV" memdev)"
+	expect_eq "$DEV memdevs" "${#MEMS[@]}" "$(attr "$DEV" ways)"
+	read -ra doms <<<"$(attr "$DEV" pci_domain)"
+	expect_eq "$DEV PCI domains" "${#doms[@]}" "$2"
+	say "$DEV: x$(attr "$DEV" ways) across $2 host bridges at $(attr "$DEV" granularity) B"
+}
+
+# whole_region DEV: a committed region over DEV's whole window at its ways
+# and granularity, memdevs in position order; sets REGION.
+whole_region() {
+	local out r
+	out=$(set_region "$1") || fail "$1 create-region: $out"
+	REGION=$(jq -r .region <<<"$out")
+	r=/sys/bus/cxl/devices/$REGION
+	step "$1 $REGION committed over the window" json_has ".[0].decode_state == \"commit\" and
+		.[0].resource == $(($(attr "$1" window_start))) and .[0].size == $(attr "$1" capacity)" cxl list -R -r "$REGION"
+	expect_eq "$REGION ways granularity" "$(cat "$r/interleave_ways") $(cat "$r/interleave_granularity")" \
+		"$(attr "$1" ways) $(attr "$1" granularity)"
+}
+
+# devdax_data: a devdax namespace on REGION, data at both ends read back;
+# then the namespace, the region and the set DEV go.
+devdax_data() {
+	local ns daxdev
+	ns=$(make_namespace "$REGION" devdax)
+	daxdev=/dev/$(jq -r '.daxregion.devices[0].chardev' <<<"$ns")
+	[ -c "$daxdev" ] || fail "$DEV: no $daxdev"
+	check_devdax "$daxdev" 16
+	teardown_set "$(jq -r .dev <<<"$ns")" "$REGION" "$DEV"
+}
+
+# fsdax_reassemble TEXT: on REGION over the set DEV made from TEXT, an fsdax
+# namespace with ext4 -o dax, files read back after a remount; the region
+# destroyed (the labels stay), the set removed and created from TEXT again,
+# the region re-created with its UUID: the namespace and the files are back.
+# Then the namespace, the region and the set go.
+fsdax_reassemble() {
+	local ns pmem nsuuid ruuid
+	ns=$(make_namespace "$REGION" fsdax --map dev)
+	pmem=/dev/$(jq -r .blockdev <<<"$ns")
+	nsuuid=$(jq -r .uuid <<<"$ns")
+	ruuid=$(cat "/sys/bus/cxl/devices/$REGION/uuid")
+	check_dax_fs "$pmem" ext4
+	step "disable $(jq -r .dev <<<"$ns")" ndctl disable-namespace "$(jq -r .dev <<<"$ns")"
+	drop_region "$REGION"
+	recreate "$DEV" "$1" "$ruuid" "$nsuuid" fsdax
+	pmem=/dev/$(jq -r .blockdev <<<"$NS")
+	step "wait for $pmem" wait_for 30 test -b "$pmem"
+	step "mount -o dax after re-create" mount -t ext4 -o dax "$pmem" "$DAX_MNT"
+	verify_test_files "$DAX_MNT"
+	step "umount" umount "$DAX_MNT"
+	teardown_set "$(jq -r .dev <<<"$NS")" "$REGION" "$DEV"
+}
+
+# ram_region: a RAM region over the set DEV, kmem's memory on node 1
+# (ZONE_MOVABLE, so that it goes offline again): MemTotal grows by the
+# window and a pattern bound to the node reads back; then offline, the
+# region and the set go.
+ram_region() {
+	local region dax total0 b
+	sysw online_movable "$MEMDIR/auto_online_blocks"
+	total0=$(($(memtotal_kb) << 10))
+	region=$(sysfs_region "$DEV" ram)
+	step "$region: system-ram on node 1" wait_for 30 json_has \
+		'length == 1 and .[0].mode == "system-ram" and .[0].target_node == 1 and .[0].movable' daxctl list
+	dax=$(daxctl list | jq -r '.[0].chardev')
+	wait_for 30 blocks_in online "$dax" || fail "memory of $region not online"
+	expect_eq "MemTotal growth" $(($(memtotal_kb) << 10)) $((total0 + $(attr "$DEV" capacity)))
+	step "pattern through numactl --membind=1" membind_pattern 1 32
+	for b in $(blocks_of "$dax"); do
+		sysw offline "$MEMDIR/$b/state"
+	done
+	drop_region "$region"
+	expect_eq "$DEV state without a region" "$(attr "$DEV" state)" ready
+	remove "$DEV"
+}
+
 x2="memstart=0x100000000,memsize=$((1 << 30)),cxltype=3,pmem=1,ways=2,host_bridges=2,granularity=1024"
 x4="memstart=0x140000000,memsize=$((2 << 30)),cxltype=3,pmem=1,ways=4,host_bridges=4"
-load_stack
-dev=$(create "$x2")
-wait_ready "$dev"
-read -ra mems <<<"$(attr "$dev" memdev)"
-expect_eq "x2 memdevs" "${#mems[@]}" 2
+load_stack --ram --pmem
+new_set "$x2" 2
+dev=$DEV mems=("${MEMS[@]}")
 expect_eq "x2 ways host_bridges granularity" \
 	"$(attr "$dev" ways) $(attr "$dev" host_bridges) $(attr "$dev" granularity)" "2 2 1024"
 serial=$(attr "$dev" serial)
 expect_eq "x2 serials" "$(attr "$dev" serials)" "$serial $((serial + 1))"
-read -ra doms <<<"$(attr "$dev" pci_domain)"
-expect_eq "x2 PCI domains" "${#doms[@]}" 2
 expect_eq "x2 window" "$(attr "$dev" capacity)" $((512 << 20))
 for i in 0 1; do
 	expect_eq "memdev ${mems[$i]} serial" $(($(cat "/sys/bus/cxl/devices/${mems[$i]}/serial"))) $((serial + i))
@@ -94,79 +181,57 @@ refused_region "wrong member order" "failed to set target0 to ${mems[1]}" "$dev"
 G=4096 refused_region "granularity 4096 under a 1024 root" "granularity" "$dev" ""
 sysfs_refused "$dev"
 
-out=$(set_region "$dev") || fail "x2 create-region: $out"
-region=$(jq -r .region <<<"$out")
-say "x2 region: $region"
-step "x2 region committed" json_has '.[0].decode_state == "commit"' cxl list -R -r "$region"
-step "x2 region covers the window" json_has ".[0].resource == $(($(attr "$dev" window_start))) and .[0].size == $(attr "$dev" capacity)" cxl list -R -r "$region"
-expect_eq "x2 region ways" "$(cat "/sys/bus/cxl/devices/$region/interleave_ways")" 2
-expect_eq "x2 region granularity" "$(cat "/sys/bus/cxl/devices/$region/interleave_granularity")" 1024
+whole_region "$dev"
 expect_eq "remove x2 with a region" "$(ctl "$CXLV_DBG/remove" "cxlv_dev_id=${dev#cxlv}")" EBUSY
-has "$region" "$CXLV_SYS/last_error" || fail "last_error does not name $region"
+has "$REGION" "$CXLV_SYS/last_error" || fail "last_error does not name $REGION"
 expect_eq "x2 set whole after a refused remove" "$(attr "$dev" memdev)" "${mems[*]}"
 expect_eq "x2 state" "$(attr "$dev" state)" busy
+fsdax_reassemble "$x2"
 
-ns=$(make_namespace "$region" fsdax --map dev)
-pmem=/dev/$(jq -r .blockdev <<<"$ns")
-nsuuid=$(jq -r .uuid <<<"$ns")
-ruuid=$(cat "/sys/bus/cxl/devices/$region/uuid")
-check_dax_fs "$pmem" ext4
-step "mount -o dax again" mount -t ext4 -o dax "$pmem" "$DAX_MNT"
-write_test_files "$DAX_MNT"
-step "umount" umount "$DAX_MNT"
-step "disable namespace" ndctl disable-namespace "$(jq -r .dev <<<"$ns")"
-drop_region "$region"
-recreate "$dev" "$x2" "$ruuid" "$nsuuid" fsdax
-dev=$DEV region=$REGION ns=$NS
-pmem=/dev/$(jq -r .blockdev <<<"$ns")
-step "wait for $pmem" wait_for 30 test -b "$pmem"
-step "mount -o dax after re-create" mount -t ext4 -o dax "$pmem" "$DAX_MNT"
-verify_test_files "$DAX_MNT"
-step "umount" umount "$DAX_MNT"
-step "destroy $(jq -r .dev <<<"$ns")" ndctl destroy-namespace -f "$(jq -r .dev <<<"$ns")"
-drop_region "$region"
-remove "$dev"
-
-# devdax_set TEXT DOMAINS: creates a set, checks its memdevs and PCI domains
-# (host bridges), makes a whole-set region in position order, a devdax
-# namespace with data read back; leaves the device as DEV, its region and
-# namespace as REGION and NS.
-devdax_set() {
-	local out mems doms name
-	DEV=$(create "$1")
-	name="x$(attr "$DEV" ways) across $(attr "$DEV" host_bridges)"
-	wait_ready "$DEV"
-	read -ra mems <<<"$(attr "$DEV" memdev)"
-	expect_eq "$name: memdevs" "${#mems[@]}" "$(attr "$DEV" ways)"
-	read -ra doms <<<"$(attr "$DEV" pci_domain)"
-	expect_eq "$name: PCI domains" "${#doms[@]}" "$2"
-	out=$(set_region "$DEV") || fail "$name: create-region: $out"
-	REGION=$(jq -r .region <<<"$out")
-	step "$name: region committed" json_has '.[0].decode_state == "commit"' cxl list -R -r "$REGION"
-	NS=$(make_namespace "$REGION" devdax)
-	daxdev=/dev/$(jq -r '.daxregion.devices[0].chardev' <<<"$NS")
-	[ -c "$daxdev" ] || fail "$name: no $daxdev"
-	check_devdax "$daxdev" 16
-	NS=$(jq -r .dev <<<"$NS")
-}
-
-devdax_set "$x4" 4
+new_set "$x4" 4
 expect_eq "x4 granularity" "$(attr "$DEV" granularity)" 4096
-teardown_set "$NS" "$REGION" "$DEV"
+whole_region "$DEV"
+devdax_data
 
-# Host bridges with two root ports each: their HDM decoders interleave.
+# Host bridges with several root ports: their HDM decoders interleave.
 x21="memstart=0x100000000,memsize=$((1 << 30)),cxltype=3,pmem=1,ways=2,host_bridges=1"
 x22="memstart=0x140000000,memsize=$((2 << 30)),cxltype=3,pmem=1,ways=4,host_bridges=2"
-dev=$(create "$x21")
-wait_ready "$dev"
-read -ra mems <<<"$(attr "$dev" memdev)"
-refused_region "x2 through 1: members swapped in one host bridge" "failed to commit decode" "$dev" \
-	"${mems[1]} ${mems[0]}" "host bridge 0 decoder 0: commit refused: target list is not the root ports in position order"
-G=1024 refused_region "x2 through 1: granularity 1024 under a 4096 set" "failed to commit decode" "$dev" "" \
+# 2 GiB from 6G, its 8 MiB of metadata just below.
+x24="memstart=$(((6 << 30) - (8 << 20))),memsize=$(((2 << 30) + (8 << 20))),cxltype=3,pmem=1,ways=8,host_bridges=2"
+new_set "$x21" 1
+refused_region "x2 through 1: members swapped in one host bridge" "failed to commit decode" "$DEV" \
+	"${MEMS[1]} ${MEMS[0]}" "host bridge 0 decoder 0: commit refused: target list is not the root ports in position order"
+G=1024 refused_region "x2 through 1: granularity 1024 under a 4096 set" "failed to commit decode" "$DEV" "" \
 	"commit refused: interleave granularity other than the set's"
-remove "$dev"
-devdax_set "$x21" 1
-teardown_set "$NS" "$REGION" "$DEV"
-devdax_set "$x22" 2
-teardown_all "$NS" "$REGION" "$DEV"
+remove "$DEV"
+new_set "$x21" 1
+whole_region "$DEV"
+fsdax_reassemble "$x21"
+
+new_set "$x22" 2
+W=2 refused_region "2 x 2: two memdevs in the wrong order" "failed to set target0 to ${MEMS[1]}" "$DEV" \
+	"${MEMS[1]} ${MEMS[0]}"
+W=2 refused_region "2 x 2: two memdevs in position order" "failed to commit decode" "$DEV" \
+	"${MEMS[0]} ${MEMS[1]}" "commit refused: interleave ways other than the set's"
+remove "$DEV"
+new_set "$x22" 2
+whole_region "$DEV"
+fsdax_reassemble "$x22"
+
+new_set "$x24" 2
+expect_eq "2 x 4 window" "$(attr "$DEV" window_start) $(attr "$DEV" capacity)" "$(printf '%#x' $((6 << 30))) $((2 << 30))"
+whole_region "$DEV"
+fsdax_reassemble "$x24"
+
+# RAM regions (6.3+): an x2 set through one host bridge as node 1's memory.
+ram_set="${x21/pmem=1/pmem=0}"
+new_set "$ram_set" 1
+if [[ $KVER == 6.1.* ]]; then
+	step "6.1: no RAM regions" test ! -e "/sys/bus/cxl/devices/$(attr "$DEV" decoder)/create_ram_region"
+	remove "$DEV"
+else
+	ram_region
+fi
+rmmod cxl_virt
+no_kernel_complaints
 say PASS

@@ -4,13 +4,15 @@
 # before any write, each with exit 2 and one line naming the fix: a bad
 # shape (ways, host-bridges, granularity), a range with no ways x 256M block,
 # a set on borrowed memory; --dry-run prints the create string of an x4 set
-# of 2 host bridges, and that set is made, listed with its shape and
-# removed. On a device of one endpoint: list --json
-# shows the shape the module reports (ways, host_bridges, granularity) and
-# the table no INTERLEAVE column; region create says interleave_ways 1; a
-# memdev names its device for remove (--dry-run, refused with exit 5 naming
-# the fix while its region exists, then remove --force by memdev). The CXL
-# state and the device list are compared around every refusal.
+# of 2 host bridges, and that set is made and listed with its shape; region
+# create --device makes its x4 region, a member's remove is refused (exit 5)
+# and the set stays whole; region and set removed. On a device of one
+# endpoint: list --json shows the shape the module reports (ways,
+# host_bridges, granularity) and the table no INTERLEAVE column; region
+# create says interleave_ways 1; a memdev names its device for remove
+# (--dry-run, refused with exit 5 naming the fix while its region exists,
+# then remove --force by memdev). The CXL state and the device list are
+# compared around every refusal.
 # Needs bin/cxlvctl, bin/cxlvctl.test and kmod/cxl_virt.ko.
 # shellcheck source=test/vm/guest/cxlv.sh
 . "$CXLV/test/vm/guest/cxlv.sh"
@@ -45,6 +47,17 @@ json=$("$CXLVCTL" create "${set_args[@]}" --json) || fail "create x4 across 2"
 set4=$(jq -r .device <<<"$json")
 step "list --json shows the x4 set's shape" json_has "length == 1 and (.[0] | .device == \"$set4\" and
 	.ways == 4 and .host_bridges == 2 and (.members | length) == 4)" cxlvctl list --json
+json=$("$CXLVCTL" region create --device "$set4" --json) || fail "region create --device $set4"
+printf '%s\n' "$json"
+region=$(jq -r .region <<<"$json")
+step "region create picks the set's ways and granularity" json_has ".interleave_ways == 4 and
+	.interleave_granularity == $(attr "$set4" granularity) and (.memdevs | length) == 4" echo "$json"
+read -ra members <<<"$(attr "$set4" memdev)"
+before=$(cxlv_state)
+expect_fail 5 "$set4 has $region" remove "${members[2]}"
+step "the refused remove of a member wrote nothing" same_state "$before" cxlv_state
+expect_eq "$set4 whole" "$(attr "$set4" memdev)" "${members[*]}"
+step "region destroy $region" "$CXLVCTL" region destroy "$region"
 out=$("$CXLVCTL" remove "$set4") || fail "remove $set4: $out"
 step "the x4 set is gone" test -z "$(ls /sys/bus/cxl_virt/devices)"
 
