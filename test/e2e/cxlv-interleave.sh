@@ -9,8 +9,9 @@
 # set stays whole. An x4 set across four host bridges: devdax data read back.
 # x2 through one host bridge, x4 as 2 x 2 and x8 as 2 x 4 (host bridges with
 # several root ports, whose HDM decoders interleave): through one host bridge
-# the kernel programs members swapped within the bridge and another
-# granularity, the emulator refuses both commits and says why in dmesg; over
+# the kernel programs members swapped within the bridge, another
+# granularity and a region of one block of a three-block window: the
+# emulator refuses each commit and says why in dmesg; over
 # the 2 x 2 set, a region on two of the memdevs is refused in the wrong order
 # by the kernel and in position order at commit by the emulator. On x2
 # across 2, x2 through 1, 2 x 2 and 2 x 4: an fsdax namespace with ext4 -o
@@ -23,13 +24,13 @@
 # shellcheck source=test/e2e/cxlvctl-region-ram-lib.sh
 . "$CXLV/test/e2e/cxlvctl-region-ram-lib.sh"
 
-# set_region DEV [MEMDEVS]: cxl create-region over DEV's whole window, with
-# MEMDEVS (default: DEV's, in position order) at W ways and G granularity
-# (default: DEV's); prints the tool's JSON.
+# set_region DEV [MEMDEVS]: cxl create-region over DEV's whole window (or
+# S bytes of it), with MEMDEVS (default: DEV's, in position order) at W ways
+# and G granularity (default: DEV's); prints the tool's JSON.
 set_region() {
 	# shellcheck disable=SC2046 # one word per memdev
 	cxl create-region -m -t pmem -d "$(attr "$1" decoder)" -w "${W:-$(attr "$1" ways)}" \
-		-g "${G:-$(attr "$1" granularity)}" ${2:-$(attr "$1" memdev)}
+		-g "${G:-$(attr "$1" granularity)}" ${S:+-s "$S"} ${2:-$(attr "$1" memdev)}
 }
 
 # drop_partial DEV: deletes what a refused region left under DEV's root
@@ -194,7 +195,8 @@ whole_region "$DEV"
 devdax_data
 
 # Host bridges with several root ports: their HDM decoders interleave.
-x21="memstart=0x100000000,memsize=$((1 << 30)),cxltype=3,pmem=1,ways=2,host_bridges=1"
+# x2 through 1: a window of three 512 MiB blocks, so a region can be smaller.
+x21="memstart=0x100000000,memsize=$((2 << 30)),cxltype=3,pmem=1,ways=2,host_bridges=1"
 x22="memstart=0x140000000,memsize=$((2 << 30)),cxltype=3,pmem=1,ways=4,host_bridges=2"
 # 2 GiB from 6G, its 8 MiB of metadata just below.
 x24="memstart=$(((6 << 30) - (8 << 20))),memsize=$(((2 << 30) + (8 << 20))),cxltype=3,pmem=1,ways=8,host_bridges=2"
@@ -203,6 +205,8 @@ refused_region "x2 through 1: members swapped in one host bridge" "failed to com
 	"${MEMS[1]} ${MEMS[0]}" "host bridge 0 decoder 0: commit refused: target list is not the root ports in position order"
 G=1024 refused_region "x2 through 1: granularity 1024 under a 4096 set" "failed to commit decode" "$DEV" "" \
 	"commit refused: interleave granularity other than the set's"
+S=$((512 << 20)) refused_region "x2 through 1: a region of one block of the window" "failed to commit decode" "$DEV" "" \
+	"commit refused: HPA range is not the set's window"
 remove "$DEV"
 new_set "$x21" 1
 whole_region "$DEV"
