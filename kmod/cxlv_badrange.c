@@ -103,9 +103,10 @@ static phys_addr_t cxlv_clearing = PHYS_ADDR_MAX;
 static ndctl_fn cxlv_stock_ndctl;
 
 /*
- * ACPI 6.x NVDIMM DSMs ARS Capabilities and Clear Uncorrectable Error,
- * as libnvdimm's nd_cmd_ars_cap and nd_cmd_clear_error carry them, for the
- * one sector being cleared: 512-byte units, all of it cleared.
+ * The NVDIMM root device _DSM functions ARS Capabilities and Clear
+ * Uncorrectable Error (as libnvdimm's nd_cmd_ars_cap and nd_cmd_clear_error
+ * carry them) for the one sector being cleared: 512-byte units, all of it
+ * cleared. Anything else goes to the bridge's own ndctl.
  */
 static int cxlv_clearing_ctl(struct nvdimm_bus_descriptor *nd_desc,
 			     struct nvdimm *nvdimm, unsigned int cmd,
@@ -113,7 +114,8 @@ static int cxlv_clearing_ctl(struct nvdimm_bus_descriptor *nd_desc,
 {
 	phys_addr_t sector = READ_ONCE(cxlv_clearing);
 
-	if (!nvdimm && cmd == ND_CMD_ARS_CAP && buf_len >= sizeof(struct nd_cmd_ars_cap)) {
+	if (!nvdimm && cmd == ND_CMD_ARS_CAP &&
+	    buf_len >= sizeof(struct nd_cmd_ars_cap)) {
 		struct nd_cmd_ars_cap *cap = buf;
 
 		if (cap->address == sector && cap->length == SECTOR_SIZE) {

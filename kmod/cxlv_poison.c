@@ -195,7 +195,8 @@ static u8 cxlv_poison_sector_left(const struct cxlv_emu_config *cfg,
 
 	for (i = 0; i < SECTOR_SIZE / CXLV_POISON_LINE; i++) {
 		dpa = cxlv_poison_dpa(cfg, sector + i * CXLV_POISON_LINE);
-		if (dpa >= 0 && cxlv_poison_find(poison, dpa, CXLV_POISON_LINE) >= 0)
+		if (dpa >= 0 &&
+		    cxlv_poison_find(poison, dpa, CXLV_POISON_LINE) >= 0)
 			left |= BIT(i);
 	}
 	return left;
@@ -212,15 +213,15 @@ static bool cxlv_poison_page_clean(const struct cxlv_emu_config *cfg,
 				   phys_addr_t hpa)
 {
 	phys_addr_t page = ALIGN_DOWN(hpa, PAGE_SIZE), h;
-	u64 g = cfg->granularity, chunk;
+	u64 g = cfg->granularity;
+	s64 chunk;
 
 	if (cfg->ways == 1 || g >= PAGE_SIZE)
 		return cxlv_poison_find(poison, ALIGN_DOWN(dpa, PAGE_SIZE),
 					PAGE_SIZE) < 0;
 	for (h = page; h < page + PAGE_SIZE; h += g) {
-		chunk = div_u64(h - cfg->hpa_base, g);
-		if (do_div(chunk, cfg->ways) == cfg->pos &&
-		    cxlv_poison_find(poison, chunk * g, g) >= 0)
+		chunk = cxlv_poison_dpa(cfg, h);
+		if (chunk >= 0 && cxlv_poison_find(poison, chunk, g) >= 0)
 			return false;
 	}
 	return true;

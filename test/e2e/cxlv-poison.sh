@@ -20,7 +20,8 @@
 # as its sector; an O_DIRECT read of the sector and a read of the file's page
 # fail with EIO while the neighbours read; after clear_poison the badblocks
 # are empty, the sector and the file read back with the line zeroed, the
-# rest of the namespace is unchanged and a write goes through.
+# rest of the namespace is unchanged and a write goes through; a sector with
+# a second poisoned line stays bad until that one is cleared too.
 # cxlvctl poison inject, list and clear do the same with a DPA,
 # an HPA in the region and an offset into the devdax namespace, and agree
 # with trigger_poison_list and `cxl list --media-errors`, reading its own
@@ -299,6 +300,21 @@ expect_eq "sector $sector after clear" "$(sector_sum $sector)" \
 	"$(dd if=/tmp/poisoned.want bs=512 skip=$(((foff + line) >> 9)) count=1 status=none | md5sum)"
 expect_eq "$file after clear" "$(md5sum <"$file")" "$(md5sum </tmp/poisoned.want)"
 expect_eq "the rest of $bdev" "$(sums_around $sector)" "$rest"
+# two lines of one sector: clearing one leaves the sector bad. The clears
+# reach badblocks in order, so a line of another sector injected after
+# shows when the first clear is through.
+bb=/sys/block/$pmem/badblocks
+step "inject two lines of sector $sector" eval "cxlvctl poison inject $dev --namespace $nsname --offset $off &&
+	cxlvctl poison inject $dev --namespace $nsname --offset $((off + 64))"
+step "$bb: sector $sector" wait_for 10 grep -qx "$sector 1" "$bb"
+step "clear one" cxlvctl poison clear "$dev" --namespace "$nsname" --offset $off
+step "inject a line of sector $((sector + 8))" cxlvctl poison inject "$dev" --namespace "$nsname" --offset $((off + 4096))
+step "$bb: sector $((sector + 8))" wait_for 10 grep -qx "$((sector + 8)) 1" "$bb"
+expect_eq "badblocks with one line of sector $sector left" "$(cat "$bb")" "$sector 1
+$((sector + 8)) 1"
+step "clear the other two" eval "cxlvctl poison clear $dev --namespace $nsname --offset $((off + 64)) &&
+	cxlvctl poison clear $dev --namespace $nsname --offset $((off + 4096))"
+step "$bb empty" wait_for 10 no_badblocks
 step "umount" umount "$DAX_MNT"
 expect_eq "O_DIRECT write of sector $sector" "$(xfs_io -d -c "pwrite -q $((sector << 9)) 512" "$bdev" 2>&1)" ""
 step "destroy the fsdax namespace" ndctl destroy-namespace -f "$nsname"
