@@ -5,6 +5,7 @@
 #include <linux/bits.h>
 #include <linux/device.h>
 #include <linux/ioport.h>
+#include <linux/kfifo.h>
 #include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
@@ -156,6 +157,37 @@ struct cxlv_ep {
 	struct cxlv_doe doe;
 };
 
+/* Poison changes on their way to the nvdimm bus; one more is lost. */
+#define CXLV_BADRANGE_OPS	256
+
+/**
+ * struct cxlv_badrange_op - a poison change for the nvdimm bus
+ * @hpa: the 64-byte line
+ * @inject: poisoned; else cleared
+ * @keep: for a clear, the lines of its 512-byte sector still poisoned
+ */
+struct cxlv_badrange_op {
+	u64 hpa;
+	bool inject;
+	u8 keep;
+};
+
+/**
+ * struct cxlv_badrange - the device's poison on its bridge's nvdimm bus
+ * @lock: guards @nvb
+ * @nvb: the nvdimm bridge, NULL before and while it goes
+ * @ops_lock: guards @ops against the mailbox handlers
+ * @ops: from the mailbox handlers to @work
+ * @work: applies @ops (cxlv_badrange.c)
+ */
+struct cxlv_badrange {
+	struct mutex lock;
+	struct cxl_nvdimm_bridge *nvb;
+	spinlock_t ops_lock;
+	DECLARE_KFIFO(ops, struct cxlv_badrange_op, CXLV_BADRANGE_OPS);
+	struct work_struct work;
+};
+
 /**
  * struct cxlv_dev - one virtual CXL memory device: an interleave set of
  *	@params.ways endpoints below @params.host_bridges host bridges
@@ -183,6 +215,7 @@ struct cxlv_ep {
  * @probe_rc: why probe failed, for the creator to report
  * @borrow: the borrowed range the device is on, until its claim goes
  * @borrowed: the device was made on a borrowed range
+ * @badrange: its poison on the nvdimm bus of its bridge
  */
 struct cxlv_dev {
 	struct device dev;
@@ -207,6 +240,7 @@ struct cxlv_dev {
 	int probe_rc;
 	struct cxlv_borrow *borrow;
 	bool borrowed;
+	struct cxlv_badrange badrange;
 };
 
 #define cxlv_for_each_ep(cxlv, ep)					\
@@ -324,6 +358,10 @@ void cxlv_pci_notifier_exit(void);
 
 /* cxlv_port.c: CXL topology objects */
 int cxlv_port_setup(struct cxlv_dev *cxlv);
+
+int cxlv_badrange_init(struct cxlv_dev *cxlv);
+struct cxl_nvdimm_bridge;
+int cxlv_badrange_attach(struct cxlv_dev *cxlv, struct cxl_nvdimm_bridge *nvb);
 bool cxlv_port_has_region(struct cxlv_dev *cxlv, const char **region);
 bool cxlv_is_our_region(struct device *dev);
 int cxlv_port_region_notifier_init(void);

@@ -150,6 +150,9 @@ int cxlv_probe(struct device *dev)
 	int rc;
 
 	rc = cxlv_mem_setup(cxlv);
+	/* before the emulators, so that it stops after them */
+	if (!rc)
+		rc = cxlv_badrange_init(cxlv);
 	if (!rc)
 		rc = cxlv_ep_init(cxlv);
 	if (rc)

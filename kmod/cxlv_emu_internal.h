@@ -175,6 +175,10 @@ extern struct list_head cxlv_emus;
 void cxlv_emu_hints_get(const struct device *dev);
 void cxlv_emu_hints_put(void);
 
+/* cxlv_badrange.c: poison for the nvdimm bus of @dev, the cxlvN device. */
+void cxlv_badrange_queue(struct device *dev, phys_addr_t hpa, bool inject,
+			 u8 keep);
+
 u16 cxlv_mbox_handle(const struct cxlv_emu_config *cfg,
 		     struct cxlv_mbox_cmd *cmd);
 u64 cxlv_mbox_now(const struct cxlv_mbox_state *state);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/blk_types.h>
 #include <linux/io.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
@@ -36,7 +37,9 @@
  * (unpoison_memory()). Memory without struct pages (no namespace, a raw
  * one) has only the list. The handlers may run in hard interrupt context,
  * so the data write and unpoison_memory() run in a worker; the handler
- * waits for it where it may sleep.
+ * waits for it where it may sleep. Under a pmem region the line's sector
+ * also goes on (and comes off) the badblocks of the region and its
+ * namespaces, which is what fails pmem reads with EIO (cxlv_badrange.c).
  *
  * The list lives and dies with the emulator: a remove drops it, and a device
  * created again on the same range starts with no poison, while the data a
@@ -166,6 +169,39 @@ static phys_addr_t cxlv_poison_hpa(const struct cxlv_emu_config *cfg,
 	       (chunk * cfg->ways + cfg->pos) * cfg->granularity + rem;
 }
 
+/* The DPA of this endpoint at @hpa, or -1 if another endpoint has it. */
+static s64 cxlv_poison_dpa(const struct cxlv_emu_config *cfg, phys_addr_t hpa)
+{
+	u64 chunk;
+	u32 rem;
+
+	if (cfg->ways == 1)
+		return hpa - cfg->hpa_base;
+	chunk = div_u64_rem(hpa - cfg->hpa_base, cfg->granularity, &rem);
+	if (do_div(chunk, cfg->ways) != cfg->pos)
+		return -1;
+	return chunk * cfg->granularity + rem;
+}
+
+/* The lines of @hpa's 512-byte sector this endpoint still has poisoned. */
+static u8 cxlv_poison_sector_left(const struct cxlv_emu_config *cfg,
+				  const struct cxlv_poison *poison,
+				  phys_addr_t hpa)
+{
+	phys_addr_t sector = ALIGN_DOWN(hpa, SECTOR_SIZE);
+	unsigned int i;
+	u8 left = 0;
+	s64 dpa;
+
+	for (i = 0; i < SECTOR_SIZE / CXLV_POISON_LINE; i++) {
+		dpa = cxlv_poison_dpa(cfg, sector + i * CXLV_POISON_LINE);
+		if (dpa >= 0 &&
+		    cxlv_poison_find(poison, dpa, CXLV_POISON_LINE) >= 0)
+			left |= BIT(i);
+	}
+	return left;
+}
+
 /*
  * No record of this endpoint is left in the host page of @dpa (at @hpa).
  * The window is 256 MiB aligned, so from a page-sized granularity up a host
@@ -177,15 +213,15 @@ static bool cxlv_poison_page_clean(const struct cxlv_emu_config *cfg,
 				   phys_addr_t hpa)
 {
 	phys_addr_t page = ALIGN_DOWN(hpa, PAGE_SIZE), h;
-	u64 g = cfg->granularity, chunk;
+	u64 g = cfg->granularity;
+	s64 chunk;
 
 	if (cfg->ways == 1 || g >= PAGE_SIZE)
 		return cxlv_poison_find(poison, ALIGN_DOWN(dpa, PAGE_SIZE),
 					PAGE_SIZE) < 0;
 	for (h = page; h < page + PAGE_SIZE; h += g) {
-		chunk = div_u64(h - cfg->hpa_base, g);
-		if (do_div(chunk, cfg->ways) == cfg->pos &&
-		    cxlv_poison_find(poison, chunk * g, g) >= 0)
+		chunk = cxlv_poison_dpa(cfg, h);
+		if (chunk >= 0 && cxlv_poison_find(poison, chunk, g) >= 0)
 			return false;
 	}
 	return true;
@@ -236,6 +272,7 @@ u16 cxlv_poison_inject(const struct cxlv_emu_config *cfg,
 {
 	struct cxlv_poison *poison = &cmd->state->poison;
 	unsigned long pfn;
+	phys_addr_t hpa;
 	__le64 addr;
 	s64 dpa;
 
@@ -256,7 +293,9 @@ u16 cxlv_poison_inject(const struct cxlv_emu_config *cfg,
 				    "poison list full, DPA %#llx not recorded\n",
 				    dpa);
 	}
-	pfn = PHYS_PFN(cxlv_poison_hpa(cfg, dpa));
+	hpa = cxlv_poison_hpa(cfg, dpa);
+	cxlv_badrange_queue(cfg->dev, hpa, true, 0);
+	pfn = PHYS_PFN(hpa);
 	if (pfn_valid(pfn))
 		memory_failure_queue(pfn, MF_SW_SIMULATED);
 	return CXL_MBOX_CMD_RC_SUCCESS;
@@ -287,6 +326,8 @@ u16 cxlv_poison_clear(const struct cxlv_emu_config *cfg,
 	clear.unpoison = cxlv_poison_page_clean(cfg, poison, dpa, clear.hpa);
 	memcpy(clear.data, in->data, sizeof(clear.data));
 	kfifo_put(&poison->clears, clear);
+	cxlv_badrange_queue(cfg->dev, clear.hpa, false,
+			    cxlv_poison_sector_left(cfg, poison, clear.hpa));
 	schedule_work(&poison->work);
 	if (preemptible())
 		flush_work(&poison->work);

@@ -201,6 +201,7 @@ int cxlv_port_setup(struct cxlv_dev *cxlv)
 				       name, PTR_ERR(nvb));
 			return PTR_ERR(nvb);
 		}
+		return cxlv_badrange_attach(cxlv, nvb);
 	}
 	return 0;
 }

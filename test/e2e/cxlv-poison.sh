@@ -15,7 +15,14 @@
 # dmesg's memory failure line, and a process that asked for early kills
 # gets SIGBUS (test/tools/poison-touch: BUS_MCEERR_AO at the page, the
 # mapping's page size: 2 MiB for devdax); after clear_poison it maps again and reads
-# the zeros. cxlvctl poison inject, list and clear do the same with a DPA,
+# the zeros. Under an fsdax namespace with ext4 mounted -o dax, a line of a
+# file goes to /sys/block/pmemX/badblocks and `ndctl list --media-errors`
+# as its sector; an O_DIRECT read of the sector and a read of the file's page
+# fail with EIO while the neighbours read; after clear_poison the badblocks
+# are empty, the sector and the file read back with the line zeroed, the
+# rest of the namespace is unchanged and a write goes through; a sector with
+# a second poisoned line stays bad until that one is cleared too.
+# cxlvctl poison inject, list and clear do the same with a DPA,
 # an HPA in the region and an offset into the devdax namespace, and agree
 # with trigger_poison_list and `cxl list --media-errors`, reading its own
 # tracefs instance (the global trace untouched); unaligned,
@@ -128,8 +135,12 @@ echo "$json"
 n=$(jq '[.. | objects | .media_errors? // empty | .[]] | length' <<<"$json")
 expect_eq "cxl list -r $region --media-errors records" "$n" 1
 
-# --- the effect: a devdax mapping of a poisoned line gets SIGBUS
+# --- the effect: a devdax mapping of a poisoned line gets SIGBUS. The
+# region's first namespace has its info block on the sector of DPA 0x1000,
+# which the kernel would read as a bad block: clear it meanwhile.
+expect_eq "clear DPA $dpa for the namespace" "$(ctl "$dbg/clear_poison" $dpa)" OK
 ns=$(make_namespace "$region" devdax)
+expect_eq "inject DPA $dpa again" "$(ctl "$dbg/inject_poison" $dpa)" OK
 chardev=$(jq -r '.daxregion.devices[0].chardev' <<<"$ns")
 res=$(($(cat "/sys/bus/dax/devices/$chardev/resource")))
 off=$((2 << 20))
@@ -229,6 +240,84 @@ expect_fail 2 "no cxl_virt device has memdev mem99" poison list mem99
 step "no cxl_poison event from the refusals" test -z "$(poison_trace)"
 same_lists 0
 step "destroy the namespace" ndctl destroy-namespace -f "$(jq -r .dev <<<"$ns")"
+
+# --- the effect under fsdax: badblocks and EIO, then the line back
+ns=$(make_namespace "$region" fsdax --map dev --size 64M)
+nsname=$(jq -r .dev <<<"$ns") pmem=$(jq -r .blockdev <<<"$ns")
+bdev=/dev/$pmem file=$DAX_MNT/poisoned
+mkdir -p "$DAX_MNT"
+step "mkfs.ext4 $bdev" mkfs.ext4 -F -q -b 4096 -O ^has_journal "$bdev"
+step "mount -o dax $bdev" mount -t ext4 -o dax "$bdev" "$DAX_MNT"
+step "1 MiB file on $bdev" dd if=/dev/urandom of="$file" bs=1M count=1 conv=fsync status=none
+step "remount read-only" eval "umount $DAX_MNT && mount -t ext4 -o dax,ro $bdev $DAX_MNT"
+# the file's first 512-byte block on the disk (FIEMAP): "0: [0..2047]: A..B"
+first=$(xfs_io -r -c fiemap "$file" | awk 'NR == 2 {split($3, a, "."); print a[1]}')
+[ -n "$first" ] || fail "no extent for $file"
+foff=$((64 << 10)) line=$((5 * 64))
+off=$(((first << 9) + foff + line)) sector=$((((first << 9) + foff + line) >> 9))
+cp "$file" /tmp/poisoned.want
+step "expected: the line zeroed" dd if=/dev/zero of=/tmp/poisoned.want bs=64 count=1 seek=$(((foff + line) / 64)) conv=notrunc status=none
+# sums_around SECTOR: checksums of $bdev before and after SECTOR, read
+# past a flushed page cache (busybox dd falls back from O_DIRECT).
+sums_around() {
+	blockdev --flushbufs "$bdev"
+	dd if="$bdev" bs=64K iflag=count_bytes count=$(($1 << 9)) status=none | md5sum
+	dd if="$bdev" bs=64K iflag=skip_bytes skip=$((($1 + 1) << 9)) status=none | md5sum
+}
+# sector_sum N: checksum of sector N of $bdev, past a flushed page cache.
+sector_sum() {
+	blockdev --flushbufs "$bdev"
+	dd if="$bdev" bs=512 skip="$1" count=1 status=none | md5sum
+}
+# pread_direct N: xfs_io's complaint reading sector N of $bdev with O_DIRECT.
+pread_direct() { xfs_io -r -d -c "pread -q $(($1 << 9)) 512" "$bdev" 2>&1 || true; }
+# read_page N: page N of the DAX file.
+read_page() { dd if="$file" bs=4096 skip="$1" count=1 status=none; }
+# media_errors: "OFFSET LENGTH" of each bad block `ndctl list --media-errors` shows.
+media_errors() { ndctl list -n "$nsname" --media-errors | jq -r '.. | objects | .badblocks? // empty | .[] | "\(.offset) \(.length)"'; }
+no_badblocks() { [ -z "$(cat "/sys/block/$pmem/badblocks")" ]; }
+rest=$(sums_around $sector)
+t0=$(uptime_ms)
+step "inject --namespace $nsname --offset $off" cxlvctl poison inject "$dev" --namespace "$nsname" --offset $off
+step "/sys/block/$pmem/badblocks: sector $sector" wait_for 10 grep -qx "$sector 1" "/sys/block/$pmem/badblocks"
+say "badblocks after $(($(uptime_ms) - t0)) ms"
+expect_eq "badblocks of $pmem" "$(cat "/sys/block/$pmem/badblocks")" "$sector 1"
+ndctl list -n "$nsname" --media-errors
+expect_eq "ndctl list --media-errors of $nsname" "$(media_errors)" "$sector 1"
+r=$(pread_direct $sector)
+echo "$r"
+has "Input/output error" <<<"$r" || fail "sector $sector of $bdev read with O_DIRECT: no EIO"
+expect_eq "O_DIRECT read of sector $((sector - 1))" "$(pread_direct $((sector - 1)))" ""
+expect_eq "O_DIRECT read of sector $((sector + 1))" "$(pread_direct $((sector + 1)))" ""
+r=$(read_page $((foff >> 12)) 2>&1 >/dev/null) && fail "page $((foff >> 12)) of $file read: no EIO"
+has "Input/output error" <<<"$r" || fail "page $((foff >> 12)) of $file: $r"
+step "page $(((foff >> 12) - 1)) of the file reads" eval "read_page $(((foff >> 12) - 1)) >/dev/null"
+step "clear --namespace $nsname --offset $off" cxlvctl poison clear "$dev" --namespace "$nsname" --offset $off
+step "/sys/block/$pmem/badblocks empty" wait_for 10 no_badblocks
+expect_eq "ndctl list --media-errors after clear" "$(media_errors)" ""
+expect_eq "O_DIRECT read of sector $sector after clear" "$(pread_direct $sector)" ""
+expect_eq "sector $sector after clear" "$(sector_sum $sector)" \
+	"$(dd if=/tmp/poisoned.want bs=512 skip=$(((foff + line) >> 9)) count=1 status=none | md5sum)"
+expect_eq "$file after clear" "$(md5sum <"$file")" "$(md5sum </tmp/poisoned.want)"
+expect_eq "the rest of $bdev" "$(sums_around $sector)" "$rest"
+# two lines of one sector: clearing one leaves the sector bad. The clears
+# reach badblocks in order, so a line of another sector injected after
+# shows when the first clear is through.
+bb=/sys/block/$pmem/badblocks
+step "inject two lines of sector $sector" eval "cxlvctl poison inject $dev --namespace $nsname --offset $off &&
+	cxlvctl poison inject $dev --namespace $nsname --offset $((off + 64))"
+step "$bb: sector $sector" wait_for 10 grep -qx "$sector 1" "$bb"
+step "clear one" cxlvctl poison clear "$dev" --namespace "$nsname" --offset $off
+step "inject a line of sector $((sector + 8))" cxlvctl poison inject "$dev" --namespace "$nsname" --offset $((off + 4096))
+step "$bb: sector $((sector + 8))" wait_for 10 grep -qx "$((sector + 8)) 1" "$bb"
+expect_eq "badblocks with one line of sector $sector left" "$(cat "$bb")" "$sector 1
+$((sector + 8)) 1"
+step "clear the other two" eval "cxlvctl poison clear $dev --namespace $nsname --offset $((off + 64)) &&
+	cxlvctl poison clear $dev --namespace $nsname --offset $((off + 4096))"
+step "$bb empty" wait_for 10 no_badblocks
+step "umount" umount "$DAX_MNT"
+expect_eq "O_DIRECT write of sector $sector" "$(xfs_io -d -c "pwrite -q $((sector << 9)) 512" "$bdev" 2>&1)" ""
+step "destroy the fsdax namespace" ndctl destroy-namespace -f "$nsname"
 drop_region "$region"
 
 # --- remove drops the list
