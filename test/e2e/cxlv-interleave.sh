@@ -6,7 +6,8 @@
 # region with the memdevs in the wrong order and one at another granularity
 # than the root decoder's; `cxl create-region -w 2 -g G` over the memdevs in
 # position order commits, remove is refused (EBUSY) while it exists and the
-# set stays whole. An x4 set across four host bridges: devdax data read back.
+# set stays whole. An x4 set across four host bridges at 256 B: devdax data
+# read back; x2 through one host bridge at 16 KiB (the kernel's extremes).
 # x2 through one host bridge, x4 as 2 x 2 and x8 as 2 x 4 (host bridges with
 # several root ports, whose HDM decoders interleave): through one host bridge
 # the kernel programs members swapped within the bridge, another
@@ -164,7 +165,8 @@ ram_region() {
 }
 
 x2="memstart=0x100000000,memsize=$((1 << 30)),cxltype=3,pmem=1,ways=2,host_bridges=2,granularity=1024"
-x4="memstart=0x140000000,memsize=$((2 << 30)),cxltype=3,pmem=1,ways=4,host_bridges=4"
+# The kernel's least and greatest granularities: 256 B here, 16 KiB through one host bridge.
+x4="memstart=0x140000000,memsize=$((2 << 30)),cxltype=3,pmem=1,ways=4,host_bridges=4,granularity=256"
 load_stack --ram --pmem
 new_set "$x2" 2
 dev=$DEV mems=("${MEMS[@]}")
@@ -190,20 +192,20 @@ expect_eq "x2 state" "$(attr "$dev" state)" busy
 fsdax_reassemble "$x2"
 
 new_set "$x4" 4
-expect_eq "x4 granularity" "$(attr "$DEV" granularity)" 4096
+expect_eq "x4 granularity" "$(attr "$DEV" granularity)" 256
 whole_region "$DEV"
 devdax_data
 
 # Host bridges with several root ports: their HDM decoders interleave.
 # x2 through 1: a window of three 512 MiB blocks, so a region can be smaller.
-x21="memstart=0x100000000,memsize=$((2 << 30)),cxltype=3,pmem=1,ways=2,host_bridges=1"
+x21="memstart=0x100000000,memsize=$((2 << 30)),cxltype=3,pmem=1,ways=2,host_bridges=1,granularity=16384"
 x22="memstart=0x140000000,memsize=$((2 << 30)),cxltype=3,pmem=1,ways=4,host_bridges=2"
 # 2 GiB from 6G, its 8 MiB of metadata just below.
 x24="memstart=$(((6 << 30) - (8 << 20))),memsize=$(((2 << 30) + (8 << 20))),cxltype=3,pmem=1,ways=8,host_bridges=2"
 new_set "$x21" 1
 refused_region "x2 through 1: members swapped in one host bridge" "failed to commit decode" "$DEV" \
 	"${MEMS[1]} ${MEMS[0]}" "host bridge 0 decoder 0: commit refused: target list is not the root ports in position order"
-G=1024 refused_region "x2 through 1: granularity 1024 under a 4096 set" "failed to commit decode" "$DEV" "" \
+G=1024 refused_region "x2 through 1: granularity 1024 under a 16384 set" "failed to commit decode" "$DEV" "" \
 	"commit refused: interleave granularity other than the set's"
 S=$((512 << 20)) refused_region "x2 through 1: a region of one block of the window" "failed to commit decode" "$DEV" "" \
 	"commit refused: HPA range is not the set's window"
