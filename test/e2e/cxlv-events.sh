@@ -10,8 +10,9 @@
 # (cxl_general_media, cxl_dram, cxl_memory_module in a tracefs instance of
 # this test, carrying the injected DPA, descriptor, type, transaction and
 # the log's severity) and clears them: the device's events_pending goes back
-# to 0 and events_cleared counts them, so the second Get Event Records the
-# kernel sends found none. More records than the log's 8 in one request:
+# to 0, events_cleared counts them, and the device answered exactly three
+# mailbox commands (Get Event Records, Clear Event Records, and the second
+# Get, which found the log empty and ended the kernel's loop). More records than the log's 8 in one request:
 # the kernel gets the 8 and a cxl_overflow event counting the rest.
 # cxlvctl event inject does the same for each type (--dry-run prints the
 # write and writes nothing). Malformed requests are refused with their
@@ -66,15 +67,26 @@ cleared_to() {
 # raw REQUEST: one write of the control file, which must take it.
 raw() { expect_eq "inject_event $1" "$(ctl $inject "cxlv_dev_id=$id,$1")" OK; }
 
+# read_and_cleared WHAT CMDS: the kernel's reading took Get, Clear and an
+# empty Get after the mailbox counter stood at CMDS, and nothing more.
+cmds_reach() { [ "$(attr "$dev" mbox_cmds)" -ge "$1" ]; }
+read_and_cleared() {
+	wait_for 10 cmds_reach $(($2 + 3)) || fail "$1: no second Get Event Records"
+	sleep 0.5
+	expect_eq "$1: mailbox commands of the kernel's reading" $(($(attr "$dev" mbox_cmds) - $2)) 3
+}
+
 # inject_one WHAT PATTERN CMD...: CMD injects one record, which must raise
 # the MSI once, be traced matching PATTERN and be cleared by the kernel.
 inject_one() {
-	local what=$1 pattern=$2 before cleared out
+	local what=$1 pattern=$2 before cleared cmds out
 	shift 2
 	before=$(msi_count)
 	cleared=$(attr "$dev" events_cleared)
+	cmds=$(attr "$dev" mbox_cmds)
 	"$@"
 	wait_for 10 cleared_to $((cleared + 1)) || fail "$what: not read and cleared (pending $(attr "$dev" events_pending))"
+	read_and_cleared "$what" "$cmds"
 	expect_eq "$what: MSIs taken" "$(msi_count)" $((before + 1))
 	out=$(events)
 	echo "$out"
@@ -116,8 +128,10 @@ expect_eq "events_injected after cxlvctl" "$(attr "$dev" events_injected)" 7
 # --- overflow: 12 records at once into a log of 8
 cleared=$(attr "$dev" events_cleared)
 injected=$(attr "$dev" events_injected)
+cmds=$(attr "$dev" mbox_cmds)
 expect_eq "inject 12 at once" "$(ctl $inject "cxlv_dev_id=$id,record=0,dpa=0x1000,count=12")" OK
 wait_for 10 cleared_to $((cleared + 8)) || fail "overflowed log not read and cleared"
+read_and_cleared "overflow" "$cmds"
 expect_eq "events_injected after 12" "$(attr "$dev" events_injected)" $((injected + 12))
 out=$(events)
 echo "$out" | grep cxl_overflow
@@ -160,5 +174,6 @@ expect_eq "extended status not normal" \
 	"$(jq '[to_entries[] | select((.key | startswith("ext_")) and .value != "normal")] | length' <<<"$health")" 0
 
 no_kernel_complaints
+taken=$(msi_count)
 remove "$dev"
-say "events OK: MSI $irq taken $(msi_count) times"
+say "events OK: MSI $irq taken $taken times"
