@@ -12,12 +12,14 @@
 # the log's severity) and clears them: the device's events_pending goes back
 # to 0, events_cleared counts them, and the device answered exactly three
 # mailbox commands (Get Event Records, Clear Event Records, and the second
-# Get, which found the log empty and ended the kernel's loop). More records than the log's 8 in one request:
-# the kernel gets the 8 and a cxl_overflow event counting the rest.
-# cxlvctl event inject does the same for each type (--dry-run prints the
-# write and writes nothing). Malformed requests are refused with their
-# errno and last_error's reason, and by cxlvctl before any write.
-# cxl list -H shows a healthy device (25 C, 0% life used, no alarms).
+# Get, which found the log empty and ended the kernel's loop). More records
+# than the log's 8 in one request: the kernel gets the 8 and a cxl_overflow
+# event counting the rest. cxlvctl event inject does the same for each type
+# (--dry-run prints the write and writes nothing). Malformed requests are
+# refused with their errno and last_error's reason, and by cxlvctl before
+# any write. With cxl_pci unbound (MSI disabled) a record raises nothing and
+# waits in the log until the rebound driver's probe reads it. cxl list -H
+# shows a healthy device (25 C, 0% life used, no alarms).
 . /cxlv/test/vm/guest/cxlv.sh
 # shellcheck source=test/vm/guest/cxlvctl.sh
 . /cxlv/test/vm/guest/cxlvctl.sh
@@ -161,6 +163,27 @@ refuse ENODEV "cxlv_dev_id=$id,record=0,pos=1" "has endpoints 0 to 0"
 refuse EINVAL "cxlv_dev_id=$id,record=0,color=1" "unknown option 'color'"
 expect_eq "events_injected after the refusals" "$(attr "$dev" events_injected)" "$injected"
 
+# --- MSI Enable honoured: with cxl_pci unbound its vector is freed and MSI
+# disabled, so a record raises nothing and waits in the log; the probe of a
+# rebound cxl_pci reads every log (cxl_event_config()) and clears it.
+taken=$(msi_count)
+step "unbind cxl_pci from $bdf" sh -c "echo $bdf >/sys/bus/pci/drivers/cxl_pci/unbind"
+[ -e "/sys/bus/pci/devices/$bdf/msi_irqs" ] && fail "MSI still enabled on $bdf after unbind"
+cleared=$(attr "$dev" events_cleared)
+raw "record=1,log=2,dpa=0x4000,event_type=1"
+sleep 1
+expect_eq "records waiting without a driver" "$(attr "$dev" events_pending)" 1
+expect_eq "records cleared without a driver" "$(attr "$dev" events_cleared)" "$cleared"
+events >/dev/null
+step "bind cxl_pci to $bdf" sh -c "echo $bdf >/sys/bus/pci/drivers/cxl_pci/bind"
+wait_ready "$dev"
+mem=$(attr "$dev" memdev)
+wait_for 10 cleared_to $((cleared + 1)) || fail "the rebound cxl_pci did not read the waiting record"
+out=$(events)
+echo "$out"
+echo "$out" | has -E "cxl_dram: memdev=$mem .*log=Failure .*dpa=4000 .*type='Scrub Media ECC Error'" ||
+	fail "the record that waited is not traced after the rebind"
+
 # --- health info: sane per CXL r3.0 8.2.9.8.3.1
 json=$(cxl list -m "$mem" -H)
 echo "$json"
@@ -174,6 +197,5 @@ expect_eq "extended status not normal" \
 	"$(jq '[to_entries[] | select((.key | startswith("ext_")) and .value != "normal")] | length' <<<"$health")" 0
 
 no_kernel_complaints
-taken=$(msi_count)
 remove "$dev"
 say "events OK: MSI $irq taken $taken times"
