@@ -64,6 +64,7 @@ const (
 	KernelDecodersCommitted = "6.7"
 	KernelMemoryHotplug     = "2.6.15" // /sys/devices/system/memory
 	KernelPoison            = "6.4"    // trigger_poison_list, debugfs inject_poison and clear_poison
+	KernelEvents            = "6.3"    // cxl_pci reads event records on its event interrupt
 )
 
 // FeatureError names a kernel feature that is missing and the first kernel

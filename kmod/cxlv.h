@@ -295,6 +295,7 @@ ssize_t cxlv_show_error(char *buf, size_t size);
 /* cxlv_device.c: create, remove and attributes of cxlvN */
 int cxlv_create(const struct cxlv_params *p);
 int cxlv_remove(u32 id, bool release);
+int cxlv_inject_event(const struct cxlv_event_request *req);
 void cxlv_remove_all(void);
 int cxlv_probe(struct device *dev);
 
@@ -345,6 +346,7 @@ void cxlv_bar_port_event(struct cxlv_ep *ep, unsigned long action);
 void cxlv_cfg_init_rp(struct cxlv_cfg_func *f, const struct cxlv_ep *ep);
 void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, struct cxlv_ep *ep);
 u32 cxlv_cfg_read(const struct cxlv_cfg_func *f, int where, int size);
+bool cxlv_cfg_msi_enabled(const struct cxlv_cfg_func *f);
 void cxlv_cfg_write(struct cxlv_cfg_func *f, int where, int size, u32 val);
 
 /* cxlv_pci.c: the software PCI domain */

@@ -13,7 +13,8 @@
  * prefetchable window over the PCI window that holds the endpoint's BAR0.
  *
  * Endpoint (01:00.0): class 0502/10 (CXL memory device), 64-bit prefetchable
- * BAR0, PCIe capability, Device Serial Number, the PCIe DVSEC for CXL
+ * BAR0, PCIe capability, an MSI capability with one vector, Device Serial
+ * Number, the PCIe DVSEC for CXL
  * devices (CXL r3.0 8.1.3), the Register Locator DVSEC (CXL r3.0 8.1.9)
  * naming the device and component register blocks in BAR0, and a DOE
  * mailbox (PCIe r6.0 7.9.24) whose registers cxlv_doe.c answers.
@@ -22,7 +23,11 @@
  * figures need (cxlv_cdat_link_width()): the kernel takes link latency and
  * bandwidth from LNKSTA when it computes the device's performance.
  *
- * No interrupts (INTERRUPT_PIN 0, no MSI/MSI-X): the 6.1 CXL drivers poll.
+ * No INTx (INTERRUPT_PIN 0: CXL r3.0 3.1.1 forbids it to a CXL.mem
+ * function). The endpoint's MSI capability (PCI 3.0 6.8.1) has a 64-bit
+ * address, one vector and no per-vector masking; 6.12's and 7.3's cxl_pci
+ * enable it for the event logs' interrupt (cxlv_events.c), which
+ * cxlv_device.c raises only while MSI Enable is set here. 6.1's never do.
  */
 #include <linux/bitfield.h>
 #include <linux/pci.h>
@@ -36,6 +41,8 @@
 #define CXLV_PCI_DEVICE_RP	0x0111
 
 #define CXLV_PCIE_CAP		0x40
+/* after the PCIe capability (PCI_CAP_EXP_ENDPOINT_SIZEOF_V2 bytes) */
+#define CXLV_MSI_CAP		0x80
 #define CXLV_EXT_DSN		0x100
 #define CXLV_DSN_LEN		0x0c
 #define CXLV_EXT_DVSEC_DEV	(CXLV_EXT_DSN + CXLV_DSN_LEN)
@@ -188,6 +195,39 @@ static void cfg_init_pcie(struct cxlv_cfg_func *f, u8 type, u8 port,
 	}
 }
 
+/*
+ * PCI 3.0 6.8.1: MSI capability, 64-bit address, Multiple Message Capable
+ * 1 vector, no per-vector masking: Enable, Multiple Message Enable, the
+ * address (dword aligned) and the data are what software writes.
+ */
+static void cfg_init_msi(struct cxlv_cfg_func *f)
+{
+	int c = CXLV_MSI_CAP;
+
+	static_assert(CXLV_PCIE_CAP + PCI_CAP_EXP_ENDPOINT_SIZEOF_V2 <=
+		      CXLV_MSI_CAP);
+	cfg_set(f, c, 1, PCI_CAP_ID_MSI);
+	cfg_set(f, c + PCI_MSI_FLAGS, 2, PCI_MSI_FLAGS_64BIT);
+	cfg_rw(f, c + PCI_MSI_FLAGS, 2, PCI_MSI_FLAGS_ENABLE |
+	       PCI_MSI_FLAGS_QSIZE);
+	cfg_rw(f, c + PCI_MSI_ADDRESS_LO, 4, ~3U);
+	cfg_rw(f, c + PCI_MSI_ADDRESS_HI, 4, CXLV_RW32);
+	cfg_rw(f, c + PCI_MSI_DATA_64, 2, CXLV_RW16);
+}
+
+/**
+ * cxlv_cfg_msi_enabled() - may the endpoint send its MSI?
+ * @f: the endpoint's model
+ *
+ * Return: MSI Enable is set; config writes change it under the PCI config
+ * lock, a single byte read here sees it before or after.
+ */
+bool cxlv_cfg_msi_enabled(const struct cxlv_cfg_func *f)
+{
+	return READ_ONCE(f->data[CXLV_MSI_CAP + PCI_MSI_FLAGS]) &
+	       PCI_MSI_FLAGS_ENABLE;
+}
+
 static void cfg_ext_header(struct cxlv_cfg_func *f, int off, u16 id, u8 ver,
 			   int next)
 {
@@ -276,6 +316,8 @@ void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, struct cxlv_ep *ep)
 	cfg_set(f, PCI_SUBSYSTEM_ID, 2, CXLV_PCI_DEVICE_EP);
 	cfg_init_pcie(f, PCI_EXP_TYPE_ENDPOINT, 0,
 		      cxlv_cdat_link_width(&p->perf));
+	cfg_set(f, CXLV_PCIE_CAP + PCI_CAP_LIST_NEXT, 1, CXLV_MSI_CAP);
+	cfg_init_msi(f);
 
 	/* PCIe 5.0 7.9.3: Device Serial Number */
 	cfg_ext_header(f, CXLV_EXT_DSN, PCI_EXT_CAP_ID_DSN, 1, d);

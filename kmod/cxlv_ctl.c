@@ -8,6 +8,11 @@
  * - /sys/kernel/debug/cxl/cxlv/{create,remove,release}, as in the cxlv RFC;
  * - /sys/bus/cxl_virt/{create,remove,release}, for kernels without debugfs.
  *
+ * ``inject_event`` (debugfs only, write-only for root) adds event records
+ * to an endpoint's event logs (cxlv_events.c) and raises its MSI where the
+ * log's interrupt policy and the endpoint's MSI Enable ask for it; the
+ * grammar is in cxlv_parse.h.
+ *
  * ``borrowed`` (root-only, read-only, in both places) lists the ranges
  * borrowed from System RAM (cxlv_borrow.c), one per line:
  * ``<start> <size> <node> <free|cxlvN>``.
@@ -96,6 +101,20 @@ static int cxlv_ctl_release(const char *buf, size_t len)
 		return rc;
 	}
 	return cxlv_borrow_release(start);
+}
+
+static int cxlv_ctl_inject_event(const char *buf, size_t len)
+{
+	struct cxlv_event_request req;
+	char why[CXLV_ERR_LEN];
+	int rc;
+
+	rc = cxlv_parse_event(buf, len, &req, why, sizeof(why));
+	if (rc) {
+		cxlv_set_error("inject_event: %s", why);
+		return rc;
+	}
+	return cxlv_inject_event(&req);
 }
 
 /* One request, from the checks to the recorded reason, under one lock. */
@@ -205,6 +224,13 @@ static ssize_t cxlv_release_write(struct file *file, const char __user *ubuf,
 	return cxlv_debugfs_write(ubuf, count, cxlv_ctl_release);
 }
 
+static ssize_t cxlv_inject_event_write(struct file *file,
+				       const char __user *ubuf, size_t count,
+				       loff_t *ppos)
+{
+	return cxlv_debugfs_write(ubuf, count, cxlv_ctl_inject_event);
+}
+
 static ssize_t cxlv_borrowed_read(struct file *file, char __user *ubuf,
 				  size_t count, loff_t *ppos)
 {
@@ -243,6 +269,12 @@ static const struct file_operations cxlv_remove_fops = {
 static const struct file_operations cxlv_release_fops = {
 	.owner = THIS_MODULE,
 	.write = cxlv_release_write,
+	.llseek = noop_llseek,
+};
+
+static const struct file_operations cxlv_inject_event_fops = {
+	.owner = THIS_MODULE,
+	.write = cxlv_inject_event_write,
 	.llseek = noop_llseek,
 };
 
@@ -294,6 +326,8 @@ int cxlv_ctl_init(CXLV_BUS_CONST struct bus_type *bus)
 			    &cxlv_release_fops);
 	debugfs_create_file("borrowed", 0400, cxlv_debugfs, NULL,
 			    &cxlv_borrowed_fops);
+	debugfs_create_file("inject_event", 0200, cxlv_debugfs, NULL,
+			    &cxlv_inject_event_fops);
 	return 0;
 }
 

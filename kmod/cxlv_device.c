@@ -25,6 +25,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/idr.h>
+#include <linux/interrupt.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 
@@ -416,6 +417,86 @@ int cxlv_remove(u32 id, bool release)
 }
 
 /*
+ * The endpoint's MSI, as the device would send it: only while MSI is
+ * enabled in its config space, through the vector its driver allocated.
+ * The driver stays bound meanwhile (its device lock), so the vector is its
+ * own. irq_inject_interrupt() has the interrupt chip retrigger it: on x86
+ * an IPI of the vector to its CPU, which enters like the device's message.
+ */
+static int cxlv_raise_msi(struct cxlv_ep *ep, unsigned int msgnum)
+{
+	struct pci_dev *pdev = cxlv_pci_get_ep(ep);
+	int irq, rc = 0;
+
+	if (!pdev)
+		return 0;
+	device_lock(&pdev->dev);
+	if (pdev->msi_enabled && cxlv_cfg_msi_enabled(&ep->ep_cfg)) {
+		irq = pci_irq_vector(pdev, msgnum);
+		rc = irq < 0 ? irq : irq_inject_interrupt(irq);
+		if (rc)
+			dev_err_ratelimited(&ep->cxlv->dev,
+					    "endpoint %u: MSI %u not raised: %d\n",
+					    ep->pos, msgnum, rc);
+	}
+	device_unlock(&pdev->dev);
+	pci_dev_put(pdev);
+	return rc;
+}
+
+/**
+ * cxlv_inject_event() - add event records to an endpoint's logs
+ * @req: the parsed request (cxlv_parse_event())
+ *
+ * Return: 0, -ENODEV for no such device or endpoint, -EINVAL or -ERANGE
+ * for a DPA the endpoint does not have, or the error of raising its MSI
+ * (the records are in the log then).
+ */
+int cxlv_inject_event(const struct cxlv_event_request *req)
+{
+	struct cxlv_dev *cxlv;
+	struct cxlv_ep *ep;
+	int rc;
+
+	mutex_lock(&cxlv_devices_lock);
+	cxlv = idr_find(&cxlv_devices, req->id);
+	if (!cxlv || !cxlv_live(cxlv)) {
+		cxlv_set_error("inject_event: no device cxlv%u", req->id);
+		rc = -ENODEV;
+		goto out;
+	}
+	if (req->pos >= cxlv->params.ways) {
+		cxlv_set_error("inject_event: pos=%u: %s has endpoints 0 to %u",
+			       req->pos, dev_name(&cxlv->dev),
+			       cxlv->params.ways - 1);
+		rc = -ENODEV;
+		goto out;
+	}
+	ep = &cxlv->eps[req->pos];
+	if (!ep->emu) {
+		cxlv_set_error("inject_event: %s endpoint %u is not running",
+			       dev_name(&cxlv->dev), req->pos);
+		rc = -ENODEV;
+		goto out;
+	}
+	rc = cxlv_emu_inject_event(ep->emu, req);
+	if (rc == -EINVAL || rc == -ERANGE) {
+		cxlv_set_error("inject_event: dpa=%#llx: %s (the endpoint's capacity is %#llx)",
+			       req->dpa, rc == -EINVAL ?
+			       "not 64-byte aligned" : "past the capacity",
+			       cxlv_ep_capacity(cxlv));
+		goto out;
+	}
+	rc = rc < 0 ? 0 : cxlv_raise_msi(ep, rc);
+	if (rc)
+		cxlv_set_error("inject_event: records logged, but the MSI could not be raised: %d",
+			       rc);
+out:
+	mutex_unlock(&cxlv_devices_lock);
+	return rc;
+}
+
+/*
  * Module unload: a CXL window that is not fenced pins the module, so every
  * device here is idle and its window empty.
  */
@@ -639,6 +720,12 @@ CXLV_U64_ATTR(write_bandwidth, "%llu", cxlv->params.perf.write_bandwidth,
 CXLV_U64_ATTR(mbox_cmds, "%llu", cxlv_sum_eps(cxlv, cxlv_emu_mbox_cmds),
 	      0444);
 CXLV_U64_ATTR(commits, "%llu", cxlv_sum_eps(cxlv, cxlv_emu_commits), 0444);
+CXLV_U64_ATTR(events_injected, "%llu",
+	      cxlv_sum_eps(cxlv, cxlv_emu_events_injected), 0444);
+CXLV_U64_ATTR(events_cleared, "%llu",
+	      cxlv_sum_eps(cxlv, cxlv_emu_events_cleared), 0444);
+CXLV_U64_ATTR(events_pending, "%llu",
+	      cxlv_sum_eps(cxlv, cxlv_emu_events_pending), 0444);
 
 static struct attribute *cxlv_dev_attrs[] = {
 	&dev_attr_memstart.attr,
@@ -661,6 +748,9 @@ static struct attribute *cxlv_dev_attrs[] = {
 	&dev_attr_state.attr,
 	&dev_attr_mbox_cmds.attr,
 	&dev_attr_commits.attr,
+	&dev_attr_events_injected.attr,
+	&dev_attr_events_cleared.attr,
+	&dev_attr_events_pending.attr,
 	&dev_attr_read_latency.attr,
 	&dev_attr_write_latency.attr,
 	&dev_attr_read_bandwidth.attr,

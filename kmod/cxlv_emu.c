@@ -528,6 +528,7 @@ struct cxlv_emu *cxlv_emu_start(const struct cxlv_emu_config *cfg)
 
 	cxlv_poison_start(&emu->mbox_state.poison, cfg);
 	emu->cfg = *cfg;
+	cxlv_events_start(&emu->mbox_state.events, cfg);
 	emu->mbox = cxlv_regs_mbox(cfg);
 	emu->ep_hdm.regs = cxlv_regs_hdm(cfg->comp_regs);
 	if (cfg->bridge_regs) {
@@ -573,4 +574,34 @@ u64 cxlv_emu_mbox_cmds(const struct cxlv_emu *emu)
 u64 cxlv_emu_commits(const struct cxlv_emu *emu)
 {
 	return READ_ONCE(emu->commits);
+}
+
+/**
+ * cxlv_emu_inject_event() - add event records to the device's logs
+ * @emu: the device
+ * @req: the records
+ *
+ * Return: as cxlv_events_inject(): the MSI message number to raise, or
+ * -ENOMSG for none, or why the request does not fit the device.
+ */
+int cxlv_emu_inject_event(struct cxlv_emu *emu,
+			  const struct cxlv_event_request *req)
+{
+	return cxlv_events_inject(&emu->mbox_state.events, &emu->cfg,
+				  cxlv_mbox_now(&emu->mbox_state), req);
+}
+
+u64 cxlv_emu_events_injected(const struct cxlv_emu *emu)
+{
+	return READ_ONCE(emu->mbox_state.events.injected);
+}
+
+u64 cxlv_emu_events_cleared(const struct cxlv_emu *emu)
+{
+	return READ_ONCE(emu->mbox_state.events.cleared);
+}
+
+u64 cxlv_emu_events_pending(const struct cxlv_emu *emu)
+{
+	return cxlv_events_pending(&emu->mbox_state.events);
 }

@@ -124,5 +124,12 @@ void cxlv_emu_init_bridge_regs(void __iomem *regs, unsigned int root_ports);
 /* Counters for the device's sysfs attributes. */
 u64 cxlv_emu_mbox_cmds(const struct cxlv_emu *emu);
 u64 cxlv_emu_commits(const struct cxlv_emu *emu);
+u64 cxlv_emu_events_injected(const struct cxlv_emu *emu);
+u64 cxlv_emu_events_cleared(const struct cxlv_emu *emu);
+u64 cxlv_emu_events_pending(const struct cxlv_emu *emu);
+
+struct cxlv_event_request;
+int cxlv_emu_inject_event(struct cxlv_emu *emu,
+			  const struct cxlv_event_request *req);
 
 #endif /* __CXLV_EMU_H__ */

@@ -8,6 +8,7 @@
 #include <linux/workqueue.h>
 #include "cxl.h"
 #include "cxlv_emu.h"
+#include "cxlv_events.h"
 #include "cxlv_poison.h"
 
 /**
@@ -47,12 +48,26 @@
  *	in ns since the epoch
  * @timestamp_set_at: ktime_get_ns() at that Set Timestamp; 0: never set
  * @poison: CXL r3.0 8.2.9.8.4 the poison list (cxlv_poison.c)
+ * @events: CXL r3.0 8.2.9.2 the event logs (cxlv_events.c)
  */
 struct cxlv_mbox_state {
 	u64 timestamp;
 	u64 timestamp_set_at;
 	struct cxlv_poison poison;
+	struct cxlv_events events;
 };
+
+/* CXL r3.0 8.2.9.8.3.1 Get Health Info output payload, not in 6.1 cxlmem.h */
+struct cxlv_health_info {
+	u8 health_status;
+	u8 media_status;
+	u8 additional_status;
+	u8 life_used;
+	__le16 device_temperature;
+	__le32 dirty_shutdown_count;
+	__le32 corrected_volatile_errors;
+	__le32 corrected_persistent_errors;
+} __packed;
 
 /**
  * struct cxlv_mbox_cmd - one mailbox command as the handlers see it
@@ -182,5 +197,6 @@ void cxlv_badrange_queue(struct device *dev, phys_addr_t hpa, bool inject,
 u16 cxlv_mbox_handle(const struct cxlv_emu_config *cfg,
 		     struct cxlv_mbox_cmd *cmd);
 u64 cxlv_mbox_now(const struct cxlv_mbox_state *state);
+void cxlv_mbox_health(struct cxlv_health_info *health);
 
 #endif /* __CXLV_EMU_INTERNAL_H__ */

@@ -17,7 +17,7 @@
  * use: GET_SUPPORTED_LOGS, GET_LOG of the Command Effects Log, IDENTIFY,
  * GET_PARTITION_INFO, GET_HEALTH_INFO, GET_TIMESTAMP and SET_TIMESTAMP
  * (6.12's cxl_pci sets the time at probe), the poison list commands
- * (cxlv_poison.c), and for persistent devices GET_LSA and SET_LSA on the
+ * (cxlv_poison.c), the event log commands (cxlv_events.c), and for persistent devices GET_LSA and SET_LSA on the
  * CXLV_LSA_SIZE label storage area. The CEL is generated
  * from the command table, so it lists exactly what is answered. Every other
  * opcode gets Unsupported; malformed input gets Invalid Input or Invalid
@@ -33,6 +33,13 @@
 #define CXLV_EFFECT_IMMEDIATE_CONFIG_CHANGE	BIT(1)
 #define CXLV_EFFECT_IMMEDIATE_DATA_CHANGE	BIT(2)
 #define CXLV_EFFECT_IMMEDIATE_POLICY_CHANGE	BIT(3)
+#define CXLV_EFFECT_IMMEDIATE_LOG_CHANGE	BIT(4)
+
+/* CXL r3.0 8.2.9.2 Events command set, not in 6.1's cxlmem.h */
+#define CXLV_MBOX_OP_GET_EVENT_RECORDS		0x0100
+#define CXLV_MBOX_OP_CLEAR_EVENT_RECORDS	0x0101
+#define CXLV_MBOX_OP_GET_EVENT_POLICY		0x0102
+#define CXLV_MBOX_OP_SET_EVENT_POLICY		0x0103
 
 /* CXL r3.0 8.2.9.4 Timestamp command set, not in 6.1's cxlmem.h */
 #define CXLV_MBOX_OP_GET_TIMESTAMP	0x0300
@@ -40,18 +47,6 @@
 
 /* Input length of commands whose input is not a fixed size. */
 #define CXLV_MBOX_VARIABLE	SIZE_MAX
-
-/* CXL r3.0 8.2.9.8.3.1 Get Health Info output payload, not in 6.1 cxlmem.h */
-struct cxlv_health_info {
-	u8 health_status;
-	u8 media_status;
-	u8 additional_status;
-	u8 life_used;
-	__le16 device_temperature;
-	__le32 dirty_shutdown_count;
-	__le32 corrected_volatile_errors;
-	__le32 corrected_persistent_errors;
-} __packed;
 
 /*
  * CXL r3.0 8.2.9.8.3.1 Device Temperature, in degrees Celsius. RAM has no
@@ -164,17 +159,24 @@ static u16 cxlv_mbox_set_lsa(const struct cxlv_emu_config *cfg,
 	return CXL_MBOX_CMD_RC_SUCCESS;
 }
 
-/* CXL r3.0 8.2.9.8.3.1 Get Health Info: healthy RAM, 0% worn, nominal 25 C */
-static u16 cxlv_mbox_get_health_info(const struct cxlv_emu_config *cfg,
-				     struct cxlv_mbox_cmd *cmd)
+/**
+ * cxlv_mbox_health() - the device's health: healthy, 0% worn, nominal 25 C
+ * @health: filled in; also what a Memory Module event record carries
+ */
+void cxlv_mbox_health(struct cxlv_health_info *health)
 {
-	struct cxlv_health_info *health = cmd->out;
-
 	static_assert(sizeof(*health) == 0x12);
 
 	memset(health, 0, sizeof(*health));
 	health->device_temperature = cpu_to_le16(CXLV_HEALTH_TEMPERATURE_C);
-	cmd->out_len = sizeof(*health);
+}
+
+/* CXL r3.0 8.2.9.8.3.1 Get Health Info */
+static u16 cxlv_mbox_get_health_info(const struct cxlv_emu_config *cfg,
+				     struct cxlv_mbox_cmd *cmd)
+{
+	cxlv_mbox_health(cmd->out);
+	cmd->out_len = sizeof(struct cxlv_health_info);
 	return CXL_MBOX_CMD_RC_SUCCESS;
 }
 
@@ -210,6 +212,28 @@ static u16 cxlv_mbox_set_timestamp(const struct cxlv_emu_config *cfg,
 }
 
 static const struct cxlv_mbox_op cxlv_mbox_ops[] = {
+	{
+		.opcode = CXLV_MBOX_OP_GET_EVENT_RECORDS,
+		.in_len = CXLV_EVENT_GET_IN_LEN,
+		.handle = cxlv_events_get,
+	},
+	{
+		.opcode = CXLV_MBOX_OP_CLEAR_EVENT_RECORDS,
+		.effect = CXLV_EFFECT_IMMEDIATE_LOG_CHANGE,
+		.in_len = CXLV_MBOX_VARIABLE,
+		.handle = cxlv_events_clear,
+	},
+	{
+		.opcode = CXLV_MBOX_OP_GET_EVENT_POLICY,
+		.in_len = 0,
+		.handle = cxlv_events_get_policy,
+	},
+	{
+		.opcode = CXLV_MBOX_OP_SET_EVENT_POLICY,
+		.effect = CXLV_EFFECT_IMMEDIATE_CONFIG_CHANGE,
+		.in_len = CXLV_EVENT_POLICY_LEN,
+		.handle = cxlv_events_set_policy,
+	},
 	{
 		.opcode = CXL_MBOX_OP_GET_SUPPORTED_LOGS,
 		.in_len = 0,

@@ -32,6 +32,14 @@ enum cxlv_key {
 	CXLV_KEY_WAYS,
 	CXLV_KEY_HOST_BRIDGES,
 	CXLV_KEY_GRANULARITY,
+	CXLV_KEY_POS,
+	CXLV_KEY_RECORD,
+	CXLV_KEY_LOG,
+	CXLV_KEY_DPA,
+	CXLV_KEY_DESCRIPTOR,
+	CXLV_KEY_EVENT_TYPE,
+	CXLV_KEY_TRANSACTION,
+	CXLV_KEY_COUNT,
 	CXLV_NR_KEYS,
 };
 
@@ -51,6 +59,14 @@ static const char * const cxlv_key_names[CXLV_NR_KEYS] = {
 	[CXLV_KEY_WAYS] = "ways",
 	[CXLV_KEY_HOST_BRIDGES] = "host_bridges",
 	[CXLV_KEY_GRANULARITY] = "granularity",
+	[CXLV_KEY_POS] = "pos",
+	[CXLV_KEY_RECORD] = "record",
+	[CXLV_KEY_LOG] = "log",
+	[CXLV_KEY_DPA] = "dpa",
+	[CXLV_KEY_DESCRIPTOR] = "descriptor",
+	[CXLV_KEY_EVENT_TYPE] = "event_type",
+	[CXLV_KEY_TRANSACTION] = "transaction",
+	[CXLV_KEY_COUNT] = "count",
 };
 
 /* The performance figures, in the order of struct cxlv_perf. */
@@ -117,7 +133,8 @@ static int cxlv_parse_number(const char *s, size_t n, u64 max, u64 *out)
 
 		if (d < 0)
 			return -EINVAL;
-		if (v > (max - d) / base)
+		/* d > max first: max - d must not wrap for a small max */
+		if ((u64)d > max || v > (max - d) / base)
 			return -ERANGE;
 		v = v * base + d;
 	}
@@ -577,5 +594,85 @@ int cxlv_parse_release(const char *buf, size_t len, u64 *start,
 	if (rc)
 		return rc;
 	*start = vals[CXLV_KEY_MEMSTART];
+	return 0;
+}
+
+/* Keys only a media event (General Media, DRAM) has. */
+#define CXLV_EVENT_MEDIA_KEYS	(BIT(CXLV_KEY_DPA) | BIT(CXLV_KEY_DESCRIPTOR) | \
+				 BIT(CXLV_KEY_TRANSACTION))
+
+/**
+ * cxlv_parse_event() - parse an event injection request
+ * @buf: the written text, not necessarily NUL-terminated
+ * @len: bytes in @buf
+ * @req: the request, valid on success
+ * @why: receives a one-line reason on failure
+ * @why_len: size of @why
+ *
+ * Checks what the text alone decides: the keys of the record type, each
+ * value inside the range CXL r3.0 8.2.9.2.1 defines for its field. The
+ * device checks the rest (endpoint position, DPA inside the capacity).
+ *
+ * Return: 0 or a negative errno as listed in cxlv_parse.h.
+ */
+int cxlv_parse_event(const char *buf, size_t len,
+		     struct cxlv_event_request *req, char *why, size_t why_len)
+{
+	const unsigned long required = BIT(CXLV_KEY_DEV_ID) |
+		BIT(CXLV_KEY_RECORD);
+	const unsigned long allowed = required | CXLV_EVENT_MEDIA_KEYS |
+		BIT(CXLV_KEY_POS) | BIT(CXLV_KEY_LOG) |
+		BIT(CXLV_KEY_EVENT_TYPE) | BIT(CXLV_KEY_COUNT);
+	u64 max[CXLV_NR_KEYS] = {
+		[CXLV_KEY_DEV_ID] = S32_MAX,
+		[CXLV_KEY_POS] = CXLV_MAX_WAYS - 1,
+		[CXLV_KEY_RECORD] = CXLV_EVENT_MEMORY_MODULE,
+		[CXLV_KEY_LOG] = CXLV_EVENT_LOG_FATAL,
+		[CXLV_KEY_DPA] = U64_MAX,
+		[CXLV_KEY_DESCRIPTOR] = CXLV_EVENT_DESCRIPTOR_MAX,
+		[CXLV_KEY_EVENT_TYPE] = U8_MAX,
+		[CXLV_KEY_TRANSACTION] = CXLV_EVENT_TRANSACTION_MAX,
+		[CXLV_KEY_COUNT] = CXLV_EVENT_COUNT_MAX,
+	};
+	static const u64 type_max[] = {
+		[CXLV_EVENT_GENERAL_MEDIA] = CXLV_EVENT_GM_TYPE_MAX,
+		[CXLV_EVENT_DRAM] = CXLV_EVENT_DRAM_TYPE_MAX,
+		[CXLV_EVENT_MEMORY_MODULE] = CXLV_EVENT_MODULE_TYPE_MAX,
+	};
+	u64 vals[CXLV_NR_KEYS] = { [CXLV_KEY_COUNT] = 1 };
+	unsigned long seen;
+	int rc;
+
+	rc = cxlv_parse_keys(buf, len, allowed, required, max, vals, &seen, why,
+			     why_len);
+	if (rc)
+		return rc;
+	if (vals[CXLV_KEY_RECORD] == CXLV_EVENT_MEMORY_MODULE &&
+	    (seen & CXLV_EVENT_MEDIA_KEYS)) {
+		snprintf(why, why_len,
+			 "record=%u (memory module) has no dpa, descriptor or transaction",
+			 CXLV_EVENT_MEMORY_MODULE);
+		return -EINVAL;
+	}
+	if (vals[CXLV_KEY_EVENT_TYPE] > type_max[vals[CXLV_KEY_RECORD]]) {
+		snprintf(why, why_len, "event_type=%llu: record=%llu takes 0 to %llu",
+			 (unsigned long long)vals[CXLV_KEY_EVENT_TYPE],
+			 (unsigned long long)vals[CXLV_KEY_RECORD],
+			 (unsigned long long)type_max[vals[CXLV_KEY_RECORD]]);
+		return -EINVAL;
+	}
+	if (!vals[CXLV_KEY_COUNT]) {
+		snprintf(why, why_len, "count=0: inject at least one record");
+		return -EINVAL;
+	}
+	req->id = vals[CXLV_KEY_DEV_ID];
+	req->pos = vals[CXLV_KEY_POS];
+	req->record = vals[CXLV_KEY_RECORD];
+	req->log = vals[CXLV_KEY_LOG];
+	req->dpa = vals[CXLV_KEY_DPA];
+	req->descriptor = vals[CXLV_KEY_DESCRIPTOR];
+	req->event_type = vals[CXLV_KEY_EVENT_TYPE];
+	req->transaction = vals[CXLV_KEY_TRANSACTION];
+	req->count = vals[CXLV_KEY_COUNT];
 	return 0;
 }

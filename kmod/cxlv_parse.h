@@ -21,6 +21,16 @@
  *         4096, only with ways > 1)
  * remove: ``cxlv_dev_id=<u32>[,release=<0|1>]``
  * release: ``memstart=<u64>`` (the start of a free borrowed range)
+ * inject_event: ``cxlv_dev_id=<u32>,record=<0|1|2>[,pos=<endpoint>]``
+ *         ``[,log=<0..3>][,event_type=<u8>][,count=<1..32>]``
+ *         ``[,dpa=<u64>][,descriptor=<0..7>][,transaction=<0..6>]``:
+ *         record 0 General Media, 1 DRAM, 2 Memory Module (which takes no
+ *         dpa, descriptor or transaction); log 0 Informational, 1 Warning,
+ *         2 Failure, 3 Fatal (also the record's severity); count copies
+ *         of the record at once. Values as CXL r3.0 8.2.9.2.1.1-3 define
+ *         them (CXLV_EVENT_*_MAX); the device refuses a pos beyond its
+ *         endpoints (-ENODEV) and a DPA not 64-byte aligned (-EINVAL) or
+ *         past its capacity (-ERANGE)
  *
  * Keys come in any order, separated by commas or newlines; numbers are
  * decimal or 0x-prefixed hex. The parsers depend on nothing but the buffer,
@@ -132,11 +142,58 @@ struct cxlv_params {
 	u32 granularity;
 };
 
+/* Records inject_event makes, CXL r3.0 8.2.9.2.1.1-3 */
+enum cxlv_event_record {
+	CXLV_EVENT_GENERAL_MEDIA,
+	CXLV_EVENT_DRAM,
+	CXLV_EVENT_MEMORY_MODULE,
+};
+
+/* CXL r3.0 8.2.9.2.2 Table 8-49 Event Log, the last one */
+#define CXLV_EVENT_LOG_FATAL		3
+/* CXL r3.0 Table 8-43: Memory Event Descriptor bits 2:0 */
+#define CXLV_EVENT_DESCRIPTOR_MAX	7
+/* CXL r3.0 Table 8-43: Transaction Type 00h..06h */
+#define CXLV_EVENT_TRANSACTION_MAX	6
+/* Memory Event Type: Table 8-43 00h..02h, 8-44 00h..03h, 8-45 00h..05h */
+#define CXLV_EVENT_GM_TYPE_MAX		2
+#define CXLV_EVENT_DRAM_TYPE_MAX	3
+#define CXLV_EVENT_MODULE_TYPE_MAX	5
+/* Copies of a record one request injects: enough to overflow a log. */
+#define CXLV_EVENT_COUNT_MAX		32
+
+/**
+ * struct cxlv_event_request - a parsed inject_event request
+ * @id: N of cxlvN
+ * @pos: the endpoint's position in the set
+ * @record: enum cxlv_event_record
+ * @log: the event log, also the record's severity
+ * @dpa: Physical Address of a media event
+ * @descriptor: Memory Event Descriptor of a media event
+ * @event_type: Memory Event Type, or Device Event Type of a module event
+ * @transaction: Transaction Type of a media event
+ * @count: copies of the record
+ */
+struct cxlv_event_request {
+	u32 id;
+	u32 pos;
+	u32 record;
+	u32 log;
+	u64 dpa;
+	u8 descriptor;
+	u8 event_type;
+	u8 transaction;
+	u32 count;
+};
+
 int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 		      char *why, size_t why_len);
 int cxlv_parse_remove(const char *buf, size_t len, u32 *id, bool *release,
 		      char *why, size_t why_len);
 int cxlv_parse_release(const char *buf, size_t len, u64 *start,
 		       char *why, size_t why_len);
+
+int cxlv_parse_event(const char *buf, size_t len,
+		     struct cxlv_event_request *req, char *why, size_t why_len);
 
 #endif /* __CXLV_PARSE_H__ */

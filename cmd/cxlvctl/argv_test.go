@@ -45,6 +45,7 @@ var normalizeCases = []struct{ in, want []string }{
 	{[]string{"poison", "inject", "cxlv0", "--dpa", "0x1000", "--dry-run"}, []string{"--dry-run", "poison", "inject", "--dpa=0x1000", "--", "cxlv0"}},
 	{[]string{"poison", "clear", "-n", "namespace0.0", "mem0", "--offset=2M"}, []string{"poison", "clear", "--namespace=namespace0.0", "--offset=2M", "--", "mem0"}},
 	{[]string{"poison", "list", "cxlv0", "-j"}, []string{"poison", "list", "--json", "--", "cxlv0"}},
+	{[]string{"event", "inject", "mem0", "--type", "dram", "--dpa", "4K", "--dry-run"}, []string{"--dry-run", "event", "inject", "--type=dram", "--dpa=4K", "--", "mem0"}},
 	{[]string{"list", "-jv"}, []string{"list", "--json", "--verbose"}},
 	{[]string{"list", "--json", "--sysfs-root", "/s"}, []string{"--sysfs-root=/s", "list", "--json"}},
 	{[]string{"ranges", "--size", "4G", "--json"}, []string{"ranges", "--size=4G", "--json"}},

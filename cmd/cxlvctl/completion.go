@@ -80,6 +80,8 @@ var (
 		"namespace create/mode":   "fsdax|devdax|raw",
 		"poison inject/namespace": "namespace",
 		"poison clear/namespace":  "namespace",
+		"event inject/type":       "general-media|dram|memory-module",
+		"event inject/log":        "info|warn|fail|fatal",
 	}
 )
 

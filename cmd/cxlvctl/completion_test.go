@@ -25,6 +25,9 @@ func TestCompletePoison(t *testing.T) {
 		{[]string{"poison", "clear", "cxlv0", "--namespace", ""}, []string{"namespace0.0"}},
 		{[]string{"poison", "list", "m"}, []string{"mem0"}},
 		{[]string{"poison", "list", "--"}, []string{"--json", "--no-headers"}},
+		{[]string{"event", "inject", ""}, []string{"cxlv0", "mem0"}},
+		{[]string{"event", "inject", "cxlv0", "--type", ""}, []string{"general-media", "dram", "memory-module"}},
+		{[]string{"event", "inject", "cxlv0", "--log", "f"}, []string{"fail", "fatal"}},
 	} {
 		var got []string
 		for _, c := range completeWords(newApp(os.Stdout, os.Stderr), sys, tc.words) {
@@ -42,7 +45,7 @@ func TestComplete(t *testing.T) {
 		words []string
 		want  []string
 	}{
-		{[]string{""}, []string{"create", "remove", "release", "list", "ranges", "node-tables", "info", "region", "namespace", "poison", "completion", "version", "help"}},
+		{[]string{""}, []string{"create", "remove", "release", "list", "ranges", "node-tables", "info", "region", "namespace", "poison", "event", "completion", "version", "help"}},
 		{[]string{"r"}, []string{"remove", "release", "ranges", "region"}},
 		{[]string{"list", "--"}, []string{"--json", "--human", "--verbose", "--memdev", "--region", "--decoder", "--no-headers"}},
 		{[]string{"list", "-j", "--"}, []string{"--human", "--verbose", "--memdev", "--region", "--decoder", "--no-headers"}}, // a flag given is not offered again

@@ -106,6 +106,15 @@ var examples = map[string][]example{
 		{"the device's poison list as a table", "cxlvctl poison list cxlv0"},
 		{"the same as JSON, for scripts", "cxlvctl poison list mem0 --json"},
 	},
+	"event": {
+		{"a DRAM error at DPA 0x1000 of cxlv0's memdev, in the warning log", "cxlvctl event inject cxlv0 --type dram --dpa 0x1000 --log warn"},
+		{"a memory-module event (Health Status Change) in the fatal log", "cxlvctl event inject mem0 --type memory-module --log fatal"},
+	},
+	"event inject": {
+		{"a general-media event at DPA 0x2000, informational", "cxlvctl event inject cxlv0 --type general-media --dpa 0x2000"},
+		{"a DRAM event in the failure log of one memdev of a set", "cxlvctl event inject mem1 --type dram --dpa 1M --log fail"},
+		{"print the debugfs write instead of doing it", "cxlvctl event inject cxlv0 --type dram --dry-run"},
+	},
 	"version": {
 		{"cxlvctl's version, and the loaded module's version and srcversion", "cxlvctl version"},
 		{"the module loaded in another system tree, e.g. a chroot", "cxlvctl version --sysfs-root /mnt/target/sys"},

@@ -65,6 +65,7 @@ func commands() []*cli.Command {
 		regionCommand(),
 		namespaceCommand(),
 		poisonCommand(),
+		eventCommand(),
 		completionCommand(),
 		completeCommand(),
 		versionCommand(),

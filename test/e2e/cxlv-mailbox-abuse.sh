@@ -15,7 +15,8 @@
 # positive control, and Get Timestamp answers the time 6.12's cxl_pci set
 # at probe (0 on 6.1, which sets none). Get/Inject/Clear Poison with a
 # misaligned, out-of-range address or the wrong length are refused (Invalid
-# Input, Invalid Payload Length). Stores into the read-only capability
+# Input, Invalid Payload Length), and so are Get/Clear Event Records and Set
+# Event Interrupt Policy with a bad log, handle count, mode or length. Stores into the read-only capability
 # layout are undone. The endpoint's DOE mailbox, driven through its config
 # file, answers Discovery and CXL Table Access and refuses malformed requests
 # per PCIe r6.0 6.30 (test/e2e/cdat-lib.sh); the CDAT the kernel read at
@@ -47,6 +48,20 @@ raw_expect() {
 	got=$($probe raw-doorbell "$bar" "$2" "$3") || fail "raw-doorbell $2 len $3 failed: $got"
 	[[ $got == "$want"* ]] || fail "raw-doorbell opcode $2 len $3: got '$got', want '$want'"
 	say "raw-doorbell opcode $2 len $3: $got"
+}
+
+# refused_input OPCODE:LEN...: each command, on the probe's pattern, is
+# Invalid Input (0x2) at its own input size LEN and Invalid Payload Length
+# (0x16) at any other.
+refused_input() {
+	local opcode len bad
+	for opcode_len in "$@"; do
+		opcode=${opcode_len%:*} len=${opcode_len#*:}
+		raw_expect "rc=0x2 out_len=0 changed=0" "$opcode" "$len"
+		for bad in 0 $((len - 1)) $((len + 1)) 4096; do
+			raw_expect "rc=0x16 out_len=0 changed=0" "$opcode" $bad
+		done
+	done
 }
 
 load_stack
@@ -107,17 +122,24 @@ done
 # whose address is neither 64-byte aligned nor inside the device: Invalid
 # Input (0x2) at their own input size, Invalid Payload Length (0x16) at any
 # other; nothing recorded, nothing written.
-for opcode_len in 0x4300:16 0x4301:8 0x4302:72; do
-	opcode=${opcode_len%:*} len=${opcode_len#*:}
-	raw_expect "rc=0x2 out_len=0 changed=0" "$opcode" "$len"
-	for bad in 0 $((len - 1)) $((len + 1)) 4096; do
-		raw_expect "rc=0x16 out_len=0 changed=0" "$opcode" $bad
-	done
+refused_input 0x4300:16 0x4301:8 0x4302:72
+
+# The event commands (CXL 3.0 8.2.9.2.2-5) on the same pattern (byte i is
+# 0xa5 ^ i): Get Event Records of log 0xa5 and Clear Event Records of log
+# 0xa5 with its 0xa7 handles are Invalid Input; Set Event Interrupt Policy
+# with the reserved mode 3 in its third byte too; any other input size is
+# Invalid Payload Length (Clear's is 6 + 2 x 0xa7 bytes). Nothing cleared,
+# the policy and the Event Status register unchanged.
+clear_len=$((6 + 2 * 0xa7))
+refused_input 0x0100:1 0x0101:$clear_len 0x0103:4
+for bad in 1 4 4096; do
+	raw_expect "rc=0x16 out_len=0 changed=0" 0x0102 $bad
 done
+expect_eq "records cleared by the abuse" "$(attr "$dev" events_cleared)" 0
 
 snapshot /tmp/after
 cmp /tmp/before /tmp/after || fail "memory outside the mailbox registers changed"
-say "unknown opcodes answered Unsupported, malformed poison commands refused; metadata window, LSA and device memory unchanged"
+say "unknown opcodes answered Unsupported, malformed poison and event commands refused; metadata window, LSA and device memory unchanged"
 doe_abuse "$bdf"
 snapshot /tmp/after
 cmp /tmp/before /tmp/after || fail "memory outside the mailbox registers changed"

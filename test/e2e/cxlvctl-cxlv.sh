@@ -6,7 +6,7 @@
 # sysfs control files take over when debugfs is not mounted, remove --force
 # tears down a region first, and each refusal (module missing, non-root,
 # System RAM, unreserved or overlapping range, unknown or busy device,
-# poison on a kernel before 6.4) is a one-line error with the documented exit code and the module's reason.
+# poison on a kernel before 6.4, events on one before 6.3) is a one-line error with the documented exit code and the module's reason.
 # Needs bin/cxlvctl, bin/cxlvctl.test (make build) and kmod/cxl_virt.ko.
 # shellcheck source=test/vm/guest/cxlvctl.sh
 . /cxlv/test/vm/guest/cxlvctl.sh
@@ -74,6 +74,9 @@ case $(uname -r) in
 		poison inject "$dev" --dpa 0x1000
 	expect_fail 4 "kernel too old" poison clear "$mem" --dpa 0x1000
 	expect_fail 4 "kernel too old" poison list "$dev"
+	# 6.1's cxl_pci reads no event logs: no MSI vector, no msi_irqs
+	expect_fail 4 "kernel too old: event logs read by cxl_pci need Linux 6.3+" \
+		event inject "$dev" --type dram --dpa 0x1000
 	;;
 *)
 	[ "$(cxlvctl poison list "$dev" --json | jq length)" = 0 ] || fail "poison list $dev on $(uname -r)"

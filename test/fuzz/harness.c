@@ -3,7 +3,9 @@
  * cxlv-fuzz-harness: runs kmod/cxlv_parse.c, compiled unchanged against the
  * shims in shim/, in user space (built with ASan and UBSan when available).
  *
- * 1. Every seed corpus line (corpus/) must give its stated result.
+ * 1. Every seed corpus line (corpus/) must give its stated result, and the
+ *    properties below hold for it too (kind e: the inject_event parser, whose
+ *    accepted requests stay inside the ranges cxlv_parse.h gives).
  * 2. Every generated record must satisfy, on create and remove parsers:
  *    - the errno is one cxlv_parse.h documents;
  *    - a refusal leaves a one-line reason, terminated within why_len,
@@ -39,6 +41,7 @@ struct outcome {
 	u32 id;
 	bool release;
 	u64 start;
+	struct cxlv_event_request ev;
 	char why[WHY_LEN + 16];
 };
 
@@ -74,6 +77,8 @@ static void parse(char kind, const char *text, size_t len, size_t why_len,
 	else if (kind == 'l')
 		o->rc = cxlv_parse_release(buf, len, &o->start, o->why,
 					   why_len);
+	else if (kind == 'e')
+		o->rc = cxlv_parse_event(buf, len, &o->ev, o->why, why_len);
 	else
 		o->rc = cxlv_parse_remove(buf, len, &o->id, &o->release,
 					  o->why, why_len);
@@ -89,6 +94,8 @@ static bool same(char kind, const struct outcome *a, const struct outcome *b)
 		return a->id == b->id && a->release == b->release;
 	if (kind == 'l')
 		return a->start == b->start;
+	if (kind == 'e')
+		return !memcmp(&a->ev, &b->ev, sizeof(a->ev));
 	return a->p.memstart == b->p.memstart && a->p.memsize == b->p.memsize &&
 	       a->p.serial == b->p.serial && a->p.cxltype == b->p.cxltype &&
 	       a->p.pmem == b->p.pmem && a->p.borrow == b->p.borrow &&
@@ -126,6 +133,44 @@ static void check_reason(const struct outcome *o, size_t why_len)
 		      "written past why_len");
 }
 
+/* An accepted event request as text; a module event without media keys. */
+static void render_event(const struct cxlv_event_request *e, char *s,
+			 size_t n, bool hex)
+{
+	snprintf(s, n, hex ? "record=%#x,cxlv_dev_id=%#x,pos=%#x,log=%#x,event_type=%#x,count=%#x" :
+			     "record=%u\ncxlv_dev_id=%u\npos=%u\nlog=%u\nevent_type=%u\ncount=%u",
+		 e->record, e->id, e->pos, e->log, e->event_type, e->count);
+	if (e->record != CXLV_EVENT_MEMORY_MODULE)
+		snprintf(s + strlen(s), n - strlen(s),
+			 hex ? ",dpa=%#llx,descriptor=%#x,transaction=%#x" :
+			       "\ndpa=%llu\ndescriptor=%u\ntransaction=%u",
+			 (unsigned long long)e->dpa, e->descriptor,
+			 e->transaction);
+}
+
+/* What an accepted event request must be (cxlv_parse.h). */
+static void check_event(const struct cxlv_event_request *e)
+{
+	static const unsigned int type_max[] = { 2, 3, 5 };
+
+	check(e->id <= INT32_MAX, "accepted id above S32_MAX");
+	check(e->record <= CXLV_EVENT_MEMORY_MODULE, "accepted record above 2");
+	check(e->pos < CXLV_MAX_WAYS, "accepted a pos past the largest set");
+	check(e->log <= CXLV_EVENT_LOG_FATAL, "accepted log above 3");
+	check(e->record > CXLV_EVENT_MEMORY_MODULE ||
+	      e->event_type <= type_max[e->record],
+	      "accepted an event_type its record does not define");
+	check(e->descriptor <= CXLV_EVENT_DESCRIPTOR_MAX,
+	      "accepted descriptor bits past bit 2");
+	check(e->transaction <= CXLV_EVENT_TRANSACTION_MAX,
+	      "accepted a transaction type above 6");
+	check(e->count >= 1 && e->count <= CXLV_EVENT_COUNT_MAX,
+	      "accepted a count outside 1..32");
+	check(e->record != CXLV_EVENT_MEMORY_MODULE ||
+	      (!e->dpa && !e->descriptor && !e->transaction),
+	      "memory module event with media fields");
+}
+
 static void render_back(const struct outcome *o, char kind, char *s,
 			size_t n, bool hex)
 {
@@ -139,6 +184,10 @@ static void render_back(const struct outcome *o, char kind, char *s,
 	if (kind == 'l') {
 		snprintf(s, n, hex ? "memstart=%#llx\n" : "memstart=%llu",
 			 (unsigned long long)o->start);
+		return;
+	}
+	if (kind == 'e') {
+		render_event(&o->ev, s, n, hex);
 		return;
 	}
 	if (hex)
@@ -246,6 +295,8 @@ static void properties(const struct cxlv_rec *r)
 		check_interleave(&o.p);
 	} else if (r->kind == 'r') {
 		check(o.id <= INT32_MAX, "accepted id above S32_MAX");
+	} else if (r->kind == 'e') {
+		check_event(&o.ev);
 	}
 	for (hex = false; ; hex = true) {
 		render_back(&o, r->kind, text, sizeof(text), hex);

@@ -6,6 +6,7 @@
 #include_next <linux/limits.h>
 #include <stdint.h>
 
+#define U8_MAX UINT8_MAX
 #define U32_MAX UINT32_MAX
 #define U64_MAX UINT64_MAX
 #define S32_MAX INT32_MAX

@@ -1,0 +1,201 @@
+#!/bin/bash
+# vm: --mem 3G --memmap 1G$0x100000000
+# kernels: 6.12 7.3
+# Event logs raised by an MSI (issue 20). The endpoint has an MSI
+# capability, so 6.12's and 7.3's cxl_pci allocate a vector, set the event
+# interrupt policy to MSI and request the event interrupt (no "No interrupt
+# support" line). Records injected through debugfs inject_event, General
+# Media, DRAM and Memory Module, each raise the MSI (its count in
+# /proc/interrupts goes up by one), the kernel's interrupt thread reads them
+# (cxl_general_media, cxl_dram, cxl_memory_module in a tracefs instance of
+# this test, carrying the injected DPA, descriptor, type, transaction and
+# the log's severity) and clears them: the device's events_pending goes back
+# to 0, events_cleared counts them, and the device answered exactly three
+# mailbox commands (Get Event Records, Clear Event Records, and the second
+# Get, which found the log empty and ended the kernel's loop). More records
+# than the log's 8 in one request: the kernel gets the 8 and a cxl_overflow
+# event counting the rest. cxlvctl event inject does the same for each type
+# (--dry-run prints the write and writes nothing). Malformed requests are
+# refused with their errno and last_error's reason, and by cxlvctl before
+# any write. With cxl_pci unbound (MSI disabled) a record raises nothing and
+# waits in the log until the rebound driver's probe reads it. cxl list -H
+# shows a healthy device (25 C, 0% life used, no alarms).
+. /cxlv/test/vm/guest/cxlv.sh
+# shellcheck source=test/vm/guest/cxlvctl.sh
+. /cxlv/test/vm/guest/cxlvctl.sh
+
+trace=/sys/kernel/tracing
+inst=$trace/instances/cxlv-events
+inject=$CXLV_DBG/inject_event
+
+load_stack --pmem
+dev=$(create "memstart=$((0x100000000)),memsize=$((1 << 30)),cxltype=3,pmem=1")
+wait_ready "$dev"
+id=${dev#cxlv}
+mem=$(attr "$dev" memdev)
+capacity=$(attr "$dev" capacity)
+bdf=$(basename "$(dirname "$(readlink -f "/sys/bus/cxl/devices/$mem")")")
+[ -e "/sys/bus/pci/devices/$bdf" ] || fail "$mem: no PCI endpoint ($bdf)"
+say "$dev: $mem on $bdf, capacity $capacity"
+
+dmesg | grep "$bdf" | has "No interrupt support" && fail "cxl_pci found no interrupt on $bdf"
+irqs=$(ls "/sys/bus/pci/devices/$bdf/msi_irqs" 2>/dev/null)
+expect_eq "MSI vectors of $bdf" "$(echo "$irqs" | grep -c .)" 1
+irq=$irqs
+grep -E "^ *$irq:" /proc/interrupts
+
+# msi_count: how often the endpoint's MSI was taken, over all CPUs.
+msi_count() {
+	awk -v irq="$irq:" '$1 == irq { n = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i; print n }' /proc/interrupts
+}
+
+[ -e $trace/events ] || mount -t tracefs nodev $trace
+mkdir -p $inst
+for e in cxl_general_media cxl_dram cxl_memory_module cxl_overflow; do
+	sysw 1 "$inst/events/cxl/$e/enable"
+done
+
+# events: the instance's records since the last call, then none.
+events() {
+	grep -E "cxl_(general_media|dram|memory_module|overflow):" $inst/trace || true
+	sysw "" $inst/trace
+}
+
+# cleared_to N: events_cleared reaches N and nothing is left in the logs.
+cleared_to() {
+	[ "$(attr "$dev" events_cleared)" = "$1" ] && [ "$(attr "$dev" events_pending)" = 0 ]
+}
+
+# raw REQUEST: one write of the control file, which must take it.
+raw() { expect_eq "inject_event $1" "$(ctl $inject "cxlv_dev_id=$id,$1")" OK; }
+
+# read_and_cleared WHAT CMDS: the kernel's reading took Get, Clear and an
+# empty Get after the mailbox counter stood at CMDS, and nothing more.
+cmds_reach() { [ "$(attr "$dev" mbox_cmds)" -ge "$1" ]; }
+read_and_cleared() {
+	wait_for 10 cmds_reach $(($2 + 3)) || fail "$1: no second Get Event Records"
+	sleep 0.5
+	expect_eq "$1: mailbox commands of the kernel's reading" $(($(attr "$dev" mbox_cmds) - $2)) 3
+}
+
+# inject_one WHAT PATTERN CMD...: CMD injects one record, which must raise
+# the MSI once, be traced matching PATTERN and be cleared by the kernel.
+inject_one() {
+	local what=$1 pattern=$2 before cleared cmds out
+	shift 2
+	before=$(msi_count)
+	cleared=$(attr "$dev" events_cleared)
+	cmds=$(attr "$dev" mbox_cmds)
+	"$@"
+	wait_for 10 cleared_to $((cleared + 1)) || fail "$what: not read and cleared (pending $(attr "$dev" events_pending))"
+	read_and_cleared "$what" "$cmds"
+	expect_eq "$what: MSIs taken" "$(msi_count)" $((before + 1))
+	out=$(events)
+	echo "$out"
+	expect_eq "$what: trace records" "$(echo "$out" | grep -c .)" 1
+	echo "$out" | has -E "$pattern" || fail "$what: trace record does not carry the injected fields ($pattern)"
+}
+
+events >/dev/null
+inject_one "General Media" \
+	"cxl_general_media: memdev=$mem .*log=Warning .*flags='[^']*'.*dpa=2000 .*descriptor='UNCORRECTABLE_EVENT' type='Invalid Address' .*transaction_type='Host Write'" \
+	raw "record=0,log=1,dpa=0x2000,descriptor=1,event_type=1,transaction=2"
+inject_one "DRAM" \
+	"cxl_dram: memdev=$mem .*log=Failure .*dpa=40 .*descriptor='THRESHOLD_EVENT' type='Data Path Error' .*transaction_type='Internal Media Scrub'" \
+	raw "record=1,log=2,dpa=0x40,descriptor=2,event_type=3,transaction=5"
+inject_one "Memory Module" \
+	"cxl_memory_module: memdev=$mem .*log=Fatal .*event_type='Temperature Change' .*life_used=0 device_temp=25 " \
+	raw "record=2,log=3,event_type=3"
+inject_one "General Media, informational, at the last line" \
+	"cxl_general_media: .*log=Informational .*dpa=$(printf '%x' $((capacity - 64))) " \
+	raw "record=0,dpa=$((capacity - 64))"
+
+# --- the same through cxlvctl
+out=$(cxlvctl --dry-run event inject "$dev" --type dram --log warn --dpa 4K)
+expect_eq "dry-run event inject" "$out" "echo cxlv_dev_id=$id,pos=0,record=1,log=1,dpa=0x1000 > $inject"
+expect_eq "events_injected after --dry-run" "$(attr "$dev" events_injected)" 4
+inject_one "cxlvctl general-media" "cxl_general_media: memdev=$mem .*log=Warning .*dpa=3000 " \
+	cxlvctl event inject "$dev" --type general-media --log warn --dpa 0x3000
+inject_one "cxlvctl dram" "cxl_dram: memdev=$mem .*log=Informational .*dpa=100000 " \
+	cxlvctl event inject "$mem" --type dram --dpa 1M
+inject_one "cxlvctl memory-module" "cxl_memory_module: memdev=$mem .*log=Fatal .*device_temp=25 " \
+	cxlvctl event inject "$dev" --type memory-module --log fatal
+expect_fail 2 "--dpa 0x1001 is not 64-byte aligned" event inject "$dev" --type dram --dpa 0x1001
+expect_fail 2 "is outside $mem" event inject "$dev" --type dram --dpa "$capacity"
+expect_fail 2 "a memory-module event has no address" event inject "$dev" --type memory-module --dpa 0
+expect_fail 2 '--type "cpu"' event inject "$dev" --type cpu
+expect_fail 2 '--log "loud"' event inject "$dev" --type dram --log loud
+expect_eq "events_injected after cxlvctl" "$(attr "$dev" events_injected)" 7
+
+# --- overflow: 12 records at once into a log of 8
+cleared=$(attr "$dev" events_cleared)
+injected=$(attr "$dev" events_injected)
+cmds=$(attr "$dev" mbox_cmds)
+expect_eq "inject 12 at once" "$(ctl $inject "cxlv_dev_id=$id,record=0,dpa=0x1000,count=12")" OK
+wait_for 10 cleared_to $((cleared + 8)) || fail "overflowed log not read and cleared"
+read_and_cleared "overflow" "$cmds"
+expect_eq "events_injected after 12" "$(attr "$dev" events_injected)" $((injected + 12))
+out=$(events)
+echo "$out" | grep cxl_overflow
+expect_eq "records the kernel got of 12" "$(echo "$out" | grep -c cxl_general_media:)" 8
+echo "$out" | has "cxl_overflow: memdev=$mem .*log=Informational : 4 records from" ||
+	fail "no cxl_overflow event counting the 4 lost records"
+
+# --- refusals, each with its reason; nothing reaches the logs
+injected=$(attr "$dev" events_injected)
+refuse() {
+	local r
+	r=$(ctl $inject "$2")
+	expect_eq "refuse $2" "$r" "$1"
+	has -i "$3" $CXLV_SYS/last_error || fail "refuse $2: last_error '$(cat $CXLV_SYS/last_error)' does not say '$3'"
+}
+refuse ERANGE "cxlv_dev_id=$id,record=3" "record=3 is too large"
+refuse ENODATA "cxlv_dev_id=$id" "missing option 'record='"
+refuse EINVAL "cxlv_dev_id=$id,record=0,dpa=0x1001" "not 64-byte aligned"
+refuse ERANGE "cxlv_dev_id=$id,record=1,dpa=$capacity" "past the capacity"
+refuse EINVAL "cxlv_dev_id=$id,record=2,dpa=0" "has no dpa"
+refuse EINVAL "cxlv_dev_id=$id,record=0,event_type=3" "takes 0 to 2"
+refuse ERANGE "cxlv_dev_id=$id,record=0,log=4" "log=4 is too large"
+refuse EINVAL "cxlv_dev_id=$id,record=0,count=0" "count=0"
+refuse ERANGE "cxlv_dev_id=$id,record=0,count=33" "count=33 is too large"
+refuse ENODEV "cxlv_dev_id=$((id + 1)),record=0" "no device"
+refuse ENODEV "cxlv_dev_id=$id,record=0,pos=1" "has endpoints 0 to 0"
+refuse EINVAL "cxlv_dev_id=$id,record=0,color=1" "unknown option 'color'"
+expect_eq "events_injected after the refusals" "$(attr "$dev" events_injected)" "$injected"
+
+# --- MSI Enable honoured: with cxl_pci unbound its vector is freed and MSI
+# disabled, so a record raises nothing and waits in the log; the probe of a
+# rebound cxl_pci reads every log (cxl_event_config()) and clears it.
+taken=$(msi_count)
+step "unbind cxl_pci from $bdf" sh -c "echo $bdf >/sys/bus/pci/drivers/cxl_pci/unbind"
+[ -e "/sys/bus/pci/devices/$bdf/msi_irqs" ] && fail "MSI still enabled on $bdf after unbind"
+cleared=$(attr "$dev" events_cleared)
+raw "record=1,log=2,dpa=0x4000,event_type=1"
+sleep 1
+expect_eq "records waiting without a driver" "$(attr "$dev" events_pending)" 1
+expect_eq "records cleared without a driver" "$(attr "$dev" events_cleared)" "$cleared"
+events >/dev/null
+step "bind cxl_pci to $bdf" sh -c "echo $bdf >/sys/bus/pci/drivers/cxl_pci/bind"
+wait_ready "$dev"
+mem=$(attr "$dev" memdev)
+wait_for 10 cleared_to $((cleared + 1)) || fail "the rebound cxl_pci did not read the waiting record"
+out=$(events)
+echo "$out"
+echo "$out" | has -E "cxl_dram: memdev=$mem .*log=Failure .*dpa=4000 .*type='Scrub Media ECC Error'" ||
+	fail "the record that waited is not traced after the rebind"
+
+# --- health info: sane per CXL r3.0 8.2.9.8.3.1
+json=$(cxl list -m "$mem" -H)
+echo "$json"
+health=$(jq -c '[.. | objects | .health? // empty][0]' <<<"$json")
+expect_eq "temperature" "$(jq .temperature <<<"$health")" 25
+expect_eq "life used" "$(jq .life_used_percent <<<"$health")" 0
+expect_eq "media normal" "$(jq .media_normal <<<"$health")" true
+expect_eq "conditions set besides media_normal" \
+	"$(jq '[to_entries[] | select(.value == true and .key != "media_normal")] | length' <<<"$health")" 0
+expect_eq "extended status not normal" \
+	"$(jq '[to_entries[] | select((.key | startswith("ext_")) and .value != "normal")] | length' <<<"$health")" 0
+
+no_kernel_complaints
+remove "$dev"
+say "events OK: MSI $irq taken $taken times"
