@@ -18,7 +18,8 @@
 # the zeros. Under an fsdax namespace with ext4 mounted -o dax, a line of a
 # file goes to /sys/block/pmemX/badblocks and `ndctl list --media-errors`
 # as its sector; an O_DIRECT read of the sector and a read of the file's page
-# fail with EIO while the neighbours read; after clear_poison the badblocks
+# fail with EIO while the neighbours read, a load through an mmap of the
+# file gets SIGBUS BUS_MCEERR_AR; after clear_poison the badblocks
 # are empty, the sector and the file read back with the line zeroed, the
 # rest of the namespace is unchanged and a write goes through; a sector with
 # a second poisoned line stays bad until that one is cleared too.
@@ -292,6 +293,14 @@ expect_eq "O_DIRECT read of sector $((sector + 1))" "$(pread_direct $((sector + 
 r=$(read_page $((foff >> 12)) 2>&1 >/dev/null) && fail "page $((foff >> 12)) of $file read: no EIO"
 has "Input/output error" <<<"$r" || fail "page $((foff >> 12)) of $file: $r"
 step "page $(((foff >> 12) - 1)) of the file reads" eval "read_page $(((foff >> 12) - 1)) >/dev/null"
+# a load through an mmap of the file: the DAX fault finds the bad sector and
+# the process gets SIGBUS, action required, at the page
+r=0
+$touch "$file" $((foff + line)) 1 >/tmp/touch.out || r=$?
+cat /tmp/touch.out
+expect_eq "poison-touch on $file exit" "$r" 0
+has -E "^sigbus BUS_MCEERR_AR addr=($(printf '%#x' $((foff + line)))|$(printf '%#x' $foff)) lsb=12$" /tmp/touch.out ||
+	fail "SIGBUS of the DAX file's mapping is not BUS_MCEERR_AR at offset $(printf '%#x' $((foff + line)))"
 step "clear --namespace $nsname --offset $off" cxlvctl poison clear "$dev" --namespace "$nsname" --offset $off
 step "/sys/block/$pmem/badblocks empty" wait_for 10 no_badblocks
 expect_eq "ndctl list --media-errors after clear" "$(media_errors)" ""

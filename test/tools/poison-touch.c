@@ -8,12 +8,13 @@
  * Asks for early memory-failure kills (prctl PR_MCE_KILL_EARLY, what a
  * program that wants to hear of poison before it touches it does), maps the
  * 2 MiB around OFFSET of FILE shared (a devdax device's default
- * alignment), reads the byte at OFFSET so the page is mapped, prints
+ * alignment; read-only when FILE is on a read-only mount), reads the byte at OFFSET so the page is mapped, prints
  * "mapped" and then waits up to SECONDS for SIGBUS. On SIGBUS it prints
  * "sigbus BUS_MCEERR_AO|BUS_MCEERR_AR|code=N addr=OFFSET' lsb=N", OFFSET'
  * being the faulting address's offset in FILE, and exits 0; on time-out it
  * reads the byte again, prints "no sigbus, read 0xNN" and exits 1.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -52,7 +53,7 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	volatile char *byte;
 	uint64_t off;
-	int fd, secs;
+	int fd, secs, prot = PROT_READ | PROT_WRITE;
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: poison-touch FILE OFFSET SECONDS\n");
@@ -64,14 +65,18 @@ int main(int argc, char **argv)
 	}
 	off = strtoull(argv[2], NULL, 0);
 	secs = atoi(argv[3]);
+	/* a file on a read-only mount is mapped read-only */
 	fd = open(argv[1], O_RDWR);
+	if (fd < 0 && errno == EROFS) {
+		prot = PROT_READ;
+		fd = open(argv[1], O_RDONLY);
+	}
 	if (fd < 0) {
 		perror(argv[1]);
 		return 2;
 	}
 	map_off = off & ~(SPAN - 1);
-	map_base = mmap(NULL, SPAN, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-			map_off);
+	map_base = mmap(NULL, SPAN, prot, MAP_SHARED, fd, map_off);
 	if (map_base == MAP_FAILED) {
 		perror("mmap");
 		return 2;
