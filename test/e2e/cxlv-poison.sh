@@ -29,9 +29,11 @@
 # tracefs instance (the global trace untouched); unaligned,
 # outside, doubled addresses and a memdev not cxl_virt's are refused before
 # any write. Remove drops the list: the device made again on the range has
-# none. Last, a RAM region online as node 1: poison on a free page takes it
-# out of the allocator (HardwareCorrupted, kpageflags HWPOISON) with the
-# guest up, clear_poison gives it back, and the blocks still go offline.
+# none; the stock inject and clear racing destroy and remove leave no WARN
+# (7.3's own debugfs lock: see below). Last, a RAM region online as node 1:
+# poison on a free page takes it out of the allocator (HardwareCorrupted,
+# kpageflags HWPOISON) with the guest up, clear_poison gives it back, and
+# the blocks still go offline.
 . /cxlv/test/vm/guest/cxlv.sh
 # shellcheck source=test/vm/guest/cxlvctl.sh
 . /cxlv/test/vm/guest/cxlvctl.sh
@@ -336,7 +338,52 @@ wait_ready "$dev"
 mem=$(attr "$dev" memdev)
 poison_trace >/dev/null
 step "no poison after remove and create" test -z "$(listed)"
-remove "$dev"
+
+# --- injection racing destroy and remove: the stock inject and clear in a
+# loop, on lines past the namespace (the region's badblocks, no struct
+# pages), while the namespace, the region and then the device go; no WARN
+# (the VM runner checks the kernel log). 7.3's cxl_mem takes the memdev's
+# device lock in its debugfs poison handlers (drivers/cxl/mem.c,
+# cxl_debugfs_poison_inject and _clear), which the memdev's unbind holds
+# while it removes those files and waits for their writers: a write that
+# enters a handler as the memdev unbinds blocks remove until the writer
+# takes a signal (the lock is taken interruptibly). There the writer is
+# killed once remove stalls, and remove must then finish; 6.12's handlers
+# take no lock, and remove must finish with the writer running.
+region=$(make_region "$dev")
+ns=$(make_namespace "$region" fsdax --map dev --size 64M)
+dbg=/sys/kernel/debug/cxl/$mem
+rm -f /tmp/race.count
+(
+	n=0
+	trap 'echo $n >/tmp/race.count; exit' TERM
+	while :; do
+		for f in inject_poison clear_poison; do
+			echo $((capacity - (1 << 20) + (n % 1024) * 64)) 2>/dev/null >"$dbg/$f" || true
+		done
+		n=$((n + 1))
+	done
+) &
+race=$!
+sleep 1
+step "destroy the namespace under injection" ndctl destroy-namespace -f "$(jq -r .dev <<<"$ns")"
+drop_region "$region"
+rm -f /tmp/remove.rc
+(remove "$dev" >/tmp/remove.out 2>&1; echo $? >/tmp/remove.rc) &
+removing=$!
+# 7.3 waits 20 s before it kills the writer; 6.12's remove gets 60 s.
+stall=60
+! has '^7\.' <<<"$KVER" || stall=20
+wait_for $stall test -e /tmp/remove.rc || {
+	has '^7\.' <<<"$KVER" || fail "remove $dev stalled under injection on $KVER"
+	say "remove stalled under injection (7.3's cxl_mem debugfs lock): killing the writer"
+	kill -KILL $race
+}
+step "remove under injection finished" wait_for 20 test -e /tmp/remove.rc
+wait $removing
+expect_eq "remove under injection" "$(cat /tmp/remove.rc):$(cat /tmp/remove.out)" "0:"
+kill $race 2>/dev/null && wait $race
+say "$(cat /tmp/race.count 2>/dev/null || echo '(killed)') inject and clear pairs raced destroy and remove"
 
 # --- System RAM: a free page of an online RAM region
 dev=$(create "memstart=$start,memsize=$size,cxltype=3,pmem=0")
