@@ -84,13 +84,25 @@ func (c *Control) write(f Files, name, value string) error {
 	return err
 }
 
+// LastError is the module's reason for its last refused request of the
+// control file op (its last_error, less the "op: " it starts with), or ""
+// when it gave none.
+func LastError(root host.Root, op string) string {
+	return lastError(root.Sys().Path("bus", "cxl_virt", "last_error"), op)
+}
+
+func lastError(path, op string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimPrefix(strings.TrimSpace(string(b)), op+": ")
+}
+
 // explain turns a refused write into one line: what failed, why (the
 // module's last_error when it gave one) and what to do.
 func (c *Control) explain(op string, f Files, err error) error {
-	reason := ""
-	if b, rerr := os.ReadFile(f.LastError); rerr == nil {
-		reason = strings.TrimPrefix(strings.TrimSpace(string(b)), op+": ")
-	}
+	reason := lastError(f.LastError, op)
 	with := func(fallback string) string {
 		if reason != "" {
 			return reason

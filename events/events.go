@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/cxlv/cxlv/cxlverr"
+	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/host"
 	"github.com/cxlv/cxlv/poison"
 	"github.com/cxlv/cxlv/writer"
@@ -73,10 +74,6 @@ func ParseLog(s string) (Log, error) {
 	return Log(i), err
 }
 
-// LineSize is the unit of a media event's address: the record's Physical
-// Address holds flags in bits 5:0 (CXL r3.0 Table 8-43).
-const LineSize = 64
-
 // Request is one record to inject. DPA is a General Media or DRAM event's
 // address (0 when nil); a Memory Module event has none.
 type Request struct {
@@ -93,9 +90,11 @@ func (r Request) Check() error {
 	if r.Type == MemoryModule {
 		return cxlverr.Invalidf("--dpa: a %s event has no address; leave --dpa out", r.Type)
 	}
-	if *r.DPA%LineSize != 0 {
+	// The record's Physical Address holds flags in bits 5:0 (CXL r3.0
+	// Table 8-43): a line, as poison's.
+	if *r.DPA%poison.LineSize != 0 {
 		return cxlverr.Invalidf("--dpa %#x is not 64-byte aligned: an event's address is a 64-byte line; use %#x",
-			*r.DPA, *r.DPA&^(LineSize-1))
+			*r.DPA, *r.DPA&^(poison.LineSize-1))
 	}
 	return nil
 }
@@ -189,9 +188,9 @@ func (in *Injector) Inject(t Target, r Request) error {
 	if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) {
 		return cxlverr.Errorf(cxlverr.ErrPermission, "%s: permission denied: run as root", what)
 	}
-	reason := err.Error()
-	if b, rerr := os.ReadFile(in.Host.Sys().Path("bus", "cxl_virt", "last_error")); rerr == nil && len(b) > 0 {
-		reason = strings.TrimPrefix(strings.TrimSpace(string(b)), controlFile+": ")
+	reason := debugfs.LastError(in.Host, controlFile)
+	if reason == "" {
+		reason = err.Error()
 	}
 	kind := cxlverr.ErrInvalid
 	if errors.Is(err, syscall.ENODEV) {
