@@ -53,6 +53,41 @@ check_kernel_log() {
 	return 1
 }
 
+# kernel_expects FILE: the '# kernel-expects: COUNT TEXT' line of a guest
+# script, if any: the run's kernel log must hold exactly COUNT warning
+# blocks (from "cut here" to "end trace", one WARNING line in each) that
+# contain TEXT. Only those are excused; any other problem still fails.
+kernel_expects() {
+	sed -n 's/^# kernel-expects:[[:space:]]*//p' "$1" | head -1
+}
+
+# excuse_expected LOG COUNT TEXT OUT: writes LOG to OUT without the warning
+# blocks that kernel_expects describes; fails (with a log line) unless there
+# were COUNT. A block with a second "cut here" or WARNING line in it, or one
+# that never ends, is kept whole.
+excuse_expected() {
+	local found
+	found=$(awk -v text="$3" -v out="$4" '
+	function flush() { printf "%s", buf > out; buf = ""; inblock = 0 }
+	/-+\[ cut here \]-+/ { if (inblock) flush(); inblock = 1; warns = 0; hit = 0; buf = $0 "\n"; next }
+	inblock {
+		buf = buf $0 "\n"
+		if ($0 ~ /WARNING:/) warns++
+		if (index($0, text)) hit = 1
+		if ($0 ~ /---\[ end trace/) {
+			if (hit && warns == 1) { n++; buf = ""; inblock = 0 } else flush()
+		}
+		next
+	}
+	{ print > out }
+	END { if (inblock) flush(); printf "%d\n", n; close(out) }' "$1")
+	: >>"$4"
+	if [ "$found" != "$2" ]; then
+		log "kernel log: $found warning block(s) with '$3', the guest script expects $2"
+		return 1
+	fi
+}
+
 # acquire_vm_slot: blocks until one of the VM slots is free and holds it until
 # the calling shell exits (at most CXLV_VM_SLOTS, default 2, VMs at once).
 acquire_vm_slot() {

@@ -30,6 +30,9 @@
 # early ACPI tables and microcode go) and CXLV_BOOT=2 (1 on the first boot);
 # the first boot's logs stay in DIR as console.first.log, dmesg.first.txt and
 # guest.first.log.
+# A guest script may expect one kernel warning: a '# kernel-expects: COUNT
+# TEXT' line makes the kernel log check pass over exactly COUNT WARNING
+# blocks whose text holds TEXT, and fail on any other count (test/vm/README.md).
 # One brace group: bash parses it whole before running, so editing this file
 # cannot break a run in progress.
 {
@@ -204,11 +207,15 @@ qemu+=(-machine "$machine" -accel tcg,thread=multi -cpu "$cpu"
 	-device virtio-9p-pci,fsdev=out,mount_tag=out
 	"${qemu_cxl[@]}" "${qemu_numa[@]}")
 
+expects=$(kernel_expects "$host_script")
+[ -z "$expects" ] || [[ $expects =~ ^[0-9]+\ [^[:space:]] ]] ||
+	die "$host_script: '# kernel-expects: $expects' wants a count and the warning's text"
+
 acquire_vm_slot
 # boot: one guest run, its verdict in rc (see the exit codes above).
 boot() {
 	log "boot $kver ($CXLV_USERSPACE user space) mem=$mem smp=$smp cpu=$cpu${memmaps[*]:+ ${memmaps[*]}}$([ "$cxl" = 1 ] && echo ' +cxl'): $script ${guest_args[*]} (out: $out)"
-	local start=$SECONDS attempt qemu_rc kernel_log
+	local start=$SECONDS attempt qemu_rc kernel_log expects_ok=1
 	for attempt in 1 2; do
 		set +e
 		timeout -k 10 "$timeout" "${qemu[@]}" </dev/null 2>&1 | sed -u 's/\r$//; s/\x1b[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' | tee "$out/console.log"
@@ -239,7 +246,13 @@ boot() {
 	fi
 	kernel_log=$out/dmesg.txt
 	[ -s "$kernel_log" ] || kernel_log=$out/console.log
-	if ! check_kernel_log "$kernel_log"; then
+	# A '# kernel-expects: COUNT TEXT' header excuses exactly COUNT warning
+	# blocks holding TEXT (common.sh); the rest of the log is checked as is.
+	if [ -n "$expects" ]; then
+		excuse_expected "$kernel_log" "${expects%% *}" "${expects#* }" "$tmp/kernel.log" || expects_ok=0
+		kernel_log=$tmp/kernel.log
+	fi
+	if ! check_kernel_log "$kernel_log" || [ "$expects_ok" = 0 ]; then
 		[ "$rc" != 0 ] || rc=3
 	fi
 	log "guest exit $rc after ${elapsed}s (out: $out)"
