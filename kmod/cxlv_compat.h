@@ -92,17 +92,6 @@ static inline struct device *cxlv_port_uport(struct cxl_port *port)
 #endif
 
 /*
- * 6.2 made region commit and reset invalidate the CPU caches
- * (CXLV_HAVE_REGION_CACHE_INVALIDATE, see cxlv_coherent.c); 7.x passes
- * cpu_cache_invalidate_memregion() the range instead of an IORES_DESC.
- */
-#ifdef CXLV_HAVE_MEMREGION_RANGE
-#define CXLV_MEMREGION_INVALIDATE_PARAMS	phys_addr_t start, size_t len
-#else
-#define CXLV_MEMREGION_INVALIDATE_PARAMS	int res_desc
-#endif
-
-/*
  * 6.14 made the match callback of device_find_child() a device_match_t,
  * whose data is const.
  */

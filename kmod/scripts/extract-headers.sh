@@ -123,7 +123,6 @@ feature() {	# feature MACRO PATTERN FILE
 	feature CXLV_HAVE_LAZY_DPORTS 'struct cxl_dport \*\(\*add_dport\)\(struct cxl_port \*port' drivers/cxl/cxl.h
 	feature CXLV_HAVE_PCI_DVSEC_CXL 'define PCI_DVSEC_CXL_REG_LOCATOR[[:space:]]' include/uapi/linux/pci_regs.h
 	feature CXLV_HAVE_REGION_CACHE_INVALIDATE 'cpu_cache_has_invalidate_memregion\(\)' drivers/cxl/core/region.c
-	feature CXLV_HAVE_MEMREGION_RANGE 'int cpu_cache_invalidate_memregion\(phys_addr_t start, size_t len\);' include/linux/memregion.h
 	feature CXLV_HAVE_HDM_CAP_CLAIM 'cxl_map_component_regs\(reg_map, &cxlhdm->regs,$' drivers/cxl/core/hdm.c
 	feature CXLV_HAVE_SPLIT_REPARENT 'reparent_children_after_split\(res, new_res' kernel/resource.c
 	feature CXLV_HAVE_CXL_ROOT '^struct cxl_root \{' drivers/cxl/cxl.h
