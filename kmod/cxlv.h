@@ -372,6 +372,12 @@ void cxlv_port_region_notifier_exit(void);
 /* cxlv_coherent.c: region commits on a CPU that cannot invalidate caches */
 void cxlv_coherent_init(void);
 void cxlv_coherent_exit(void);
+bool cxlv_coherent_armed(void);
+bool cxlv_coherent_applies(void);
 extern struct bus_attribute bus_attr_cache_invalidation;
+
+/* cxlv_hooks.c: the table of hooks into other drivers; each owner's state */
+extern struct bus_attribute bus_attr_hooks;
+bool cxlv_badrange_armed(void);			/* cxlv_badrange.c */
 
 #endif /* __CXLV_H__ */

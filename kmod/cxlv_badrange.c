@@ -344,3 +344,9 @@ void cxlv_badrange_queue(struct device *dev, phys_addr_t hpa, bool inject,
 				     &hpa);
 	schedule_work(&br->work);
 }
+
+/* cxlv_badrange_armed() - is a bridge's ndctl swapped now? (hooks table) */
+bool cxlv_badrange_armed(void)
+{
+	return READ_ONCE(cxlv_clearing) != PHYS_ADDR_MAX;
+}

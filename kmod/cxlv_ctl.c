@@ -182,6 +182,7 @@ static struct bus_attribute bus_attr_last_error = __ATTR(last_error, 0400,
 static struct bus_attribute *cxlv_bus_attrs[] = {
 	&bus_attr_last_error,
 	&bus_attr_cache_invalidation,
+	&bus_attr_hooks,
 	&bus_attr_borrowed,
 	&bus_attr_create,
 	&bus_attr_remove,

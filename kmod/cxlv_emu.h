@@ -132,4 +132,7 @@ struct cxlv_event_request;
 int cxlv_emu_inject_event(struct cxlv_emu *emu,
 			  const struct cxlv_event_request *req);
 
+/* cxlv_emu_hint.c: is the kprobe on @symbol in place? (cxlv_hooks.c) */
+bool cxlv_hint_armed(const char *symbol);
+
 #endif /* __CXLV_EMU_H__ */

@@ -174,3 +174,14 @@ void cxlv_emu_hints_put(void)
 unlock:
 	mutex_unlock(&cxlv_hints_users_lock);
 }
+
+/* cxlv_hint_armed() - is the kprobe on @symbol in place now? (hooks table) */
+bool cxlv_hint_armed(const char *symbol)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cxlv_hints); i++)
+		if (!strcmp(cxlv_hints[i].symbol, symbol))
+			return READ_ONCE(cxlv_hints[i].armed);
+	return false;
+}
