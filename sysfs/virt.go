@@ -80,6 +80,44 @@ func (f FS) VirtCacheInvalidation() string {
 	return a.str("cache_invalidation")
 }
 
+// VirtHook is one row of /sys/bus/cxl_virt/hooks: a place where cxl_virt
+// reaches into another driver (kmod/cxlv_hooks.c).
+type VirtHook struct {
+	Name string
+	// State is "armed" (in place now), "idle" (in place only while it
+	// acts), "off" (turned off by its switch), "not-needed" (this kernel
+	// or CPU does not need it) or "on-demand" (a call made when needed).
+	State string
+	// Target is what it hooks: module:function or the ops pointer.
+	Target  string
+	Kernels string
+	// Switch turns it off at run time; "none" if it has none.
+	Switch string
+	Why    string
+}
+
+// VirtHooks reads the module's table of hooks into other drivers: nil when
+// the module is not loaded or has no table.
+func (f FS) VirtHooks() ([]VirtHook, error) {
+	path := f.Path("bus", "cxl_virt", "hooks")
+	if !exists(path) {
+		return nil, nil
+	}
+	b, err := readAttr(path)
+	if err != nil {
+		return nil, err
+	}
+	var hooks []VirtHook
+	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		c := strings.Split(line, "\t")
+		if len(c) != 6 {
+			return nil, fmt.Errorf("%s: want 6 tab-separated fields, got %q", path, line)
+		}
+		hooks = append(hooks, VirtHook{Name: c[0], State: c[1], Target: c[2], Kernels: c[3], Switch: c[4], Why: c[5]})
+	}
+	return hooks, nil
+}
+
 // VirtCommitsRefused returns a *CacheInvalidationError when the kernel will
 // refuse to commit a region on memdev, a cxl_virt device's memdev, because
 // the CPU cannot invalidate its caches and the module does not lift that.

@@ -58,6 +58,17 @@ type infoJSON struct {
 	// invalidation of region commits (sysfs.CacheInvalidation*).
 	CacheInvalidation string        `json:"cxl_virt_cache_invalidation,omitempty"`
 	Features          []featureJSON `json:"features,omitempty"`
+	// Hooks are cxl_virt's hooks into other drivers (sysfs.VirtHook).
+	Hooks []hookJSON `json:"cxl_virt_hooks,omitempty"`
+}
+
+type hookJSON struct {
+	Name    string `json:"name"`
+	State   string `json:"state"`
+	Target  string `json:"target"`
+	Kernels string `json:"kernels"`
+	Switch  string `json:"switch"`
+	Why     string `json:"why"`
 }
 
 // cacheInvalidationText says what each cache_invalidation state means for
@@ -86,6 +97,13 @@ func runInfo(c *cli.Context) error {
 		return err
 	}
 	out := infoJSON{Nodes: []nodeJSON{}, VirtLoaded: e.host.Sys().VirtLoaded(), CacheInvalidation: e.host.Sys().VirtCacheInvalidation()}
+	hooks, err := e.host.Sys().VirtHooks()
+	if err != nil {
+		return err
+	}
+	for _, h := range hooks {
+		out.Hooks = append(out.Hooks, hookJSON(h))
+	}
 	if mem != nil {
 		out.TotalPhysicalBytes, out.TotalUsableBytes = mem.TotalPhysicalBytes, mem.TotalUsableBytes
 	}
@@ -140,6 +158,9 @@ func runInfo(c *cli.Context) error {
 			text = out.CacheInvalidation
 		}
 		fmt.Fprintf(e.out, "cxl_virt region cache invalidation: %s\n", text)
+	}
+	for _, h := range out.Hooks {
+		fmt.Fprintf(e.out, "cxl_virt hook %s: %s; %s; kernels: %s; switch: %s; why: %s\n", h.Name, h.State, h.Target, h.Kernels, h.Switch, h.Why)
 	}
 	for _, f := range out.Features {
 		state := "yes"
