@@ -439,3 +439,40 @@ func TestWaitNDProbes(t *testing.T) {
 		t.Errorf("ndbus0 with an unreadable wait_probe: %v; want EISDIR", err)
 	}
 }
+
+// VirtHooks parses the hooks table as a 6.1 boot's cxl_virt printed it
+// (cxlv-race, 6.1.0-57: coherent-regions not needed there); a tree without
+// the file has none, and a row without six fields is an error.
+func TestVirtHooks(t *testing.T) {
+	if hooks, err := fixture(t, "cxlv-bare").VirtHooks(); hooks != nil || err != nil {
+		t.Errorf("VirtHooks on a tree without hooks = %v, %v; want nil, nil", hooks, err)
+	}
+	root := t.TempDir()
+	dir := filepath.Join(root, "bus", "cxl_virt")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	table := "coherent-regions\tnot-needed\tkretprobes: cpu_cache_has_invalidate_memregion (return value), cxl_core:commit_store and cxl_core:cxl_region_decode_reset (scope)\t6.2 and later, CPU reports a hypervisor\t/sys/module/cxl_virt/parameters/coherent_regions\tthe CXL core refuses region commits under a hypervisor; cxl_virt memory is host RAM at a fixed address\n" +
+		"event-msi\ton-demand\tirq_inject_interrupt() on the endpoint's MSI vector\tall\tnone\tevent records are signalled as the device's MSI\n"
+	for _, tc := range []struct {
+		text  string
+		rows  int
+		wrong bool
+	}{{table, 2, false}, {table + "badrange-clear\tidle\n", 0, true}} {
+		if err := os.WriteFile(filepath.Join(dir, "hooks"), []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := NewFS(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hooks, err := f.VirtHooks()
+		if (err != nil) != tc.wrong || len(hooks) != tc.rows {
+			t.Errorf("VirtHooks = %d rows, %v; want %d rows, error %v", len(hooks), err, tc.rows, tc.wrong)
+		}
+		if !tc.wrong && (hooks[0].Name != "coherent-regions" || hooks[0].State != "not-needed" ||
+			hooks[0].Switch != "/sys/module/cxl_virt/parameters/coherent_regions" || hooks[1].Switch != "none") {
+			t.Errorf("VirtHooks = %+v", hooks)
+		}
+	}
+}
