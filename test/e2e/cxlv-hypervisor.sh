@@ -214,7 +214,7 @@ for i in $(seq 50); do
 	tries=$((tries + $2))
 	[ "$4" = no ] || early=$((early + 1))
 done
-say "rmmod vs delete_region: 50 rounds, $tries refused unloads, $early unloads done while the delete still ran"
+say "rmmod vs delete_region: 50 rounds, $tries refused unloads, $early successful unloads begun before delete_region returned"
 expect_eq "calls for 50 loads, commits and deletes" "$(($(calls) - c0))" $((50 * (1 + 2 * PER_INVALIDATION + ND_REGION_GONE)))
 expect_eq "'$REFUSED' lines after the race" "$(dmesg | grep -c "$REFUSED")" 1
 no_kernel_complaints

@@ -31,7 +31,7 @@ esac
 expect_eq "hooks: coherent-regions" "$(awk -F'\t' '$1 == "coherent-regions" {print $2}' "$CXLV_SYS/hooks")" "$want"
 step "cxlvctl info: the same" sh -c "cxlvctl info | grep '^cxl_virt hook coherent-regions: $want;'"
 expect_eq "cxlvctl info --json: the same rows" "$(cxlvctl info --json | jq -r '.cxl_virt_hooks[] | [.name, .state] | join(" ")')" \
-	"$(cut -f1,2 --output-delimiter=' ' "$CXLV_SYS/hooks")"
+	"$(awk -F'\t' '{print $1, $2}' "$CXLV_SYS/hooks")"
 rescans_start
 for i in 1 2 3 4 5; do
 	dev=$(create "$spec")

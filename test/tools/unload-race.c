@@ -3,10 +3,10 @@
  * unload-race MODULE FILE TEXT: unloads MODULE (delete_module(), as rmmod
  * does) back to back while a child writes TEXT to FILE, until the unload
  * succeeds or 30 s pass. The unloading starts first; the write begins once
- * the first unload was refused. Prints "refused N write-running yes|no":
- * how many unloads were refused and whether the write was still running
- * when the unload succeeded. Exits 0 when the module was unloaded and the
- * write succeeded, 1 otherwise (with the reason on stderr). Used by the e2e
+ * the first unload was refused. Prints "refused N overlap yes|no": how many
+ * unloads were refused and whether the one that succeeded began before the
+ * write returned. Exits 0 when the module was unloaded and the write
+ * succeeded, 1 otherwise (with the reason on stderr). Used by the e2e
  * scenarios to race rmmod against a sysfs write that tears something down.
  */
 #include <errno.h>
@@ -17,6 +17,14 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 static int write_file(const char *path, const char *text)
 {
@@ -32,9 +40,9 @@ static int write_file(const char *path, const char *text)
 
 int main(int argc, char **argv)
 {
-	int go[2], status, running = 1;
+	int go[2], done[2], status;
 	unsigned long refused = 0;
-	time_t end = time(NULL) + 30;
+	double end = now() + 30, last, written;
 	pid_t child;
 	char c = 0;
 
@@ -42,26 +50,33 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: unload-race MODULE FILE TEXT\n");
 		return 2;
 	}
-	if (pipe(go))
+	if (pipe(go) || pipe(done))
 		return 1;
 	child = fork();
 	if (child < 0)
 		return 1;
 	if (!child) {
+		int rc;
+
 		close(go[1]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(1);
-		_exit(write_file(argv[2], argv[3]));
+		rc = write_file(argv[2], argv[3]);
+		written = now();
+		if (write(done[1], &written, sizeof(written)) != sizeof(written))
+			_exit(1);
+		_exit(rc);
 	}
 	close(go[0]);
-	while (syscall(SYS_delete_module, argv[1], O_NONBLOCK)) {
+	close(done[1]);
+	for (last = now(); syscall(SYS_delete_module, argv[1], O_NONBLOCK); last = now()) {
 		if (errno != EWOULDBLOCK && errno != EBUSY) {
 			fprintf(stderr, "unload-race: delete_module %s: %s\n", argv[1], strerror(errno));
 			return 1;
 		}
 		if (!refused++ && write(go[1], &c, 1) != 1)
 			return 1;
-		if (time(NULL) > end) {
+		if (last > end) {
 			fprintf(stderr, "unload-race: %s still in use 30 s on (%lu refusals)\n",
 				argv[1], refused);
 			return 1;
@@ -69,10 +84,9 @@ int main(int argc, char **argv)
 	}
 	if (!refused && write(go[1], &c, 1) != 1)
 		return 1;
-	if (waitpid(child, &status, WNOHANG) == child)
-		running = 0;
-	else if (waitpid(child, &status, 0) != child)
+	if (read(done[0], &written, sizeof(written)) != sizeof(written) ||
+	    waitpid(child, &status, 0) != child)
 		return 1;
-	printf("refused %lu write-running %s\n", refused, running ? "yes" : "no");
+	printf("refused %lu overlap %s\n", refused, last < written ? "yes" : "no");
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : 1;
 }
