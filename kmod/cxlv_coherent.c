@@ -44,6 +44,9 @@
  * region no longer pins the module (cxlv_window.c). So a committed region
  * takes a module reference when its device goes, and the return of its
  * reset drops it: rmmod cannot pull the probes from under that reset.
+ * (Module exit also removes the devices before it disarms, and their
+ * endpoints' teardown waits for the CXL core's region lock that the
+ * deleting task holds over the reset; the reference does not rely on it.)
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
