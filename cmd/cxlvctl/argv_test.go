@@ -238,7 +238,6 @@ func TestHelpAndVersion(t *testing.T) {
 		says string
 	}{
 		{[]string{"help"}, "COMMANDS:"},
-		{[]string{}, "COMMANDS:"},
 		{[]string{"--help"}, "COMMANDS:"},
 		{[]string{"-h"}, "GLOBAL OPTIONS:"},
 		{[]string{"help", "create"}, "--memstart"},
@@ -252,6 +251,10 @@ func TestHelpAndVersion(t *testing.T) {
 		if rc != 0 || !strings.Contains(out, tc.says) || errOut != "" {
 			t.Errorf("cxlvctl %q: exit %d, %q, %q; want %q", tc.args, rc, out, errOut, tc.says)
 		}
+	}
+	// No command: the usage on stderr and exit 1, as cxl and ndctl do.
+	if out, errOut, rc := cxlvctl(t, "qemu-bare"); rc != exitFailure || out != "" || !strings.Contains(errOut, "COMMANDS:") {
+		t.Errorf("cxlvctl alone: exit %d, %q, %q; want exit 1 and the usage on stderr", rc, out, errOut)
 	}
 }
 

@@ -72,7 +72,7 @@ func TestPoisonRefusals(t *testing.T) {
 		{poisonFixture, []string{"poison", "inject", "cxlv0", "--dpa", "0x1008"}, exitInvalid, "DPA 0x1008 is not 64-byte aligned"},
 		{poisonFixture, []string{"poison", "inject", "cxlv0", "--dpa", "256M"}, exitInvalid, "DPA 0x10000000 is outside mem0"},
 		{poisonFixture, []string{"poison", "inject", "cxlv0", "--hpa", "0x120000000"}, exitInvalid, "outside the regions of cxlv0"},
-		{poisonFixture, []string{"poison", "inject", "mem3", "--dpa", "0"}, exitInvalid, "no cxl_virt device has memdev mem3"},
+		{poisonFixture, []string{"poison", "inject", "mem3", "--dpa", "0"}, exitNotFound, "memdev mem3 not found"},
 		{poisonFixture, []string{"poison", "list", "cxlv0", "mem0"}, exitInvalid, "exactly one device"},
 		{poisonFixture, []string{"poison", "list", "cxlv2"}, exitNotFound, "cxlv2 not found"},
 		{"cxlv-region-fsdax", []string{"poison", "inject", "cxlv0", "--dpa", "0"}, exitNotSupported, "kernel too old: poison inject, clear and list need Linux 6.4+"},

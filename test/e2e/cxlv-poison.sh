@@ -238,8 +238,8 @@ expect_fail 2 "not 64-byte aligned" poison inject "$dev" --namespace "$nsname" -
 expect_fail 2 "outside the regions of $dev" poison inject "$dev" --hpa "$(printf '%#x' $((window + capacity)))"
 expect_fail 2 "outside it" poison inject "$dev" --namespace "$nsname" --offset "$(cat "/sys/bus/nd/devices/$(cat "/sys/bus/nd/devices/$nsname/holder")/size")"
 expect_fail 2 "one address, got --dpa and --hpa" poison inject "$dev" --dpa 0x1000 --hpa "$(printf '%#x' $hpa)"
-expect_fail 2 "no cxl_virt device has memdev mem99" poison inject mem99 --dpa 0x1000
-expect_fail 2 "no cxl_virt device has memdev mem99" poison list mem99
+expect_fail 6 "memdev mem99 not found" poison inject mem99 --dpa 0x1000
+expect_fail 6 "memdev mem99 not found" poison list mem99
 step "no cxl_poison event from the refusals" test -z "$(poison_trace)"
 same_lists 0
 step "destroy the namespace" ndctl destroy-namespace -f "$(jq -r .dev <<<"$ns")"
