@@ -4,6 +4,7 @@ package units
 
 import (
 	"fmt"
+	"math/big"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -69,6 +70,9 @@ func ParseSize(s string) (uint64, error) {
 	if suffix == "" {
 		return v, nil
 	}
+	if suffix[0] == '.' {
+		return 0, &SizeError{in, fractionReason(digits, suffix[1:])}
+	}
 	shift, ok := unitShift[upper(suffix[0])]
 	rest := strings.ToLower(suffix[1:])
 	if !ok || (rest != "" && rest != "ib") {
@@ -78,6 +82,42 @@ func ParseSize(s string) (uint64, error) {
 		return 0, &SizeError{in, "larger than 16 EiB"}
 	}
 	return v << shift, nil
+}
+
+// fractionReason says why a size with a fraction ("4.5G") is refused and,
+// when it is a whole number of a smaller unit, what to write instead.
+func fractionReason(whole, rest string) string {
+	frac := rest
+	for i, c := range rest {
+		if c < '0' || c > '9' {
+			frac = rest[:i]
+			break
+		}
+	}
+	unit := rest[len(frac):]
+	shift, ok := unitShift[upper(firstByte(unit))]
+	if !ok {
+		return "a size is a whole number of bytes, or of K, M, G or T"
+	}
+	reason := fmt.Sprintf("a size in %c is a whole number", upper(unit[0]))
+	// whole.frac << shift, exactly, when it is a whole number of bytes.
+	n, ok := new(big.Int).SetString(whole+frac, 10)
+	if !ok {
+		return reason
+	}
+	den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(len(frac))), nil)
+	n.Lsh(n, shift)
+	if q, r := new(big.Int).QuoRem(n, den, new(big.Int)); r.Sign() == 0 && q.IsUint64() {
+		return reason + ": use " + FormatSize(q.Uint64())
+	}
+	return reason
+}
+
+func firstByte(s string) byte {
+	if s == "" {
+		return 0
+	}
+	return s[0]
 }
 
 func upper(c byte) byte {

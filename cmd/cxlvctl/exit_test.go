@@ -31,7 +31,7 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{"qemu-bare", []string{"remove", "cxlv0"}, exitNotSupported, "modprobe cxl_virt"},
 		{"qemu-bare", []string{"remove", "mem0"}, exitInvalid, `invalid device name "mem0": no cxl_virt device has memdev mem0; use cxlvN`},
 		{"qemu-bare", []string{"remove", "memory0"}, exitInvalid, `invalid device name "memory0"`},
-		{"cxlv-bare", []string{"remove", "mem7"}, exitInvalid, `invalid device name "mem7": no cxl_virt device has memdev mem7`},
+		{"cxlv-bare", []string{"remove", "mem7"}, exitNotFound, "memdev mem7 not found: no cxl_virt device has it"},
 		{"qemu-bare", []string{"remove"}, exitInvalid, "exactly one device name"},
 		{"qemu-bare", []string{"list", "--bogus"}, exitInvalid, "unknown flag --bogus for 'cxlvctl list'"},
 		{"qemu-bare", []string{"list", "extra"}, exitNotFound, "cxl_virt device or memdev extra not found"},
@@ -45,6 +45,15 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{"qemu-bare", []string{"node-tables", "-o", "t.cpio", "extra"}, exitInvalid, "takes no arguments"},
 		{"qemu-bare", []string{"node-tables", "-o", "t.cpio", "--memstart", "4G", "--size", "1X"}, exitInvalid, `unknown unit "X"`},
 		{"", []string{"--sysfs-root", "/nonexistent-sysfs", "list"}, exitFailure, "sysfs root"},
+		{"qemu-bare", []string{"node-tables", "-o", "."}, exitInvalid, "is a directory: give the archive's file name, e.g. -o "},
+		{"qemu-bare", []string{"node-tables", "-o", "main.go"}, exitInvalid, "main.go exists: add --force to overwrite it"},
+		{"qemu-bare", []string{"--dry-run", "node-tables", "-o", "main.go"}, exitInvalid, "main.go exists: add --force"},
+		{"cxlv-poison-fsdax", []string{"event", "inject", "cxlv0"}, exitInvalid, "event inject needs --type general-media, dram, memory-module"},
+		{"cxlv-bare", []string{"create", "--pmem"}, exitInvalid, "--size is required"},
+		{"cxlv-bare", []string{"create", "--memstart", "4.5G", "--size", "1G"}, exitInvalid, `"4.5G": a size in G is a whole number: use 4608M`},
+		{"cxlv-region-fsdax", []string{"namespace", "create", "--region", "region0", "--mode", "sector"}, exitInvalid, "--mode sector: namespace create needs --mode fsdax, devdax or raw"},
+		{"qemu-bare", []string{"ranges", "--size", "0"}, exitInvalid, "--size 0: too small: give the size of the memmap= range to suggest"},
+		{"qemu-bare", []string{"list", "-q"}, exitInvalid, "unknown flag -q for 'cxlvctl list' (see `cxlvctl list --help`)"},
 	} {
 		out, errOut, rc := cxlvctl(t, tc.fixture, tc.args...)
 		if rc != tc.code || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.says) {
