@@ -47,8 +47,8 @@ func TestComplete(t *testing.T) {
 	}{
 		{[]string{""}, []string{"create", "remove", "release", "list", "ranges", "node-tables", "info", "region", "namespace", "poison", "event", "completion", "version", "help"}},
 		{[]string{"r"}, []string{"remove", "release", "ranges", "region"}},
-		{[]string{"list", "--"}, []string{"--json", "--human", "--verbose", "--memdev", "--region", "--decoder", "--no-headers"}},
-		{[]string{"list", "-j", "--"}, []string{"--human", "--verbose", "--memdev", "--region", "--decoder", "--no-headers"}}, // a flag given is not offered again
+		{[]string{"list", "--"}, []string{"--json", "--human", "--verbose", "--health", "--partition", "--media-errors", "--memdev", "--region", "--decoder", "--no-headers"}},
+		{[]string{"list", "-j", "--"}, []string{"--human", "--verbose", "--health", "--partition", "--media-errors", "--memdev", "--region", "--decoder", "--no-headers"}}, // a flag given is not offered again
 		{[]string{"--sysfs-root", sys, "region", "destroy", "region0", ""}, nil},
 		{[]string{"namespace", "destroy", "namespace0.0", "n"}, nil},
 		{[]string{"region", "create", "--type="}, []string{"--type=pmem", "--type=ram"}},
@@ -67,7 +67,7 @@ func TestComplete(t *testing.T) {
 		{[]string{"create", "--ways", "4", "--host-bridges="}, []string{"--host-bridges=1", "--host-bridges=2", "--host-bridges=4"}},
 		{[]string{"create", "--ways", "4", "--granularity", "1"}, []string{"1K", "16K"}},
 		{[]string{"create", "--way"}, []string{"--ways"}},
-		{[]string{"region", "create", "-m", ""}, []string{"mem0"}},
+		{[]string{"region", "create", "--memdev", ""}, []string{"mem0"}},
 		{[]string{"namespace", "destroy", ""}, []string{"namespace0.0"}},
 		{[]string{"namespace", "create", "--region", ""}, []string{"region0"}},
 		{[]string{"namespace", "create", "--mode", "dev"}, []string{"devdax"}},

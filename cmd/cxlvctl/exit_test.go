@@ -38,7 +38,6 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{"qemu-bare", []string{"list", "-m", "mem9"}, exitNotFound, "memdev mem9 not found"},
 		{"qemu-bare", []string{"list", "-r", "region0"}, exitNotFound, "region region0 not found"},
 		{"qemu-bare", []string{"list", "-d", "decoder9.0"}, exitNotFound, "decoder decoder9.0 not found"},
-		{"qemu-bare", []string{"list", "-u"}, exitInvalid, "add --json"},
 		{"qemu-bare", []string{"ranges", "--size", "1X"}, exitInvalid, `unknown unit "X"`},
 		{"qemu-bare", []string{"node-tables", "--memstart", "4G"}, exitInvalid, "node-tables needs --output FILE"},
 		{"qemu-bare", []string{"node-tables", "-o", "t.cpio", "--memstart", "4G"}, exitInvalid, "--memstart and --size go together"},

@@ -14,6 +14,7 @@ import (
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/internal/hostfixture"
 	"github.com/cxlv/cxlv/region"
+	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
 	"github.com/cxlv/cxlv/writer/writertest"
 )
@@ -78,18 +79,33 @@ func TestJSONSchema(t *testing.T) {
 	seen := map[string]map[string]string{}
 	outputs := 0
 	recordWrites(t) // poison list writes its trigger
+	// list -H and -I read the mailbox: the answers that give what cxl
+	// list printed on detailsFixture.
+	vvv, err := os.ReadFile(filepath.Join(fixtureDir(detailsFixture), "cxl-list-vvv.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cxlObjects, err := cxlListObjects(vvv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb := payloads(t, cxlObjects["mem0"])
+	saved := memdevMailbox
+	memdevMailbox = func(sysfs.FS, string) (mailbox, error) { return mb, nil }
+	t.Cleanup(func() { memdevMailbox = saved })
 	for _, info := range fixtures {
 		name := filepath.Base(filepath.Dir(info))
 		for _, args := range [][]string{
 			{"list", "--json"},
+			{"list", "--json", "-H", "-I", "--media-errors"},
 			{"region", "list", "--json"},
 			{"info", "--json"},
 			{"ranges", "--json"},
 			{"--dry-run", "node-tables", "-o", "acpi.cpio", "--json"},
 			{"--dry-run", "create", "--memstart", "4G", "--size", "1G", "--json"},
-			{"--dry-run", "region", "create", "-m", "mem0", "--json"},
+			{"--dry-run", "region", "create", "--memdev", "mem0", "--json"},
 			{"poison", "list", "mem0", "--json"},
-			{"--dry-run", "region", "create", "-m", "mem0", "--fs", "xfs", "--mount", t.TempDir(), "--json"},
+			{"--dry-run", "region", "create", "--memdev", "mem0", "--fs", "xfs", "--mount", t.TempDir(), "--json"},
 		} {
 			out, _, rc := cxlvctl(t, name, args...)
 			if rc != 0 {
