@@ -47,7 +47,9 @@ func payloads(t *testing.T, memdev map[string]any) fixtureMailbox {
 		}
 		return 0
 	}
-	lvl := func(k string) byte { return byte(slices.Index([]string{"normal", "warning", "critical"}, h[k].(string))) }
+	lvl := func(k string) byte {
+		return byte(slices.Index([]string{"normal", "warning", "critical"}, h[k].(string)))
+	}
 	health := make([]byte, 0x12)
 	health[0] = bit("maintenance_needed") | bit("performance_degraded")<<1 | bit("hw_replacement_needed")<<2
 	for i, k := range []string{"media_normal", "media_not_ready", "media_persistence_lost", "media_data_lost",
@@ -70,11 +72,10 @@ func payloads(t *testing.T, memdev map[string]any) fixtureMailbox {
 	return fixtureMailbox{health: health, identify: identify}
 }
 
-// list --json -H -I --media-errors on the fixture is what cxl list -vvv
-// printed there, object by object: health and partition_info from the
-// mailbox, media_errors of the memdev (DPA offsets) and of the region
-// (offsets into it) from the poison list the fixture's trace holds.
-func TestListDetailsMatchCxlList(t *testing.T) {
+// fixtureMailboxes makes every memdev's mailbox, for the test, answer what
+// gives detailsFixture's cxl list -vvv output, which it returns.
+func fixtureMailboxes(t *testing.T) []byte {
+	t.Helper()
 	vvv, err := os.ReadFile(filepath.Join(fixtureDir(detailsFixture), "cxl-list-vvv.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -85,8 +86,17 @@ func TestListDetailsMatchCxlList(t *testing.T) {
 	}
 	mb := payloads(t, theirs["mem0"])
 	saved := memdevMailbox
-	memdevMailbox = func(_ sysfs.FS, memdev string) (mailbox, error) { return mb, nil }
+	memdevMailbox = func(sysfs.FS, string) (mailbox, error) { return mb, nil }
 	t.Cleanup(func() { memdevMailbox = saved })
+	return vvv
+}
+
+// list --json -H -I --media-errors on the fixture is what cxl list -vvv
+// printed there, object by object: health and partition_info from the
+// mailbox, media_errors of the memdev (DPA offsets) and of the region
+// (offsets into it) from the poison list the fixture's trace holds.
+func TestListDetailsMatchCxlList(t *testing.T) {
+	vvv := fixtureMailboxes(t)
 	recordWrites(t)
 	for _, args := range [][]string{{"list", "--json", "-H", "-I", "--media-errors"}, {"list", "-j", "-v", "-L"}} {
 		out, errOut, rc := cxlvctl(t, detailsFixture, args...)

@@ -14,7 +14,6 @@ import (
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/internal/hostfixture"
 	"github.com/cxlv/cxlv/region"
-	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
 	"github.com/cxlv/cxlv/writer/writertest"
 )
@@ -78,21 +77,8 @@ func TestJSONSchema(t *testing.T) {
 	}
 	seen := map[string]map[string]string{}
 	outputs := 0
-	recordWrites(t) // poison list writes its trigger
-	// list -H and -I read the mailbox: the answers that give what cxl
-	// list printed on detailsFixture.
-	vvv, err := os.ReadFile(filepath.Join(fixtureDir(detailsFixture), "cxl-list-vvv.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cxlObjects, err := cxlListObjects(vvv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mb := payloads(t, cxlObjects["mem0"])
-	saved := memdevMailbox
-	memdevMailbox = func(sysfs.FS, string) (mailbox, error) { return mb, nil }
-	t.Cleanup(func() { memdevMailbox = saved })
+	recordWrites(t)     // poison list writes its trigger
+	fixtureMailboxes(t) // list -H and -I read the mailbox
 	for _, info := range fixtures {
 		name := filepath.Base(filepath.Dir(info))
 		for _, args := range [][]string{
