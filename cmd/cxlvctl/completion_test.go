@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/cxlv/cxlv/completions"
 )
 
@@ -83,6 +85,32 @@ func TestComplete(t *testing.T) {
 			t.Errorf("complete %q = %q; want %q", tc.words, got, tc.want)
 		}
 	}
+}
+
+// Arguments complete to real words only: live names and literal choices,
+// never the usage notation of ArgsUsage ("[cxlvN", "memN...]").
+func TestCompleteRealWordsOnly(t *testing.T) {
+	sys := filepath.Join(fixtureDir("cxlv-region-fsdax"), "sys")
+	app := newApp(io.Discard, io.Discard)
+	want := map[string][]string{
+		"list":           {"cxlv0", "mem0"},
+		"completion":     {"bash", "zsh", "fish"},
+		"remove":         {"cxlv0"},
+		"region destroy": {"region0"},
+	}
+	eachCommand(app.Commands, false, func(path string, c *cli.Command) {
+		words := append(strings.Fields(path), "")
+		var got []string
+		for _, cand := range completeWords(app, sys, words) {
+			got = append(got, cand.value)
+			if !regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`).MatchString(cand.value) {
+				t.Errorf("complete %q offers %q, not a word the command takes", words, cand.value)
+			}
+		}
+		if w, ok := want[path]; ok && !reflect.DeepEqual(got, w) {
+			t.Errorf("complete %q = %q; want %q", words, got, w)
+		}
+	})
 }
 
 // Commands and flags carry a one-line description, names none.
