@@ -141,13 +141,17 @@ func FormatSize(v uint64) string {
 	return strconv.FormatUint(v, 10)
 }
 
-// HumanSize prints v to one decimal in the largest binary unit not above
-// it (23.5G), for reading rather than pasting back.
+// HumanSize prints v in the largest binary unit not above it: as
+// FormatSize does when that unit divides it (768M, as list prints it),
+// else to one decimal (23.5G), for reading rather than pasting back.
 func HumanSize(v uint64) string {
 	for _, u := range []struct {
 		suffix string
 		unit   uint64
 	}{{"T", TiB}, {"G", GiB}, {"M", MiB}, {"K", KiB}} {
+		if v >= u.unit && v%u.unit == 0 {
+			return FormatSize(v)
+		}
 		if v >= u.unit {
 			return strconv.FormatFloat(float64(v)/float64(u.unit), 'f', 1, 64) + u.suffix
 		}

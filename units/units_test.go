@@ -77,6 +77,9 @@ func TestHumanSize(t *testing.T) {
 	if got := HumanSize(25275990016); got != "23.5G" {
 		t.Errorf("HumanSize = %q; want 23.5G", got)
 	}
+	if got := HumanSize(768 << 20); got != "768M" {
+		t.Errorf("HumanSize = %q; want 768M, as FormatSize prints it", got)
+	}
 	if got := HumanSize(512); got != "512" {
 		t.Errorf("HumanSize = %q; want 512", got)
 	}

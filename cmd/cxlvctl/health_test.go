@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -151,5 +152,34 @@ func TestListFits80Columns(t *testing.T) {
 				t.Errorf("%s: list line of %d columns: %q", e.Name(), n, line)
 			}
 		}
+	}
+}
+
+// --no-headers leaves the rows alone on stdout: what info and ranges say
+// around their tables goes to stderr.
+func TestNoHeadersIsRowsOnly(t *testing.T) {
+	for _, tc := range []struct {
+		fixture string
+		args    []string
+		row     string // every stdout line matches
+		prose   string // on stderr
+	}{
+		{"cxlv-ram-movable", []string{"info", "--no-headers"}, `^[0-9]+ +(cpu|memory)`, "memory: "},
+		{"cxlv-ram-movable", []string{"ranges", "--no-headers"}, `^0x[0-9a-f]+ +0x`, ""},
+		{"qemu-bare", []string{"ranges", "--no-headers"}, `^$`, "no reserved or borrowed range"},
+	} {
+		out, errOut, rc := cxlvctl(t, tc.fixture, tc.args...)
+		if rc != 0 || !strings.Contains(errOut, tc.prose) {
+			t.Errorf("%s %q: exit %d, stderr %q; want %q there", tc.fixture, tc.args, rc, errOut, tc.prose)
+		}
+		for line := range strings.Lines(out) {
+			if !regexp.MustCompile(tc.row).MatchString(line) {
+				t.Errorf("%s %q: stdout line %q is not a row", tc.fixture, tc.args, line)
+			}
+		}
+	}
+	// info's sizes are list's: 768M, not 768.0M.
+	if out, _, _ := cxlvctl(t, "cxlv-ram-movable", "info"); !strings.Contains(out, " 768M ") {
+		t.Errorf("info: %s; want node 1's 768M", out)
 	}
 }

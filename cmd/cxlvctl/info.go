@@ -131,7 +131,8 @@ func runInfo(c *cli.Context) error {
 	if c.Bool("json") {
 		return writeJSON(e.out, out)
 	}
-	fmt.Fprintf(e.out, "memory: %s physical, %s usable\ncxl: %s, cxl_virt: %s\n",
+	prose := proseOut(c, e)
+	fmt.Fprintf(prose, "memory: %s physical, %s usable\ncxl: %s, cxl_virt: %s\n",
 		units.HumanSize(uint64(out.TotalPhysicalBytes)), units.HumanSize(uint64(out.TotalUsableBytes)),
 		loaded(out.CXLLoaded), loaded(out.VirtLoaded))
 	if out.CacheInvalidation != "" {
@@ -139,14 +140,14 @@ func runInfo(c *cli.Context) error {
 		if text == "" {
 			text = out.CacheInvalidation
 		}
-		fmt.Fprintf(e.out, "cxl_virt region cache invalidation: %s\n", text)
+		fmt.Fprintf(prose, "cxl_virt region cache invalidation: %s\n", text)
 	}
 	for _, f := range out.Features {
 		state := "yes"
 		if !f.Present {
 			state = "no (Linux " + f.MinKernel + "+)"
 		}
-		fmt.Fprintf(e.out, "feature %s: %s\n", f.Name, state)
+		fmt.Fprintf(prose, "feature %s: %s\n", f.Name, state)
 	}
 	var rows [][]string
 	for _, n := range out.Nodes {

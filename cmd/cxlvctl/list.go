@@ -353,6 +353,15 @@ func noHeadersFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "no-headers", Usage: "no header line"}
 }
 
+// proseOut is where a table command prints the lines around its table:
+// stdout, or stderr with --no-headers, whose stdout is the rows alone.
+func proseOut(c *cli.Context, e *env) io.Writer {
+	if c.Bool("no-headers") {
+		return e.errOut
+	}
+	return e.out
+}
+
 // tableHeader is header, or nil with --no-headers.
 func tableHeader(c *cli.Context, header []string) []string {
 	if c.Bool("no-headers") {
