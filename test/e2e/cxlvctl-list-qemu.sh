@@ -34,7 +34,7 @@ live_check bare
 cxl create-region -m -d decoder0.0 -t pmem mem0 >/dev/null || fail "cxl create-region"
 ndctl create-namespace -r region0 -m devdax >/dev/null || fail "ndctl create-namespace devdax"
 cxlvctl list | tee "$OUT/cxlvctl-list-devdax.txt"
-grep -Eq 'mem0 +pmem +512M +decoder0\.0 +region0 +region0 +namespace0\.0 +devdax +/dev/dax0\.0' \
+grep -Eq 'mem0 +pmem +512M +region0 +namespace0\.0 +devdax +/dev/dax0\.0' \
 	"$OUT/cxlvctl-list-devdax.txt" || fail "devdax row not linked to /dev/dax0.0"
 [ -c /dev/dax0.0 ] || fail "/dev/dax0.0 is not a character device"
 live_check devdax
