@@ -26,6 +26,7 @@ func TestCompletePoison(t *testing.T) {
 		{[]string{"poison", "inject", ""}, []string{"cxlv0", "mem0"}},
 		{[]string{"poison", "clear", "cxlv0", "--namespace", ""}, []string{"namespace0.0"}},
 		{[]string{"poison", "list", "m"}, []string{"mem0"}},
+		{[]string{"poison", "list", ""}, []string{"cxlv0", "mem0", "all"}},
 		{[]string{"poison", "list", "--"}, []string{"--json", "--no-headers"}},
 		{[]string{"event", "inject", ""}, []string{"cxlv0", "mem0"}},
 		{[]string{"event", "inject", "cxlv0", "--type", ""}, []string{"general-media", "dram", "memory-module"}},
