@@ -29,7 +29,7 @@ func listCommand() *cli.Command {
 			"device, real hardware). Names and -m/-r/-d keep the devices they name or\n" +
 			"lead to, as `cxl list` filters do; a name that does not exist is an\n" +
 			"error (exit 6). Without a CXL bus it prints nothing (--json: []) and\n" +
-			"exits 0. CAPACITY is the memdev's (pmem_size + ram_size), else the\n" +
+			"exits 0. SIZE is the memdev's (pmem_size + ram_size), else the\n" +
 			"cxl_virt device's capacity until its memdev appears. RAM regions add a\n" +
 			"MEMORY column.\n" +
 			"--json prints one object per memdev (docs/json.md): the cxl_virt\n" +
