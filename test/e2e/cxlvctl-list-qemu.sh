@@ -15,7 +15,9 @@
 expect_fail 2 'invalid size "2GG"' create --memstart 2GG --size 1G --pmem
 expect_fail 2 'unknown unit "Gb"' create --memstart 4G --size 2Gb --pmem
 expect_fail 2 'too small' create --memstart 4G --size 128M --pmem
-expect_fail 2 'invalid device name' remove mem0
+# No memdev yet: an unknown name (6); once QEMU's mem0 is there, it is no
+# cxl_virt device's (2).
+expect_fail 6 'memdev mem0 not found' remove mem0
 # cxl_virt is not loaded in this scenario: exit 4 naming the fix.
 expect_fail 4 'modprobe cxl_virt' create --memstart 4G --size 1G --pmem
 expect_fail 4 'modprobe cxl_virt' remove cxlv0
@@ -23,6 +25,7 @@ expect_fail 2 'no completion for shell' completion tcsh
 
 load_stack --qemu
 [ -e /sys/bus/cxl/devices/mem0/driver ] || fail "mem0 never bound"
+expect_fail 2 'invalid device name "mem0": no cxl_virt device has memdev mem0' remove mem0
 
 cxlvctl list || fail "list"
 cxlvctl list -v | has '^-  *mem0 ' || fail "list -v has no mem0 row"
