@@ -26,6 +26,9 @@ const (
 	cmdGetHealthInfo    = 7
 )
 
+// commandNames name the commands in messages.
+var commandNames = map[uint32]string{cmdIdentify: "Identify", cmdGetPartitionInfo: "Get Partition Info", cmdGetHealthInfo: "Get Health Info"}
+
 // The output sizes the kernel's command table gives these commands.
 const (
 	identifySize      = 0x43
@@ -81,7 +84,8 @@ func (d Device) send(id uint32, size int) ([]byte, error) {
 	runtime.KeepAlive(out)
 	switch {
 	case errno == unix.ENOTTY || errno == unix.EOPNOTSUPP:
-		return nil, cxlverr.Errorf(cxlverr.ErrNotSupported, "%s mailbox: command %d not supported: %v", d.Memdev, id, errno)
+		// The kernel passes only the commands the device's CEL lists.
+		return nil, cxlverr.Errorf(cxlverr.ErrNotSupported, "%s does not offer %s (the kernel refused it: %v)", d.Memdev, commandNames[id], errno)
 	case errno != 0:
 		return nil, fmt.Errorf("%s mailbox: command %d: %w", d.Memdev, id, errno)
 	case cmd.Retval != 0:
