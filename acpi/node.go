@@ -48,7 +48,7 @@ func NodeTables(h host.Root, windows []hostmem.Range) (NodePlan, error) {
 		plan.Windows = windows
 	}
 	if len(windows) == 0 {
-		return plan, cxlverr.Errorf(cxlverr.ErrNotFound,
+		return plan, cxlverr.Invalidf(
 			"no reserved range of 256M or more for a node: reserve one with memmap= first (cxlvctl ranges suggests one)")
 	}
 	for _, w := range windows {

@@ -352,7 +352,10 @@ func (c *Control) DeviceOf(name string) (string, error) {
 	if d != nil {
 		return d.Name, nil
 	}
-	// QEMU's, hardware's or none: nothing remove can act on.
+	// QEMU's or hardware's: nothing remove can act on; none: unknown.
+	if _, err := c.Host.Sys().Memdev(name); err != nil {
+		return "", cxlverr.Errorf(cxlverr.ErrNotFound, "memdev %s not found: no cxl_virt device has it; use cxlvN or memN as shown by `cxlvctl list`", name)
+	}
 	return "", cxlverr.Invalidf("invalid device name %q: no cxl_virt device has memdev %s; use cxlvN as shown by `cxlvctl list`", name, name)
 }
 

@@ -176,10 +176,10 @@ func (s CreateSpec) Validate() error {
 	switch {
 	case s.Borrow && s.Memsize%BorrowUnit != 0:
 		return cxlverr.Invalidf("size %s is not a multiple of 256M: memory is borrowed from System RAM in 256M blocks", units.FormatSize(s.Memsize))
-	case s.Memstart == 0 && !s.Borrow:
-		return cxlverr.Invalidf("--memstart is required: the start of a memmap= reserved range (see `cxlvctl ranges`)")
 	case s.Memsize == 0:
 		return cxlverr.Invalidf("--size is required: how much of the reserved range the device uses")
+	case s.Memstart == 0 && !s.Borrow:
+		return cxlverr.Invalidf("--memstart is required: the start of a memmap= reserved range (see `cxlvctl ranges`)")
 	case s.Memstart+s.Memsize < s.Memstart:
 		return cxlverr.Invalidf("memstart %#x + size %#x wraps past the end of the address space", s.Memstart, s.Memsize)
 	case s.Borrow && s.ways() > 1:

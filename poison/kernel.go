@@ -44,6 +44,13 @@ type Poisoner struct {
 // files. debugfs files are checked for op; "" checks the list alone.
 func (p *Poisoner) checkKernel(memdev string, op Op) error {
 	if !fileExists(p.Host.Sys().Path("bus", "cxl", "devices", memdev, triggerAttr)) {
+		// A kernel with the poison list has the cxl_poison event; it
+		// shows trigger_poison_list only for a device that offers the
+		// command (QEMU 7.2's does not).
+		if dir, err := p.tracefsDir(); err == nil && fileExists(filepath.Join(dir, "events", "cxl", "cxl_poison")) {
+			return cxlverr.Errorf(cxlverr.ErrNotSupported, "%s has no poison list: the device does not offer Get Poison List (no %s/%s)",
+				memdev, memdev, triggerAttr)
+		}
 		return &cxlverr.FeatureError{Name: "poison inject, clear and list", MinKernel: cxlverr.KernelPoison,
 			Attr: memdev + "/" + triggerAttr}
 	}

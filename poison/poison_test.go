@@ -99,7 +99,7 @@ func TestLookupDevice(t *testing.T) {
 	}{
 		{"cxlv0", "mem0", nil},
 		{"mem0", "mem0", nil},
-		{"mem7", "", cxlverr.ErrInvalid}, // no cxl_virt device has it
+		{"mem7", "", cxlverr.ErrNotFound}, // no such memdev
 		{"cxlv3", "", cxlverr.ErrNotFound},
 		{"disk0", "", cxlverr.ErrInvalid},
 	} {

@@ -219,7 +219,7 @@ func (m *Manager) plan(s Spec) (plan, error) {
 // planPmem picks the decoders, the size and the uuid of a pmem region.
 func (m *Manager) planPmem(s Spec, md sysfs.Memdev) (plan, error) {
 	if md.PmemSize == 0 {
-		return plan{}, fmt.Errorf("%s has no persistent capacity: create the device with --pmem (pmem=1), or make a RAM region (--type ram, Linux %s+)", md.Name, cxlverr.KernelRAMRegions)
+		return plan{}, cxlverr.Invalidf("%s has no persistent capacity: create the device with --pmem (pmem=1), or make a RAM region (--type ram, Linux %s+)", md.Name, cxlverr.KernelRAMRegions)
 	}
 	if md.LabelStorageSize == 0 {
 		return plan{}, fmt.Errorf("%s has no label storage area: libnvdimm cannot host namespaces on it", md.Name)
@@ -294,11 +294,11 @@ func (m *Manager) pickEndpoint(md sysfs.Memdev, mode string) (sysfs.Decoder, uin
 		}
 	}
 	if free == nil && orphan != nil {
-		return sysfs.Decoder{}, 0, fmt.Errorf("%s has no free endpoint decoder: %s holds DPA but no region (left by a failed `cxl create-region`?); free it with: echo 0 > %s",
+		return sysfs.Decoder{}, 0, cxlverr.Errorf(cxlverr.ErrBusy, "%s has no free endpoint decoder: %s holds DPA but no region (left by a failed `cxl create-region`?); free it with: echo 0 > %s",
 			md.Name, orphan.Name, m.cxlDev(orphan.Name, "dpa_size"))
 	}
 	if free == nil {
-		return sysfs.Decoder{}, 0, fmt.Errorf("%s has no free endpoint decoder: destroy one of its regions first", md.Name)
+		return sysfs.Decoder{}, 0, cxlverr.Errorf(cxlverr.ErrBusy, "%s has no free endpoint decoder: destroy one of its regions first", md.Name)
 	}
 	capacity := md.PmemSize
 	if mode == TypeRAM {

@@ -47,7 +47,7 @@ control cxlv-dkms "$root"
 
 root=$stage/cxlvctl
 make -s install DESTDIR="$root" PREFIX=/usr >/dev/null
-gzip -9n "$root"/usr/share/man/man1/*.1
+gzip -9n "$root"/usr/share/man/man1/*.1 "$root"/usr/share/doc/cxlvctl/json.md
 strip --remove-section=.comment --remove-section=.note "$root/usr/bin/cxlvctl"
 # Go links statically by design; Debian's own Go packages are static too.
 install -D -m 0644 packaging/cxlvctl.lintian-overrides "$root/usr/share/lintian/overrides/cxlvctl"

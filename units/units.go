@@ -4,6 +4,7 @@ package units
 
 import (
 	"fmt"
+	"math/big"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -69,6 +70,9 @@ func ParseSize(s string) (uint64, error) {
 	if suffix == "" {
 		return v, nil
 	}
+	if suffix[0] == '.' {
+		return 0, &SizeError{in, fractionReason(digits, suffix[1:])}
+	}
 	shift, ok := unitShift[upper(suffix[0])]
 	rest := strings.ToLower(suffix[1:])
 	if !ok || (rest != "" && rest != "ib") {
@@ -78,6 +82,42 @@ func ParseSize(s string) (uint64, error) {
 		return 0, &SizeError{in, "larger than 16 EiB"}
 	}
 	return v << shift, nil
+}
+
+// fractionReason says why a size with a fraction ("4.5G") is refused and,
+// when it is a whole number of a smaller unit, what to write instead.
+func fractionReason(whole, rest string) string {
+	frac := rest
+	for i, c := range rest {
+		if c < '0' || c > '9' {
+			frac = rest[:i]
+			break
+		}
+	}
+	unit := rest[len(frac):]
+	shift, ok := unitShift[upper(firstByte(unit))]
+	if !ok {
+		return "a size is a whole number of bytes, or of K, M, G or T"
+	}
+	reason := fmt.Sprintf("a size in %c is a whole number", upper(unit[0]))
+	// whole.frac << shift, exactly, when it is a whole number of bytes.
+	n, ok := new(big.Int).SetString(whole+frac, 10)
+	if !ok {
+		return reason
+	}
+	den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(len(frac))), nil)
+	n.Lsh(n, shift)
+	if q, r := new(big.Int).QuoRem(n, den, new(big.Int)); r.Sign() == 0 && q.IsUint64() {
+		return reason + ": use " + FormatSize(q.Uint64())
+	}
+	return reason
+}
+
+func firstByte(s string) byte {
+	if s == "" {
+		return 0
+	}
+	return s[0]
 }
 
 func upper(c byte) byte {
@@ -101,13 +141,17 @@ func FormatSize(v uint64) string {
 	return strconv.FormatUint(v, 10)
 }
 
-// HumanSize prints v to one decimal in the largest binary unit not above
-// it (23.5G), for reading rather than pasting back.
+// HumanSize prints v in the largest binary unit not above it: as
+// FormatSize does when that unit divides it (768M, as list prints it),
+// else to one decimal (23.5G), for reading rather than pasting back.
 func HumanSize(v uint64) string {
 	for _, u := range []struct {
 		suffix string
 		unit   uint64
 	}{{"T", TiB}, {"G", GiB}, {"M", MiB}, {"K", KiB}} {
+		if v >= u.unit && v%u.unit == 0 {
+			return FormatSize(v)
+		}
 		if v >= u.unit {
 			return strconv.FormatFloat(float64(v)/float64(u.unit), 'f', 1, 64) + u.suffix
 		}

@@ -44,7 +44,9 @@ func TestParseSizeErrors(t *testing.T) {
 		{"0x", "not a hexadecimal number"},
 		{"0xZZ", "not a hexadecimal number"},
 		{"0x+1", "not a hexadecimal number"},
-		{"1.5G", `unknown unit ".5G"`},
+		{"1.5G", "a size in G is a whole number: use 1536M"},
+		{"0.3G", "a size in G is a whole number ("},
+		{"4.5", "a size is a whole number of bytes"},
 		{"16777216T", "larger than 16 EiB"},
 		{"99999999999999999999", "number too large"},
 	} {
@@ -74,6 +76,9 @@ func TestFormatSize(t *testing.T) {
 func TestHumanSize(t *testing.T) {
 	if got := HumanSize(25275990016); got != "23.5G" {
 		t.Errorf("HumanSize = %q; want 23.5G", got)
+	}
+	if got := HumanSize(768 << 20); got != "768M" {
+		t.Errorf("HumanSize = %q; want 768M, as FormatSize prints it", got)
 	}
 	if got := HumanSize(512); got != "512" {
 		t.Errorf("HumanSize = %q; want 512", got)

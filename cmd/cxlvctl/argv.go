@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cxlv/cxlv/region"
 	"github.com/cxlv/cxlv/units"
 )
 
@@ -196,7 +197,21 @@ func unknownFlag(defs [][]cli.Flag, path []string, arg string) error {
 	if m := closest("--"+strings.TrimLeft(flag, "-"), known); m != "" {
 		msg += fmt.Sprintf(": did you mean %s?", m)
 	}
-	return usagef("%s (a name that starts with '-' goes after --; see `%s --help`)", msg, where)
+	// Only a word that could be a name (regionN, cxlv0, mem-...) gets the
+	// hint that names starting with '-' go after --.
+	hint := ""
+	if mayBeName(flag) {
+		hint = "a name that starts with '-' goes after --; "
+	}
+	return usagef("%s (%ssee `%s --help`)", msg, hint, where)
+}
+
+// mayBeName tells whether an unknown flag could be a name: a single-dash
+// word longer than a cluster of short flags, ending in a digit (-region0,
+// -mem1, -namespace0.0).
+func mayBeName(flag string) bool {
+	w := strings.TrimPrefix(flag, "-")
+	return !strings.HasPrefix(w, "-") && len(w) > 2 && strings.ContainsAny(w[len(w)-1:], "0123456789")
 }
 
 func unknownCommand(path []string, name string, commands []*cli.Command) error {
@@ -270,6 +285,9 @@ var flagChecks = map[string]func(string) error{
 	"create/size":            checkNonZeroSize("a device needs at least 256M of reserved memory"),
 	"region create/size":     checkNonZeroSize("a region is at least 256M, in 256M steps; leave --size out to use all free capacity"),
 	"namespace create/size":  checkNonZeroSize("leave --size out to use the region's largest free extent"),
+	"ranges/size":            checkNonZeroSize("give the size of the memmap= range to suggest, e.g. --size 2G"),
+	// region create takes "none" (no namespace); namespace create makes one.
+	"namespace create/mode": checkNamespaceMode,
 }
 
 func checkValue(path []string, f cli.Flag, value string) error {
@@ -283,6 +301,14 @@ func checkValue(path []string, f cli.Flag, value string) error {
 		}
 	}
 	return nil
+}
+
+func checkNamespaceMode(value string) error {
+	switch region.Mode(value) {
+	case region.ModeFsdax, region.ModeDevdax, region.ModeRaw:
+		return nil
+	}
+	return fmt.Errorf("namespace create needs --mode fsdax, devdax or raw")
 }
 
 func checkDuration(name, value string) error {

@@ -30,8 +30,8 @@ var normalizeCases = []struct{ in, want []string }{
 	{[]string{"--proc-root=/p", "region", "list", "-j", "--debugfs-root", "/d"}, []string{"--proc-root=/p", "--debugfs-root=/d", "region", "list", "--json"}},
 	{[]string{"region", "create", "--memdev", "mem0", "-s", "512M", "--timeout=1m", "--uuid", "-leading-dash"},
 		[]string{"region", "create", "--memdev=mem0", "--size=512M", "--timeout=1m", "--uuid=-leading-dash"}},
-	{[]string{"region", "create", "-tram", "-m", "mem0"}, []string{"region", "create", "--type=ram", "--memdev=mem0"}},
-	{[]string{"region", "create", "-jm", "mem0", "-s512M"}, []string{"region", "create", "--json", "--memdev=mem0", "--size=512M"}},
+	{[]string{"region", "create", "-tram", "--memdev", "mem0"}, []string{"region", "create", "--type=ram", "--memdev=mem0"}},
+	{[]string{"region", "create", "-jt", "ram", "-s512M"}, []string{"region", "create", "--json", "--type=ram", "--size=512M"}},
 	{[]string{"namespace", "create", "-r", "region0", "--mode=devdax", "--dry-run"}, []string{"--dry-run", "namespace", "create", "--region=region0", "--mode=devdax"}},
 	{[]string{"namespace", "destroy", "namespace0.0", "namespace0.1", "--dry-run"}, []string{"--dry-run", "namespace", "destroy", "--", "namespace0.0", "namespace0.1"}},
 	{[]string{"namespace", "destroy", "--", "-namespace"}, []string{"namespace", "destroy", "--", "-namespace"}},
@@ -116,7 +116,7 @@ func TestNormalizeRefuses(t *testing.T) {
 		{[]string{"list", "--json", "--bogus=1"}, "unknown flag --bogus for 'cxlvctl list'"},
 		{[]string{"--json", "list"}, "unknown flag --json for 'cxlvctl'"}, // --json is list's, not global
 		{[]string{"list", "-jx"}, "unknown flag -jx"},
-		{[]string{"region", "create", "-m"}, "--memdev needs a value"},
+		{[]string{"region", "create", "--memdev"}, "--memdev needs a value"},
 		{[]string{"region", "create", "-jt"}, "--type needs a value"},
 		{[]string{"remove", "cxlv0", "--forc"}, "did you mean --force?"},
 		{[]string{"lst"}, "unknown command 'lst': did you mean 'list'?"},
@@ -238,7 +238,6 @@ func TestHelpAndVersion(t *testing.T) {
 		says string
 	}{
 		{[]string{"help"}, "COMMANDS:"},
-		{[]string{}, "COMMANDS:"},
 		{[]string{"--help"}, "COMMANDS:"},
 		{[]string{"-h"}, "GLOBAL OPTIONS:"},
 		{[]string{"help", "create"}, "--memstart"},
@@ -252,6 +251,10 @@ func TestHelpAndVersion(t *testing.T) {
 		if rc != 0 || !strings.Contains(out, tc.says) || errOut != "" {
 			t.Errorf("cxlvctl %q: exit %d, %q, %q; want %q", tc.args, rc, out, errOut, tc.says)
 		}
+	}
+	// No command: the usage on stderr and exit 1, as cxl and ndctl do.
+	if out, errOut, rc := cxlvctl(t, "qemu-bare"); rc != exitFailure || out != "" || !strings.Contains(errOut, "COMMANDS:") {
+		t.Errorf("cxlvctl alone: exit %d, %q, %q; want exit 1 and the usage on stderr", rc, out, errOut)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -85,6 +86,34 @@ var (
 	}
 )
 
+// argWords are the candidates for a command's arguments, from its
+// ArgsUsage ("[cxlvN|memN...]", "bash|zsh|fish", "START"): for each
+// alternative of the first argument the live names of a placeholder
+// argKinds knows, and a literal word as it is; a placeholder it does not
+// know (FILE, COMMAND) offers nothing. Brackets and "..." are usage
+// notation, never words.
+func argWords(sysRoot, usage string) []string {
+	first, _, _ := strings.Cut(usage, " ")
+	first = strings.TrimSuffix(strings.Trim(first, "[]"), "...")
+	if kind, ok := argKinds[first]; ok {
+		return values(sysRoot, kind)
+	}
+	var words []string
+	for _, alt := range strings.Split(first, "|") {
+		alt = strings.TrimSuffix(alt, "...")
+		if kind, ok := argKinds[alt]; ok {
+			words = append(words, values(sysRoot, kind)...)
+		} else if literalWord.MatchString(alt) {
+			words = append(words, alt)
+		}
+	}
+	return words
+}
+
+// literalWord is a word a command takes as it is (bash, all), not a
+// placeholder (cxlvN, FILE).
+var literalWord = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+
 // values lists the candidates of a kind or a choice list.
 func values(sysRoot, what string) []string {
 	if strings.Contains(what, "|") {
@@ -162,12 +191,7 @@ func completeWords(app *cli.App, sysRoot string, words []string) []candidate {
 			}
 		}
 	case cmd != nil:
-		usage, _, _ := strings.Cut(cmd.ArgsUsage, " ")
-		usage = strings.TrimSuffix(usage, "...")
-		if kind, ok := argKinds[usage]; ok {
-			usage = kind
-		}
-		for _, v := range values(sysRoot, usage) {
+		for _, v := range argWords(sysRoot, cmd.ArgsUsage) {
 			candidates = append(candidates, candidate{value: v})
 		}
 	}

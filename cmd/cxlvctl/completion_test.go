@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/cxlv/cxlv/completions"
 )
 
@@ -24,6 +26,7 @@ func TestCompletePoison(t *testing.T) {
 		{[]string{"poison", "inject", ""}, []string{"cxlv0", "mem0"}},
 		{[]string{"poison", "clear", "cxlv0", "--namespace", ""}, []string{"namespace0.0"}},
 		{[]string{"poison", "list", "m"}, []string{"mem0"}},
+		{[]string{"poison", "list", ""}, []string{"cxlv0", "mem0", "all"}},
 		{[]string{"poison", "list", "--"}, []string{"--json", "--no-headers"}},
 		{[]string{"event", "inject", ""}, []string{"cxlv0", "mem0"}},
 		{[]string{"event", "inject", "cxlv0", "--type", ""}, []string{"general-media", "dram", "memory-module"}},
@@ -47,8 +50,8 @@ func TestComplete(t *testing.T) {
 	}{
 		{[]string{""}, []string{"create", "remove", "release", "list", "ranges", "node-tables", "info", "region", "namespace", "poison", "event", "completion", "version", "help"}},
 		{[]string{"r"}, []string{"remove", "release", "ranges", "region"}},
-		{[]string{"list", "--"}, []string{"--json", "--human", "--verbose", "--memdev", "--region", "--decoder", "--no-headers"}},
-		{[]string{"list", "-j", "--"}, []string{"--human", "--verbose", "--memdev", "--region", "--decoder", "--no-headers"}}, // a flag given is not offered again
+		{[]string{"list", "--"}, []string{"--json", "--human", "--verbose", "--health", "--partition", "--media-errors", "--memdev", "--region", "--decoder", "--no-headers"}},
+		{[]string{"list", "-j", "--"}, []string{"--human", "--verbose", "--health", "--partition", "--media-errors", "--memdev", "--region", "--decoder", "--no-headers"}}, // a flag given is not offered again
 		{[]string{"--sysfs-root", sys, "region", "destroy", "region0", ""}, nil},
 		{[]string{"namespace", "destroy", "namespace0.0", "n"}, nil},
 		{[]string{"region", "create", "--type="}, []string{"--type=pmem", "--type=ram"}},
@@ -67,7 +70,7 @@ func TestComplete(t *testing.T) {
 		{[]string{"create", "--ways", "4", "--host-bridges="}, []string{"--host-bridges=1", "--host-bridges=2", "--host-bridges=4"}},
 		{[]string{"create", "--ways", "4", "--granularity", "1"}, []string{"1K", "16K"}},
 		{[]string{"create", "--way"}, []string{"--ways"}},
-		{[]string{"region", "create", "-m", ""}, []string{"mem0"}},
+		{[]string{"region", "create", "--memdev", ""}, []string{"mem0"}},
 		{[]string{"namespace", "destroy", ""}, []string{"namespace0.0"}},
 		{[]string{"namespace", "create", "--region", ""}, []string{"region0"}},
 		{[]string{"namespace", "create", "--mode", "dev"}, []string{"devdax"}},
@@ -83,6 +86,32 @@ func TestComplete(t *testing.T) {
 			t.Errorf("complete %q = %q; want %q", tc.words, got, tc.want)
 		}
 	}
+}
+
+// Arguments complete to real words only: live names and literal choices,
+// never the usage notation of ArgsUsage ("[cxlvN", "memN...]").
+func TestCompleteRealWordsOnly(t *testing.T) {
+	sys := filepath.Join(fixtureDir("cxlv-region-fsdax"), "sys")
+	app := newApp(io.Discard, io.Discard)
+	want := map[string][]string{
+		"list":           {"cxlv0", "mem0"},
+		"completion":     {"bash", "zsh", "fish"},
+		"remove":         {"cxlv0"},
+		"region destroy": {"region0"},
+	}
+	eachCommand(app.Commands, false, func(path string, c *cli.Command) {
+		words := append(strings.Fields(path), "")
+		var got []string
+		for _, cand := range completeWords(app, sys, words) {
+			got = append(got, cand.value)
+			if !regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`).MatchString(cand.value) {
+				t.Errorf("complete %q offers %q, not a word the command takes", words, cand.value)
+			}
+		}
+		if w, ok := want[path]; ok && !reflect.DeepEqual(got, w) {
+			t.Errorf("complete %q = %q; want %q", words, got, w)
+		}
+	})
 }
 
 // Commands and flags carry a one-line description, names none.

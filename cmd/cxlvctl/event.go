@@ -25,7 +25,7 @@ func eventCommand() *cli.Command {
 				"or dram event's address; a memory-module event has none. A set's cxlvN needs its memN.\n" +
 				"Linux " + events.MinKernel + "+: older cxl_pci (6.1) reads no event logs.",
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "type", Usage: "record type: " + strings.Join(events.TypeNames, "|"), Required: true},
+				&cli.StringFlag{Name: "type", Usage: "record type: " + strings.Join(events.TypeNames, "|") + " (required)"},
 				&cli.StringFlag{Name: "log", Value: events.Info.String(), Usage: "event log: " + strings.Join(events.LogNames, "|")},
 				&cli.StringFlag{Name: "dpa", Usage: "device physical address of a general-media or dram event"},
 			},
@@ -38,6 +38,9 @@ func eventCommand() *cli.Command {
 func eventRequest(c *cli.Context) (events.Request, error) {
 	var r events.Request
 	var err error
+	if c.String("type") == "" {
+		return r, usagef("event inject needs --type %s", strings.Join(events.TypeNames, ", "))
+	}
 	if r.Type, err = events.ParseType(c.String("type")); err != nil {
 		return r, err
 	}

@@ -23,7 +23,7 @@ func TestEventInjectRefusals(t *testing.T) {
 		{[]string{"event", "inject", "cxlv0", "--type", "dram", "--dpa", "1x"}, exitInvalid, "--dpa:"},
 		{[]string{"event", "inject", "--type", "dram"}, exitInvalid, "exactly one device"},
 		{[]string{"event", "inject", "cxlv0", "--type", "dram", "--dpa", "256M"}, exitInvalid, "--dpa 0x10000000 is outside mem0"},
-		{[]string{"event", "inject", "mem3", "--type", "dram"}, exitInvalid, "no cxl_virt device has memdev mem3"},
+		{[]string{"event", "inject", "mem3", "--type", "dram"}, exitNotFound, "memdev mem3 not found"},
 		{[]string{"event", "inject", "cxlv2", "--type", "dram"}, exitNotFound, "cxlv2 not found"},
 		{[]string{"event", "inject", "cxlv0", "--type", "general-media"}, exitNotSupported, "cxl/cxlv/inject_event: mount debugfs"},
 	} {

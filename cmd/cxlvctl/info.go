@@ -149,7 +149,8 @@ func runInfo(c *cli.Context) error {
 	if c.Bool("json") {
 		return writeJSON(e.out, out)
 	}
-	fmt.Fprintf(e.out, "memory: %s physical, %s usable\ncxl: %s, cxl_virt: %s\n",
+	prose := proseOut(c, e)
+	fmt.Fprintf(prose, "memory: %s physical, %s usable\ncxl: %s, cxl_virt: %s\n",
 		units.HumanSize(uint64(out.TotalPhysicalBytes)), units.HumanSize(uint64(out.TotalUsableBytes)),
 		loaded(out.CXLLoaded), loaded(out.VirtLoaded))
 	if out.CacheInvalidation != "" {
@@ -157,7 +158,7 @@ func runInfo(c *cli.Context) error {
 		if text == "" {
 			text = out.CacheInvalidation
 		}
-		fmt.Fprintf(e.out, "cxl_virt region cache invalidation: %s\n", text)
+		fmt.Fprintf(prose, "cxl_virt region cache invalidation: %s\n", text)
 	}
 	for _, h := range out.Hooks {
 		fmt.Fprintf(e.out, "cxl_virt hook %s: %s; %s; kernels: %s; switch: %s; why: %s\n", h.Name, h.State, h.Target, h.Kernels, h.Switch, h.Why)
@@ -167,7 +168,7 @@ func runInfo(c *cli.Context) error {
 		if !f.Present {
 			state = "no (Linux " + f.MinKernel + "+)"
 		}
-		fmt.Fprintf(e.out, "feature %s: %s\n", f.Name, state)
+		fmt.Fprintf(prose, "feature %s: %s\n", f.Name, state)
 	}
 	var rows [][]string
 	for _, n := range out.Nodes {

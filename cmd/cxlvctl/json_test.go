@@ -77,19 +77,21 @@ func TestJSONSchema(t *testing.T) {
 	}
 	seen := map[string]map[string]string{}
 	outputs := 0
-	recordWrites(t) // poison list writes its trigger
+	recordWrites(t)     // poison list writes its trigger
+	fixtureMailboxes(t) // list -H and -I read the mailbox
 	for _, info := range fixtures {
 		name := filepath.Base(filepath.Dir(info))
 		for _, args := range [][]string{
 			{"list", "--json"},
+			{"list", "--json", "-H", "-I", "--media-errors"},
 			{"region", "list", "--json"},
 			{"info", "--json"},
 			{"ranges", "--json"},
 			{"--dry-run", "node-tables", "-o", "acpi.cpio", "--json"},
 			{"--dry-run", "create", "--memstart", "4G", "--size", "1G", "--json"},
-			{"--dry-run", "region", "create", "-m", "mem0", "--json"},
+			{"--dry-run", "region", "create", "--memdev", "mem0", "--json"},
 			{"poison", "list", "mem0", "--json"},
-			{"--dry-run", "region", "create", "-m", "mem0", "--fs", "xfs", "--mount", t.TempDir(), "--json"},
+			{"--dry-run", "region", "create", "--memdev", "mem0", "--fs", "xfs", "--mount", t.TempDir(), "--json"},
 		} {
 			out, _, rc := cxlvctl(t, name, args...)
 			if rc != 0 {

@@ -14,6 +14,8 @@ import (
 
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/cxlverr"
+	"github.com/cxlv/cxlv/host"
+	"github.com/cxlv/cxlv/mbox"
 	"github.com/cxlv/cxlv/sysfs"
 )
 
@@ -27,7 +29,7 @@ func listCommand() *cli.Command {
 			"device, real hardware). Names and -m/-r/-d keep the devices they name or\n" +
 			"lead to, as `cxl list` filters do; a name that does not exist is an\n" +
 			"error (exit 6). Without a CXL bus it prints nothing (--json: []) and\n" +
-			"exits 0. CAPACITY is the memdev's (pmem_size + ram_size), else the\n" +
+			"exits 0. SIZE is the memdev's (pmem_size + ram_size), else the\n" +
 			"cxl_virt device's capacity until its memdev appears. RAM regions add a\n" +
 			"MEMORY column.\n" +
 			"--json prints one object per memdev (docs/json.md): the cxl_virt\n" +
@@ -35,11 +37,20 @@ func listCommand() *cli.Command {
 			"string: jq 1.6 rounds numbers above 2^53), \"root_decoders\" and \"regions\"\n" +
 			"as `cxl list` prints them, and each region's \"nd_region\" and\n" +
 			"\"namespaces\" (`ndctl list`, pmem) or \"dax\" device (`daxctl list`, ram).\n" +
-			"-u prints sizes and addresses as `cxl list -u` does.",
+			"-u prints that JSON with sizes and addresses as `cxl list -u` does (-j implied).\n" +
+			"-H adds each memdev's \"health\" (`cxl list -H`) and a HEALTH column, -I its\n" +
+			"\"partition_info\" (`cxl list -I`), both read through the memdev's mailbox\n" +
+			"(/dev/cxl/memN, root); --media-errors adds the poison list to each memdev and\n" +
+			"region as \"media_errors\" (`cxl list --media-errors`, Linux 6.4+) and a\n" +
+			"MEDIA_ERRORS column. -v adds the wide columns to the table, and health and\n" +
+			"partition_info to the JSON.",
 		Flags: []cli.Flag{
 			jsonFlag(),
-			&cli.BoolFlag{Name: "human", Aliases: []string{"u"}, Usage: "with --json: sizes and hex as cxl list -u"},
-			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "more columns"},
+			&cli.BoolFlag{Name: "human", Aliases: []string{"u"}, Usage: "JSON with sizes and hex as cxl list -u"},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "more columns; JSON: with health and partition_info"},
+			&cli.BoolFlag{Name: "health", Aliases: []string{"H"}, Usage: "each memdev's health, as cxl list -H"},
+			&cli.BoolFlag{Name: "partition", Aliases: []string{"I"}, Usage: "each memdev's partition_info, as cxl list -I"},
+			&cli.BoolFlag{Name: "media-errors", Aliases: []string{"L"}, Usage: "the poison records of each memdev and region, as cxl list --media-errors"},
 			&cli.StringFlag{Name: "memdev", Aliases: []string{"m"}, Usage: "only the device of this memdev (memN)"},
 			&cli.StringFlag{Name: "region", Aliases: []string{"r"}, Usage: "only this region (regionN) and its device"},
 			&cli.StringFlag{Name: "decoder", Aliases: []string{"d"}, Usage: "only the device using this decoder"},
@@ -50,11 +61,12 @@ func listCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			opt := listOptions{json: c.Bool("json"), human: c.Bool("human"), verbose: c.Bool("verbose"), headers: !c.Bool("no-headers"),
+			opt := listOptions{json: c.Bool("json") || c.Bool("human"), human: c.Bool("human"), verbose: c.Bool("verbose"),
+				headers: !c.Bool("no-headers"), mediaErrors: c.Bool("media-errors"),
 				filter: linkFilter{names: c.Args().Slice(), memdev: c.String("memdev"), region: c.String("region"), decoder: c.String("decoder")}}
-			if opt.human && !opt.json {
-				return usagef("--human (-u) shapes --json output: add --json")
-			}
+			// -v's JSON has what cxl list -vvv adds that is cheap to read.
+			opt.health = c.Bool("health") || opt.verbose && opt.json
+			opt.partition = c.Bool("partition") || opt.verbose && opt.json
 			return printLinks(e, opt)
 		},
 	}
@@ -62,8 +74,9 @@ func listCommand() *cli.Command {
 
 // listOptions say what `list` prints.
 type listOptions struct {
-	json, human, verbose, headers bool
-	filter                        linkFilter
+	json, human, verbose, headers  bool
+	health, partition, mediaErrors bool
+	filter                         linkFilter
 }
 
 // printDevice prints the list entry of one cxl_virt device: with --json
@@ -80,7 +93,7 @@ func printDevice(e *env, asJSON bool, name string) error {
 		if asJSON {
 			return writeJSON(e.out, view.Link(l, t.Regions))
 		}
-		return printTable(e.out, []sysfs.DeviceLink{l}, listOptions{headers: true})
+		return printTable(e.out, []sysfs.DeviceLink{l}, listOptions{headers: true}, nil)
 	}
 	return &cxlverr.NotFoundError{Kind: "cxl_virt device", Name: name}
 }
@@ -103,22 +116,100 @@ func printLinks(e *env, opt listOptions) error {
 	if err != nil {
 		return err
 	}
+	d, err := e.listDetails(links, opt)
+	if err != nil {
+		return err
+	}
 	if opt.json {
-		js := view.Links(links, t.Regions)
+		js := view.Links(links, t.Regions, d)
 		if opt.human {
 			return writeHumanJSON(e.out, js)
 		}
 		return writeJSON(e.out, js)
 	}
-	return printTable(e.out, links, opt)
+	return printTable(e.out, links, opt, d)
 }
 
-func printTable(out io.Writer, links []sysfs.DeviceLink, opt listOptions) error {
-	header, rows := view.ListTable(links, opt.verbose)
+// mailbox reads a memdev's state through its mailbox (mbox.Device).
+type mailbox interface {
+	Health() (mbox.Health, error)
+	Partition() (mbox.Partition, error)
+}
+
+// memdevMailbox is the mailbox of memdev on the host whose sysfs is sys:
+// none for a tree other than the running system's, whose /dev is not the
+// one of its memdevs. Tests put stand-ins here.
+var memdevMailbox = func(sys sysfs.FS, memdev string) (mailbox, error) {
+	if sys.Root() != host.DefaultSys {
+		return nil, cxlverr.Errorf(cxlverr.ErrNotSupported, "%s: no mailbox under --sysfs-root %s (only the running system's memdevs have one)", memdev, sys.Root())
+	}
+	return mbox.Device{Memdev: memdev}, nil
+}
+
+// listDetails reads what opt asks beyond sysfs for the memdevs of links:
+// a memdev whose mailbox cannot be read goes without, with a warning, as
+// cxl list leaves the keys out; so do media errors on a kernel without the
+// poison list.
+func (e *env) listDetails(links []sysfs.DeviceLink, opt listOptions) (*view.Details, error) {
+	d := &view.Details{MediaErrors: opt.mediaErrors}
+	if opt.health {
+		d.Health = map[string]mbox.Health{}
+	}
+	if opt.partition {
+		d.Partition = map[string]mbox.Partition{}
+	}
+	warn := func(err error) { fmt.Fprintf(e.errOut, "cxlvctl: warning: %v\n", err) }
+	for _, l := range links {
+		for _, m := range l.Endpoints() {
+			name := m.Memdev.Name
+			if opt.health || opt.partition {
+				mb, err := memdevMailbox(e.host.Sys(), name)
+				if err != nil {
+					warn(err)
+					continue
+				}
+				if opt.health {
+					if h, err := mb.Health(); err != nil {
+						warn(fmt.Errorf("no health for %s: %w", name, err))
+					} else {
+						d.Health[name] = h
+					}
+				}
+				if opt.partition {
+					if p, err := mb.Partition(); err != nil {
+						warn(fmt.Errorf("no partition_info for %s: %w", name, err))
+					} else {
+						d.Partition[name] = p
+					}
+				}
+			}
+		}
+	}
+	if opt.mediaErrors {
+		for _, l := range links {
+			for _, m := range l.Endpoints() {
+				records, err := e.poisoner().List(m.Memdev.Name)
+				if errors.Is(err, cxlverr.ErrNotSupported) {
+					warn(fmt.Errorf("no media errors: %w", err))
+					return d, nil
+				}
+				if err != nil {
+					return nil, err
+				}
+				d.Poison = append(d.Poison, records...)
+			}
+		}
+	}
+	return d, nil
+}
+
+func printTable(out io.Writer, links []sysfs.DeviceLink, opt listOptions, d *view.Details) error {
+	header, rows := view.ListTable(links, opt.verbose, d)
 	if !opt.headers {
 		header = nil
 	}
-	return writeTable(out, header, rows)
+	// Two spaces between columns: the default table fits 80 columns.
+	return writeTableSep(out, header, rows, "  ")
 }
 
 // linkFilter is list's selection: device or memdev names, and -m, -r, -d.
@@ -218,6 +309,11 @@ func linkDecoders(l sysfs.DeviceLink) []string {
 // writeTable prints plain, left-aligned columns (kubectl/ndctl style),
 // without trailing spaces; a nil header prints none.
 func writeTable(out io.Writer, header []string, rows [][]string) error {
+	return writeTableSep(out, header, rows, "   ")
+}
+
+// writeTableSep is writeTable with sep between the columns.
+func writeTableSep(out io.Writer, header []string, rows [][]string, sep string) error {
 	var buf strings.Builder
 	t := tablewriter.NewTable(&buf,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
@@ -231,7 +327,7 @@ func writeTable(out io.Writer, header []string, rows [][]string) error {
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
 		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithPadding(tw.Padding{Left: "", Right: "   ", Overwrite: true}),
+		tablewriter.WithPadding(tw.Padding{Left: "", Right: sep, Overwrite: true}),
 	)
 	if header != nil {
 		t.Header(header)
@@ -255,6 +351,15 @@ func writeTable(out io.Writer, header []string, rows [][]string) error {
 // noHeadersFlag is the --no-headers flag of commands that print a table.
 func noHeadersFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "no-headers", Usage: "no header line"}
+}
+
+// proseOut is where a table command prints the lines around its table:
+// stdout, or stderr with --no-headers, whose stdout is the rows alone.
+func proseOut(c *cli.Context, e *env) io.Writer {
+	if c.Bool("no-headers") {
+		return e.errOut
+	}
+	return e.out
 }
 
 // tableHeader is header, or nil with --no-headers.

@@ -25,6 +25,7 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -47,10 +48,31 @@ const (
 	exitTimeout
 )
 
-const exitCodeHelp = `EXIT CODES:
-   0 success, 1 failure, 2 invalid input (nothing written), 3 permission denied (run as root),
-   4 not supported (module not loaded / kernel too old), 5 busy, 6 not found, 7 timed out,
-   130 interrupted (a region or namespace create rolls back first)`
+// exitCodes are the exit codes as --help and the man page list them.
+var exitCodes = []struct {
+	code int
+	what string
+}{
+	{exitOK, "success"},
+	{exitFailure, "any other failure"},
+	{exitInvalid, "invalid input (flags, sizes, names); nothing was written"},
+	{exitPermission, "permission denied: run as root"},
+	{exitNotSupported, "not supported: module not loaded, or the kernel lacks the feature"},
+	{exitBusy, "busy: the device or range is in use"},
+	{exitNotFound, "not found: no such device, memdev, region, ..."},
+	{exitTimeout, "timed out waiting for the kernel"},
+	{exitInterrupted, "interrupted; a region or namespace create rolls back first"},
+}
+
+// exitCodeHelp is the EXIT CODES block of --help: one code a line, each
+// short enough not to wrap.
+var exitCodeHelp = func() string {
+	lines := []string{"EXIT CODES:"}
+	for _, c := range exitCodes {
+		lines = append(lines, fmt.Sprintf("%-4d %s", c.code, c.what))
+	}
+	return strings.Join(lines, "\n")
+}()
 
 // commands is the command list; one line per command.
 func commands() []*cli.Command {
@@ -97,12 +119,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// --json: the plan is one JSON object, printed once complete.
 		err = dry.Flush()
 	}
+	if runHook != nil {
+		runHook(args, err)
+	}
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "cxlvctl: %v\n", err)
+	if err != errNoCommand {
+		fmt.Fprintf(stderr, "cxlvctl: %v\n", err)
+	}
 	return exitCode(err)
 }
+
+// errNoCommand is a command line without a command: the help, on
+// stderr, says all there is to say; exit 1, as `cxl` and `ndctl` do.
+var errNoCommand = errors.New("no command given")
+
+// runHook, set by the tests, sees every command line run ends and its
+// error, for the test of the exit-code table.
+var runHook func(args []string, err error)
 
 func newApp(stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
@@ -124,7 +159,12 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			if c.Bool("version") {
 				return printVersion(c)
 			}
-			return cli.ShowAppHelp(c)
+			// As cxl and ndctl do: no command is a failure, with the usage.
+			c.App.Writer = c.App.ErrWriter
+			if err := cli.ShowAppHelp(c); err != nil {
+				return err
+			}
+			return errNoCommand
 		},
 		Commands:       commands(),
 		ExitErrHandler: func(*cli.Context, error) {}, // run prints and picks the code

@@ -63,7 +63,10 @@ func appPage(app *cli.App) string {
 	}
 	flagsSection(&b, "GLOBAL OPTIONS", app.VisibleFlags())
 	examplesSection(&b, "")
-	fmt.Fprintf(&b, ".SH EXIT STATUS\n%s\n", roff(reflow(strings.TrimPrefix(exitCodeHelp, "EXIT CODES:"))))
+	b.WriteString(".SH EXIT STATUS\n")
+	for _, c := range exitCodes {
+		fmt.Fprintf(&b, ".TP\n.B %d\n%s\n", c.code, roff(c.what))
+	}
 	return b.String()
 }
 

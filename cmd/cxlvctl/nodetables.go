@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,6 +32,7 @@ func nodeTablesCommand() *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "archive to write (required; e.g. /boot/cxlv-acpi.cpio)"},
 			&cli.StringFlag{Name: "memstart", Usage: "start of one reserved range to make a node (with --size)"},
 			&cli.StringFlag{Name: "size", Usage: "size of that range (a multiple of 256M)"},
+			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "overwrite --output if it exists (as dracut --force)"},
 			jsonFlag(),
 		},
 		Action: runNodeTables,
@@ -77,6 +80,9 @@ func runNodeTables(c *cli.Context) error {
 	if err != nil {
 		return usagef("--output: %v", err)
 	}
+	if err := checkOutput(output, c.Bool("force")); err != nil {
+		return err
+	}
 	e, err := newEnv(c)
 	if err != nil {
 		return err
@@ -123,6 +129,24 @@ func runNodeTables(c *cli.Context) error {
 		"after the reboot dmesg says \"ACPI: Table Upgrade: install [%s-CXLV  -CXLVNODE]\" and\n"+
 		"each window is a CPU-less node (cxlvctl info shows the node of a RAM region there)\n",
 		verb, output, len(archive), strings.Join(spans, ", "), what, indent(out.Hook), out.Tables[0])
+	return nil
+}
+
+// checkOutput refuses an --output that is a directory, or a file that
+// exists unless force: the archive replaces it whole, and an initrd
+// overwritten by mistake leaves a host that no longer boots.
+func checkOutput(output string, force bool) error {
+	st, err := os.Stat(output)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("--output %s: %w", output, err)
+	case st.IsDir():
+		return usagef("--output %s is a directory: give the archive's file name, e.g. -o %s", output, filepath.Join(output, "cxlv-acpi.cpio"))
+	case !force:
+		return usagef("--output %s exists: add --force to overwrite it", output)
+	}
 	return nil
 }
 

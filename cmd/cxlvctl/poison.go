@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -28,12 +29,14 @@ func poisonCommand() *cli.Command {
 			poisonSendCommand(poison.Clear, "clear a 64-byte line: it reads zeros after (the data Clear Poison carries)"),
 			{
 				Name:      "list",
-				Usage:     "the poison the device reports now (trigger_poison_list and its cxl_poison trace events)",
-				ArgsUsage: "cxlvN|memN",
+				Usage:     "the poison the devices report now (trigger_poison_list and its cxl_poison trace events)",
+				ArgsUsage: "cxlvN|memN...|all",
 				Description: "Reads the records as `cxl list --media-errors` does: in a tracefs instance of its\n" +
 					"own (instances/cxlvctl-poison-memN, removed after), enables the cxl_poison event,\n" +
 					"writes the memdev's trigger_poison_list and reads the instance's trace; the global\n" +
-					"trace buffer and event switches stay as they were.",
+					"trace buffer and event switches stay as they were. Several devices are listed in\n" +
+					"the order given, `all` lists every cxl_virt device; every name is looked up before\n" +
+					"the first list.",
 				Flags:  []cli.Flag{jsonFlag(), noHeadersFlag()},
 				Action: runPoisonList,
 			},
@@ -135,12 +138,42 @@ func runPoisonSend(c *cli.Context, op poison.Op) error {
 }
 
 func runPoisonList(c *cli.Context) error {
-	e, dev, err := poisonDevice(c, "list")
+	if c.NArg() == 0 {
+		return usagef("poison list needs devices (cxlvN or memN), or all")
+	}
+	e, err := newEnv(c)
 	if err != nil {
 		return err
 	}
+	names := c.Args().Slice()
+	if slices.Contains(names, "all") {
+		if len(names) > 1 {
+			return usagef("poison list: all names every device; give it alone")
+		}
+		virt, err := e.host.Sys().VirtDevices()
+		if err != nil {
+			return err
+		}
+		names = nil
+		for _, v := range virt {
+			names = append(names, v.Name)
+		}
+	}
+	var memdevs []string
+	for _, name := range names {
+		dev, err := poison.LookupDevice(e.host, name)
+		if err != nil {
+			return err
+		}
+		for _, m := range dev.Memdevs {
+			if slices.Contains(memdevs, m) {
+				return usagef("poison list: %s is named twice (%s)", m, name)
+			}
+			memdevs = append(memdevs, m)
+		}
+	}
 	var records []poison.Record
-	for _, m := range dev.Memdevs {
+	for _, m := range memdevs {
 		r, err := e.poisoner().List(m)
 		if err != nil {
 			return err

@@ -45,6 +45,10 @@ func TestPoisonList(t *testing.T) {
 	if rc != 0 || out != want {
 		t.Errorf("poison list: exit %d, stderr %q, table\n%s\nwant\n%s", rc, errOut, out, want)
 	}
+	// all: every cxl_virt device, here the one.
+	if out, errOut, rc := cxlvctl(t, poisonFixture, "poison", "list", "all"); rc != 0 || out != want {
+		t.Errorf("poison list all: exit %d, stderr %q, table\n%s\nwant\n%s", rc, errOut, out, want)
+	}
 	out, _, rc = cxlvctl(t, poisonFixture, "poison", "list", "mem0", "--json")
 	var records []map[string]any
 	if err := json.Unmarshal([]byte(out), &records); rc != 0 || err != nil || len(records) != 2 {
@@ -72,8 +76,11 @@ func TestPoisonRefusals(t *testing.T) {
 		{poisonFixture, []string{"poison", "inject", "cxlv0", "--dpa", "0x1008"}, exitInvalid, "DPA 0x1008 is not 64-byte aligned"},
 		{poisonFixture, []string{"poison", "inject", "cxlv0", "--dpa", "256M"}, exitInvalid, "DPA 0x10000000 is outside mem0"},
 		{poisonFixture, []string{"poison", "inject", "cxlv0", "--hpa", "0x120000000"}, exitInvalid, "outside the regions of cxlv0"},
-		{poisonFixture, []string{"poison", "inject", "mem3", "--dpa", "0"}, exitInvalid, "no cxl_virt device has memdev mem3"},
-		{poisonFixture, []string{"poison", "list", "cxlv0", "mem0"}, exitInvalid, "exactly one device"},
+		{poisonFixture, []string{"poison", "inject", "mem3", "--dpa", "0"}, exitNotFound, "memdev mem3 not found"},
+		{poisonFixture, []string{"poison", "list", "cxlv0", "mem0"}, exitInvalid, "poison list: mem0 is named twice (mem0)"},
+		{poisonFixture, []string{"poison", "list"}, exitInvalid, "poison list needs devices (cxlvN or memN), or all"},
+		{poisonFixture, []string{"poison", "list", "all", "cxlv0"}, exitInvalid, "all names every device; give it alone"},
+		{poisonFixture, []string{"poison", "list", "cxlv0", "cxlv2"}, exitNotFound, "cxlv2 not found"},
 		{poisonFixture, []string{"poison", "list", "cxlv2"}, exitNotFound, "cxlv2 not found"},
 		{"cxlv-region-fsdax", []string{"poison", "inject", "cxlv0", "--dpa", "0"}, exitNotSupported, "kernel too old: poison inject, clear and list need Linux 6.4+"},
 		{"cxlv-region-fsdax", []string{"poison", "list", "mem0"}, exitNotSupported, "kernel too old"},

@@ -90,6 +90,7 @@ func runRanges(c *cli.Context) error {
 	if c.Bool("json") {
 		return writeJSON(e.out, out)
 	}
+	prose := proseOut(c, e)
 	var rows [][]string
 	for _, r := range out.Reserved {
 		used, free := "-", "-"
@@ -107,17 +108,17 @@ func runRanges(c *cli.Context) error {
 			units.FormatSize(r.Size), strings.Join(r.Sources, ","), used, free})
 	}
 	if len(rows) == 0 {
-		fmt.Fprintln(e.out, "no reserved or borrowed range of 256M or more")
+		fmt.Fprintln(prose, "no reserved or borrowed range of 256M or more")
 	} else if err := writeTable(e.out, tableHeader(c, []string{"START", "END", "SIZE", "SOURCE", "USED_BY", "FREE"}), rows); err != nil {
 		return err
 	}
 	for _, r := range out.Reserved {
 		if r.Borrowed {
-			fmt.Fprintf(e.out, "borrowed from System RAM (node %d) at %#x: give it back with `%s`\n", *r.Node, r.Start, r.Release)
+			fmt.Fprintf(prose, "borrowed from System RAM (node %d) at %#x: give it back with `%s`\n", *r.Node, r.Start, r.Release)
 		}
 	}
 	if out.Suggest != "" {
-		fmt.Fprintf(e.out, "\nto reserve %s more, add to the kernel command line and reboot: %s\n"+
+		fmt.Fprintf(prose, "\nto reserve %s more, add to the kernel command line and reboot: %s\n"+
 			"in /etc/default/grub: GRUB_CMDLINE_LINUX_DEFAULT=\"... %s\", then update-grub;\n"+
 			"after the reboot /proc/cmdline must show %s\n",
 			units.FormatSize(size), out.Suggest, hostmem.GrubDefaultArg(out.Suggest), out.Suggest)

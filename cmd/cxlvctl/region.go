@@ -37,8 +37,8 @@ func regionCommand() *cli.Command {
 					"reconfigure-device --mode=system-ram; dax_pmem and kmem loaded); region destroy\n" +
 					"gives the memory back first. The output says which path it took (memory_path).",
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "device", Aliases: []string{"d"}, Usage: "cxl_virt device (cxlvN)"},
-					&cli.StringFlag{Name: "memdev", Aliases: []string{"m"}, Usage: "CXL memdev (memN), e.g. QEMU's emulated device"},
+					&cli.StringFlag{Name: "device", Usage: "cxl_virt device (cxlvN)"},
+					&cli.StringFlag{Name: "memdev", Usage: "CXL memdev (memN), e.g. QEMU's emulated device"},
 					&cli.StringFlag{Name: "type", Aliases: []string{"t"}, Value: region.TypePmem, Usage: "region type: pmem or ram"},
 					&cli.StringFlag{Name: "online", Usage: "ram: what the memory becomes: movable, normal or none (default: movable)"},
 					&cli.StringFlag{Name: "size", Aliases: []string{"s"}, Usage: "region size, a multiple of 256M (default: all free capacity)"},

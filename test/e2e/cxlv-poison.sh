@@ -203,6 +203,17 @@ step "inject --hpa $(printf '%#x' $hpa) on $dev" cxlvctl poison inject "$dev" --
 step "inject --namespace $nsname --offset 32K on $dev" cxlvctl poison inject "$dev" --namespace "$nsname" --offset 32K
 cxlvctl poison list "$dev" | tee "$OUT/poison-list.txt"
 same_lists 3
+# cxlvctl list --media-errors: the three records beside mem0 (DPAs) and
+# beside the region (offsets into it), with the memdev's health; live_check
+# holds both to `cxl list -H --media-errors` of ndctl 81 object by object.
+step "cxlvctl list -j -H --media-errors" json_has \
+	"[.[] | .. | objects | select(.memdev == \"$mem\") | .media_errors | length] == [3] and
+	 ([.[] | .regions[]? | select(.region == \"$region\") | .media_errors[].offset] | sort) == ([4096, $((hpa - window)), $((res + off - window))] | sort) and
+	 ([.[] | .. | objects | select(.memdev == \"$mem\") | .health.media_normal] == [true])" \
+	cxlvctl list -j -H --media-errors
+cxlvctl list --media-errors | tee "$OUT/list-media-errors.txt"
+grep -Eq "^$dev .* 3$" "$OUT/list-media-errors.txt" || fail "list --media-errors has no MEDIA_ERRORS 3 for $dev"
+live_check poison
 want=$(printf '%s\n' "4096 $((window + 4096))" "$((hpa - window)) $hpa" "$((res + off - window)) $((res + off))" | sort)
 expect_eq "records at the DPAs and HPAs the three forms name" "$(ctl_records)" "$want"
 expect_eq "every record Injected, in $region, 64 bytes" \
@@ -238,8 +249,8 @@ expect_fail 2 "not 64-byte aligned" poison inject "$dev" --namespace "$nsname" -
 expect_fail 2 "outside the regions of $dev" poison inject "$dev" --hpa "$(printf '%#x' $((window + capacity)))"
 expect_fail 2 "outside it" poison inject "$dev" --namespace "$nsname" --offset "$(cat "/sys/bus/nd/devices/$(cat "/sys/bus/nd/devices/$nsname/holder")/size")"
 expect_fail 2 "one address, got --dpa and --hpa" poison inject "$dev" --dpa 0x1000 --hpa "$(printf '%#x' $hpa)"
-expect_fail 2 "no cxl_virt device has memdev mem99" poison inject mem99 --dpa 0x1000
-expect_fail 2 "no cxl_virt device has memdev mem99" poison list mem99
+expect_fail 6 "memdev mem99 not found" poison inject mem99 --dpa 0x1000
+expect_fail 6 "memdev mem99 not found" poison list mem99
 step "no cxl_poison event from the refusals" test -z "$(poison_trace)"
 same_lists 0
 step "destroy the namespace" ndctl destroy-namespace -f "$(jq -r .dev <<<"$ns")"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make install` into a scratch DESTDIR, as a packager would run it: the
-# binary, one man page per command, and the bash/zsh/fish completions land
-# in their places, every page renders without a groff warning, and each
+# binary (stripped), one man page per command, the bash/zsh/fish completions
+# and docs/json.md land in their places, every page renders without a groff warning, and each
 # shell loads its completion and completes a command with the installed
 # binary. Prints 'N passed, N failed'.
 set -euo pipefail
@@ -23,6 +23,10 @@ check() {
 }
 
 check "binary installed" test -x "$dest/usr/bin/cxlvctl"
+# Stripped: no symbol table, no DWARF (make build links with -s -w).
+stripped() { ! readelf -S "$dest/usr/bin/cxlvctl" | grep -Eq ' \.(symtab|debug_[a-z]+) '; }
+check "binary stripped" stripped
+check "JSON reference installed" cmp docs/json.md "$dest/usr/share/doc/cxlvctl/json.md"
 # One page per visible command: as many as `cxlvctl help` lists, plus groups' subcommands.
 pages=("$dest"/usr/share/man/man1/*.1)
 check "man pages installed" test "${#pages[@]}" -ge 13

@@ -14,16 +14,21 @@ import (
 
 // MemdevJSON is a memdev as `cxl list -M` prints it, but for the serial.
 type MemdevJSON struct {
-	Memdev          string  `json:"memdev"`
-	PmemSize        uint64  `json:"pmem_size,omitempty"`
-	PmemQosClass    *int    `json:"pmem_qos_class,omitempty"`
-	RAMSize         uint64  `json:"ram_size,omitempty"`
-	RAMQosClass     *int    `json:"ram_qos_class,omitempty"`
-	Serial          *Serial `json:"serial,omitempty"`
-	NumaNode        *int    `json:"numa_node,omitempty"`
-	Host            string  `json:"host"`
-	FirmwareVersion *string `json:"firmware_version,omitempty"`
-	State           string  `json:"state,omitempty"`
+	Memdev       string `json:"memdev"`
+	PmemSize     uint64 `json:"pmem_size,omitempty"`
+	PmemQosClass *int   `json:"pmem_qos_class,omitempty"`
+	RAMSize      uint64 `json:"ram_size,omitempty"`
+	RAMQosClass  *int   `json:"ram_qos_class,omitempty"`
+	// Health is list -H's (a mailbox read).
+	Health          *HealthJSON `json:"health,omitempty"`
+	Serial          *Serial     `json:"serial,omitempty"`
+	NumaNode        *int        `json:"numa_node,omitempty"`
+	Host            string      `json:"host"`
+	FirmwareVersion *string     `json:"firmware_version,omitempty"`
+	State           string      `json:"state,omitempty"`
+	// PartitionInfo is list -I's, MediaErrors list --media-errors'.
+	PartitionInfo *PartitionJSON   `json:"partition_info,omitempty"`
+	MediaErrors   []MediaErrorJSON `json:"media_errors,omitempty"`
 }
 
 // Serial is a memdev serial number in JSON: a string of its decimal

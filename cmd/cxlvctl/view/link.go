@@ -1,6 +1,10 @@
 package view
 
-import "github.com/cxlv/cxlv/sysfs"
+import (
+	"github.com/cxlv/cxlv/mbox"
+	"github.com/cxlv/cxlv/poison"
+	"github.com/cxlv/cxlv/sysfs"
+)
 
 // JSON of the linked view (`cxlvctl list --json`). Memdev, decoder and
 // region objects are the `cxl list` ones; nd regions and namespaces use
@@ -52,6 +56,9 @@ type RegionLinkJSON struct {
 	// the region (regionN/access0, access1).
 	Access0 *CoordinatesJSON `json:"access0,omitempty"`
 	Access1 *CoordinatesJSON `json:"access1,omitempty"`
+	// MediaErrors are the poison records in the region (list
+	// --media-errors).
+	MediaErrors []MediaErrorJSON `json:"media_errors,omitempty"`
 }
 
 // CoordinatesJSON are performance figures: latencies in ns, bandwidths in
@@ -72,18 +79,51 @@ func Coordinates(c *sysfs.Coordinates) *CoordinatesJSON {
 	return &j
 }
 
-// Links are the JSON forms of links; regions are all CXL regions (for the
-// root decoders' free extent). Never nil: no link is [].
-func Links(links []sysfs.DeviceLink, regions []sysfs.Region) []LinkJSON {
+// Details are what list adds when asked, beside the object each belongs
+// to: the memdevs' health and partitions (`cxl list -H -I`) and the poison
+// records (`cxl list --media-errors`). The zero value adds nothing.
+type Details struct {
+	Health    map[string]mbox.Health
+	Partition map[string]mbox.Partition
+	// MediaErrors adds "media_errors" from Poison to memdevs and regions.
+	MediaErrors bool
+	Poison      []poison.Record
+}
+
+// memdev is m's JSON with the details of it.
+func (d *Details) memdev(m sysfs.Memdev) MemdevJSON {
+	j := Memdev(m)
+	if h, ok := d.Health[m.Name]; ok {
+		j.Health = Health(h)
+	}
+	if p, ok := d.Partition[m.Name]; ok {
+		j.PartitionInfo = Partition(p)
+	}
+	if d.MediaErrors {
+		j.MediaErrors = MediaErrors(d.Poison, m.Name)
+	}
+	return j
+}
+
+// Links are the JSON forms of links with d; regions are all CXL regions
+// (for the root decoders' free extent). Never nil: no link is [].
+func Links(links []sysfs.DeviceLink, regions []sysfs.Region, d *Details) []LinkJSON {
+	if d == nil {
+		d = &Details{}
+	}
 	js := make([]LinkJSON, 0, len(links))
 	for _, l := range links {
-		js = append(js, Link(l, regions))
+		js = append(js, d.link(l, regions))
 	}
 	return js
 }
 
 // Link is the JSON form of l; regions are all CXL regions.
 func Link(l sysfs.DeviceLink, regions []sysfs.Region) LinkJSON {
+	return (&Details{}).link(l, regions)
+}
+
+func (d *Details) link(l sysfs.DeviceLink, regions []sysfs.Region) LinkJSON {
 	var j LinkJSON
 	if v := l.Virt; v != nil {
 		j.Device, j.Memstart, j.Memsize, j.Pmem, j.Borrowed = v.Name, v.Memstart, v.Memsize, v.Pmem, v.Borrowed
@@ -92,10 +132,10 @@ func Link(l sysfs.DeviceLink, regions []sysfs.Region) LinkJSON {
 		j.Ways, j.HostBridges, j.Granularity = v.Ways, v.HostBridges, v.Granularity
 	}
 	for i, m := range l.Members {
-		j.Members = append(j.Members, MemberJSON{Position: i, MemdevJSON: Memdev(*m.Memdev), Endpoint: portName(m.Endpoint)})
+		j.Members = append(j.Members, MemberJSON{Position: i, MemdevJSON: d.memdev(*m.Memdev), Endpoint: portName(m.Endpoint)})
 	}
 	if l.Memdev != nil && l.Members == nil {
-		m := Memdev(*l.Memdev)
+		m := d.memdev(*l.Memdev)
 		j.MemdevJSON = &m
 		j.Endpoint = portName(l.Endpoint)
 	}
@@ -106,7 +146,11 @@ func Link(l sysfs.DeviceLink, regions []sysfs.Region) LinkJSON {
 		j.RootDecoders = append(j.RootDecoders, Decoder(*d, regions))
 	}
 	for _, r := range l.Regions {
-		j.Regions = append(j.Regions, regionLink(*r.Region, r.NDRegion, r.RAM))
+		rj := regionLink(*r.Region, r.NDRegion, r.RAM)
+		if d.MediaErrors {
+			rj.MediaErrors = RegionMediaErrors(d.Poison, r.Region.Name, r.Region.Resource)
+		}
+		j.Regions = append(j.Regions, rj)
 	}
 	return j
 }

@@ -120,7 +120,10 @@ func Dax(s sysfs.RAMState) *DaxJSON {
 		return nil
 	}
 	j := &DaxJSON{Chardev: d.Name, Size: d.Size, TargetNode: d.TargetNode, Align: d.Align, Mode: d.Mode(),
-		State: unboundState(d.Driver), NumaNode: d.NumaNode}
+		State: unboundState(d.Driver)}
+	if d.NumaNode != nil && *d.NumaNode >= 0 { // -1: none, left out as cxl list leaves a memdev's out
+		j.NumaNode = d.NumaNode
+	}
 	if d.Mode() == "system-ram" {
 		sum := s.Summary
 		online, total := sum.Online, sum.Blocks

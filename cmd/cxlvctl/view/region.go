@@ -59,7 +59,7 @@ func RegionTable(t *sysfs.Topology) (header []string, rows [][]string) {
 		row := []string{r.Name, Dash(r.UUID), units.FormatSize(r.Size), r.Decoder,
 			Dash(strings.Join(r.Targets, ",")), state, ndName, namespaces}
 		if withMemory {
-			row = append(row, memoryCell(l.RAM))
+			row = append(row, memoryCell(l.RAM, true))
 		}
 		rows = append(rows, row)
 	}

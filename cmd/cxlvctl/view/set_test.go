@@ -24,12 +24,19 @@ func TestSetRowAndJSON(t *testing.T) {
 			Memdevs: []string{"mem2", "mem0", "mem3", "mem1"}},
 		Memdev: members[0].Memdev, Endpoint: members[0].Endpoint, Root: &sysfs.Port{Name: "root0"}, Members: members,
 	}
-	header, rows := ListTable([]sysfs.DeviceLink{link}, false)
-	if got := strings.Join(header, " "); !strings.HasSuffix(got, " DEVNODE INTERLEAVE") {
-		t.Errorf("header %q; want an INTERLEAVE column", got)
+	header, rows := ListTable([]sysfs.DeviceLink{link}, true, nil)
+	if got := strings.Join(header, " "); !strings.HasSuffix(got, " DEVNODE MEMSTART SERIAL HOST STATE PERF FIRMWARE INTERLEAVE") {
+		t.Errorf("-v header %q; want an INTERLEAVE column", got)
 	}
-	if got := strings.Join(rows[0], "|"); len(rows) != 1 || got != "cxlv0|mem2,mem0,mem3,mem1|pmem|1G|-|-|-|-|-|-|x4, 2 host bridges, 4K" {
-		t.Errorf("rows %q; want one row of the set", rows)
+	if got := strings.Join(rows[0][:10], "|"); len(rows) != 1 || got != "cxlv0|mem2,mem0,mem3,mem1|pmem|1G|-|-|-|-|-|-" ||
+		rows[0][len(rows[0])-1] != "x4, 2 host bridges, 4K" {
+		t.Errorf("-v rows %q; want one row of the set", rows)
+	}
+	// The default table: the memdevs in short, no INTERLEAVE.
+	header, rows = ListTable([]sysfs.DeviceLink{link}, false, nil)
+	if got := strings.Join(header, " ") + "\n" + strings.Join(rows[0], "|"); got != "DEVICE MEMDEV TYPE SIZE REGION NAMESPACE MODE DEVNODE\n"+
+		"cxlv0|mem2,0,3,1|pmem|1G|-|-|-|-" {
+		t.Errorf("table %q; want the set's row in short", got)
 	}
 	b, err := json.Marshal(Link(link, nil))
 	if err != nil {

@@ -1,18 +1,26 @@
 package view
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/cxlv/cxlv/mbox"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/units"
 )
 
 // ListTable is the table of `cxlvctl list`: one row per namespace, else
-// per region, else per link; verbose adds the device's columns, and RAM
-// regions a MEMORY column.
-func ListTable(links []sysfs.DeviceLink, verbose bool) (header []string, rows [][]string) {
-	header = []string{"DEVICE", "MEMDEV", "TYPE", "CAPACITY", "DECODER", "REGION", "ND_REGION", "NAMESPACE", "MODE", "DEVNODE"}
+// per region, else per link. The default columns fit 80 columns for a
+// device or a set of up to four; verbose adds the decoder, the nd region,
+// the device's columns and a set's shape, and RAM regions add a MEMORY
+// column (verbose: the blocks and zones). d adds HEALTH and MEDIA_ERRORS
+// when it has them.
+func ListTable(links []sysfs.DeviceLink, verbose bool, d *Details) (header []string, rows [][]string) {
+	if d == nil {
+		d = &Details{}
+	}
+	header = []string{"DEVICE", "MEMDEV", "TYPE", "SIZE", "DECODER", "REGION", "ND_REGION", "NAMESPACE", "MODE", "DEVNODE"}
 	if verbose {
 		header = append(header, "MEMSTART", "SERIAL", "HOST", "STATE", "PERF", "FIRMWARE")
 	}
@@ -23,40 +31,92 @@ func ListTable(links []sysfs.DeviceLink, verbose bool) (header []string, rows []
 		}
 		withSets = withSets || l.Members != nil
 	}
-	if withSets {
+	if withSets && verbose {
 		header = append(header, "INTERLEAVE")
 	}
 	if withMemory {
 		header = append(header, "MEMORY")
 	}
+	if d.Health != nil {
+		header = append(header, "HEALTH")
+	}
+	if d.MediaErrors {
+		header = append(header, "MEDIA_ERRORS")
+	}
 	for _, l := range links {
-		for _, r := range linkRows(l) {
+		for _, r := range linkRows(l, verbose) {
 			cells := r.cells
 			if verbose {
 				cells = append(cells, verboseColumns(l)...)
 			}
-			if withSets {
+			if withSets && verbose {
 				cells = append(cells, interleaveCell(l))
 			}
 			if withMemory {
-				cells = append(cells, memoryCell(r.ram))
+				cells = append(cells, memoryCell(r.ram, verbose))
+			}
+			if d.Health != nil {
+				cells = append(cells, healthCell(l, d))
+			}
+			if d.MediaErrors {
+				cells = append(cells, mediaErrorsCell(l, r.region, d))
 			}
 			rows = append(rows, cells)
+		}
+	}
+	if !verbose {
+		// DECODER and ND_REGION (the region's own name) are detail.
+		header = slices.Delete(header, 4, 5)
+		header = slices.Delete(header, 5, 6)
+		for i := range rows {
+			rows[i] = slices.Delete(rows[i], 4, 5)
+			rows[i] = slices.Delete(rows[i], 5, 6)
 		}
 	}
 	return header, rows
 }
 
+// healthCell is the HEALTH column of a link: each memdev's, "ok" for
+// all when all are.
+func healthCell(l sysfs.DeviceLink, d *Details) string {
+	var cells []string
+	for _, e := range l.Endpoints() {
+		var h *mbox.Health
+		if v, ok := d.Health[e.Memdev.Name]; ok {
+			h = &v
+		}
+		cells = append(cells, HealthCell(h))
+	}
+	if len(cells) > 1 && len(slices.Compact(slices.Clone(cells))) == 1 {
+		return cells[0]
+	}
+	return Dash(strings.Join(cells, "/"))
+}
+
+// mediaErrorsCell is the MEDIA_ERRORS column: the poison records in the
+// row's region, or of the link's memdevs on a row without one.
+func mediaErrorsCell(l sysfs.DeviceLink, region string, d *Details) string {
+	n := 0
+	for _, r := range d.Poison {
+		if region != "" && r.Region == region ||
+			region == "" && slices.ContainsFunc(l.Endpoints(), func(m sysfs.Member) bool { return m.Memdev.Name == r.Memdev }) {
+			n++
+		}
+	}
+	return strconv.Itoa(n)
+}
+
 // listRow is a row of ListTable's first columns, with the memory of the
 // RAM region it shows.
 type listRow struct {
-	cells []string
-	ram   *sysfs.RAMState
+	cells  []string
+	ram    *sysfs.RAMState
+	region string // the region the row shows, "" for none
 }
 
 // linkRows are the rows of one link: one per namespace, else per region,
 // else one.
-func linkRows(l sysfs.DeviceLink) []listRow {
+func linkRows(l sysfs.DeviceLink, verbose bool) []listRow {
 	device, memdev, kind, size := "-", "-", "-", "-"
 	if l.Virt != nil {
 		device = l.Virt.Name
@@ -74,7 +134,7 @@ func linkRows(l sysfs.DeviceLink) []listRow {
 			names = append(names, e.Memdev.Name)
 			capacity += e.Memdev.PmemSize + e.Memdev.RAMSize
 		}
-		memdev, size = strings.Join(names, ","), units.FormatSize(capacity)
+		memdev, size = memdevCell(names, verbose), units.FormatSize(capacity)
 		kind = memoryType(m.PmemSize > 0)
 		if m.PmemSize > 0 && m.RAMSize > 0 {
 			kind = "ram+pmem"
@@ -105,11 +165,11 @@ func linkRows(l sysfs.DeviceLink) []listRow {
 			if d := r.RAM.Dax; d != nil {
 				dax, mode = d.Name, d.Mode()
 			}
-			rows = append(rows, listRow{cells: append(row, nd, dax, mode, "-"), ram: r.RAM})
+			rows = append(rows, listRow{cells: append(row, nd, dax, mode, "-"), ram: r.RAM, region: r.Region.Name})
 			continue
 		}
 		if r.NDRegion == nil {
-			rows = append(rows, listRow{cells: append(row, "-", "-", "-", "-")})
+			rows = append(rows, listRow{cells: append(row, "-", "-", "-", "-"), region: r.Region.Name})
 			continue
 		}
 		var active int
@@ -118,13 +178,27 @@ func linkRows(l sysfs.DeviceLink) []listRow {
 				continue
 			}
 			active++
-			rows = append(rows, listRow{cells: append(append([]string(nil), row...), r.NDRegion.Name, ns.Name, ns.Mode, Dash(devNode(ns)))})
+			rows = append(rows, listRow{cells: append(append([]string(nil), row...), r.NDRegion.Name, ns.Name, ns.Mode, Dash(devNode(ns))),
+				region: r.Region.Name})
 		}
 		if active == 0 {
-			rows = append(rows, listRow{cells: append(row, r.NDRegion.Name, "-", "-", "-")})
+			rows = append(rows, listRow{cells: append(row, r.NDRegion.Name, "-", "-", "-"), region: r.Region.Name})
 		}
 	}
 	return rows
+}
+
+// memdevCell is the MEMDEV column: the memdevs of a set in position
+// order, after the first without their "mem" (mem1,2,0,3) unless verbose.
+func memdevCell(names []string, verbose bool) string {
+	if verbose || len(names) < 3 {
+		return strings.Join(names, ",")
+	}
+	short := slices.Clone(names)
+	for i := 1; i < len(short); i++ {
+		short[i] = strings.TrimPrefix(short[i], "mem")
+	}
+	return strings.Join(short, ",")
 }
 
 func memoryType(pmem bool) string {
@@ -194,12 +268,36 @@ func PerfCell(c sysfs.Coordinates) string {
 }
 
 // memoryCell is the MEMORY column of a row: what the memory of the RAM
-// region it shows became, "-" for a row of another kind.
-func memoryCell(st *sysfs.RAMState) string {
-	if st == nil {
+// region it shows became, "-" for a row of another kind; the node and
+// what is offline unless verbose, which adds the blocks and zones.
+func memoryCell(st *sysfs.RAMState, verbose bool) string {
+	switch {
+	case st == nil:
 		return "-"
+	case verbose || st.Dax == nil:
+		return memoryText(st)
 	}
-	return memoryText(st)
+	s := st.Summary
+	txt := "node " + memoryNode(st)
+	switch {
+	case s.Online == 0:
+		txt += ", offline"
+	case s.Offline > 0:
+		txt += ", " + units.FormatSize(s.OfflineBytes()) + " offline"
+	}
+	return txt
+}
+
+// memoryNode is the node (or nodes) of a RAM region's memory: its blocks',
+// else the dax device's target node, "?" unknown.
+func memoryNode(st *sysfs.RAMState) string {
+	if len(st.Summary.Nodes) > 0 {
+		return JoinInts(st.Summary.Nodes)
+	}
+	if d := st.Dax; d != nil && d.TargetNode != nil {
+		return strconv.Itoa(*d.TargetNode)
+	}
+	return "?"
 }
 
 // memoryText says where a RAM region's memory is: "node 1: 4/4 blocks
@@ -209,14 +307,7 @@ func memoryText(st *sysfs.RAMState) string {
 		return "no dax device"
 	}
 	s := st.Summary
-	node := "?"
-	if d := st.Dax; d.TargetNode != nil {
-		node = strconv.Itoa(*d.TargetNode)
-	}
-	if len(s.Nodes) > 0 {
-		node = JoinInts(s.Nodes)
-	}
-	txt := "node " + node + ": " + strconv.Itoa(s.Online) + "/" + strconv.Itoa(s.Blocks) + " blocks online"
+	txt := "node " + memoryNode(st) + ": " + strconv.Itoa(s.Online) + "/" + strconv.Itoa(s.Blocks) + " blocks online"
 	if s.Online > 0 {
 		txt += " (" + units.FormatSize(s.OnlineBytes()) + " " + strings.Join(s.Zones, ",") + ")"
 	}
