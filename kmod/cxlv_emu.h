@@ -128,6 +128,16 @@ u64 cxlv_emu_events_injected(const struct cxlv_emu *emu);
 u64 cxlv_emu_events_cleared(const struct cxlv_emu *emu);
 u64 cxlv_emu_events_pending(const struct cxlv_emu *emu);
 
+/*
+ * Hooks into the stock drivers, for the hooks table: is each armed now?
+ * Switches: the doorbell_hint and commit_hint parameters (cxlv_emu_hint.c),
+ * event_msi (cxlv_events.c), badrange_clear (cxlv_badrange.c).
+ */
+bool cxlv_doorbell_hint_armed(void);
+bool cxlv_commit_hint_armed(void);
+bool cxlv_event_msi_armed(void);
+bool cxlv_badrange_armed(void);
+
 struct cxlv_event_request;
 int cxlv_emu_inject_event(struct cxlv_emu *emu,
 			  const struct cxlv_event_request *req);
