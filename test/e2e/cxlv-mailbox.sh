@@ -73,6 +73,10 @@ doorbell=cxl_pci_mbox_wait_for_doorbell
 kprobes=/sys/kernel/debug/kprobes/list
 /sbin/modprobe cxl_pci || fail "modprobe cxl_pci"
 echo "p:cxlv_test/doorbell cxl_pci:$doorbell" >>$tr/kprobe_events || fail "no tracefs kprobe on $doorbell"
+# Without record-cmd, enabling the first event does not register a probe on
+# sched_switch, whose static key in __schedule would be patched while the
+# other vCPU runs it (TCG's cross-vCPU patching race: "Oops: int3" there).
+sysw 0 $tr/options/record-cmd
 sysw 1 $tr/events/cxlv_test/doorbell/enable
 # doorbell_hits: how often the tracefs kprobe fired
 doorbell_hits() { awk '$1 == "doorbell" {print $2}' $tr/kprobe_profile; }
@@ -316,6 +320,7 @@ count_window "doorbell_hint=Y again"
 say "tracefs kprobe on $doorbell: $(doorbell_hits) hits in all, the device answered $(attr "$dev" mbox_cmds) commands since its last create"
 sysw 0 $tr/events/cxlv_test/doorbell/enable
 echo "-:cxlv_test/doorbell" >>$tr/kprobe_events || fail "cannot remove the tracefs kprobe"
+sysw 1 $tr/options/record-cmd
 
 # --- cxl_pci reload: the doorbell kprobe re-arms, the mailbox answers promptly
 has "$doorbell" $kprobes || fail "no kprobe on $doorbell before the reload"
