@@ -255,7 +255,7 @@ void cxlv_emu_mbox_hint(struct cxlv_emu *emu)
 static void cxlv_emu_mbox_kick(struct cxlv_emu *emu)
 {
 	if (cxlv_emu_worker_can_run())
-		queue_work(system_unbound_wq, &emu->mbox_work_any);
+		queue_work(cxlv_unbound_wq, &emu->mbox_work_any);
 	else
 		cxlv_emu_mbox_answer(emu, false);
 }

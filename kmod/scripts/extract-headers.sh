@@ -53,7 +53,7 @@ cp "$tmp/$srcpkg/drivers/cxl/"*.h "$GEN/"
 # What cxlv_compat.h needs to know about this kernel, read off its sources
 # rather than guessed from the version (stable updates backport changes).
 tar -xJf "$tarball" -C "$tmp" "$srcpkg/include/linux/device/bus.h" "$srcpkg/include/linux/module.h" \
-	"$srcpkg/include/linux/device.h" "$srcpkg/include/linux/hrtimer.h" \
+	"$srcpkg/include/linux/device.h" "$srcpkg/include/linux/hrtimer.h" "$srcpkg/include/linux/workqueue.h" \
 	"$srcpkg/include/uapi/linux/pci_regs.h" "$srcpkg/drivers/cxl/core/region.c" \
 	"$srcpkg/include/linux/memregion.h" "$srcpkg/drivers/cxl/core/hdm.c" \
 	"$srcpkg/kernel/resource.c" "$srcpkg/drivers/nvdimm/nd.h"
@@ -136,6 +136,7 @@ feature() {	# feature MACRO PATTERN FILE
 	feature CXLV_HAVE_DECODER_HOSTONLYMEM 'CXL_DECODER_HOSTONLYMEM' drivers/cxl/cxl.h
 	feature CXLV_HAVE_CONST_FIND_CHILD 'device_find_child\(struct device \*[a-z]+, const void \*data' include/linux/device.h
 	feature CXLV_HAVE_HRTIMER_SETUP 'void hrtimer_setup\(struct hrtimer \*timer' include/linux/hrtimer.h
+	feature CXLV_HAVE_SYSTEM_DFL_WQ '^extern struct workqueue_struct \*system_dfl_wq;' include/linux/workqueue.h
 	feature CXLV_HAVE_DECODER_TARGET_MAP 'int cxl_decoder_add\(struct cxl_decoder \*cxld\);' drivers/cxl/cxl.h
 	feature CXLV_HAVE_LAZY_DPORTS 'struct cxl_dport \*\(\*add_dport\)\(struct cxl_port \*port' drivers/cxl/cxl.h
 	feature CXLV_HAVE_PCI_DVSEC_CXL 'define PCI_DVSEC_CXL_REG_LOCATOR[[:space:]]' include/uapi/linux/pci_regs.h
