@@ -378,6 +378,5 @@ extern struct bus_attribute bus_attr_cache_invalidation;
 
 /* cxlv_hooks.c: the table of hooks into other drivers; each owner's state */
 extern struct bus_attribute bus_attr_hooks;
-bool cxlv_badrange_armed(void);			/* cxlv_badrange.c */
 
 #endif /* __CXLV_H__ */

@@ -7,6 +7,7 @@
 #include <linux/libnvdimm.h>
 #include <linux/limits.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/nd.h>
 #include <linux/ndctl.h>
 #include <linux/string.h>
@@ -34,30 +35,67 @@
  *   it, and reads of it fail.
  * - Clear Poison forgets the sector through the kernel's own
  *   nvdimm_clear_poison() (which drops it from the bus list and the
- *   region's badblocks). The CXL bus driver answers no bus command, so
- *   for that one call the bridge's ndctl answers ARS Capabilities and
- *   Clear Uncorrectable Error for exactly that sector and hands
- *   everything else to the stock one. Lines of the device still poisoned
- *   in the sector are added again; then each pmem disk's badblocks are
- *   emptied and the regions notified, so the disks read the list anew
- *   (libnvdimm only ever adds to them).
+ *   region's badblocks). Lines of the device still poisoned in the sector
+ *   are added again; then each pmem disk's badblocks are emptied and the
+ *   regions notified, so the disks read the list anew (libnvdimm only ever
+ *   adds to them).
+ *
+ * No kernel this module builds for (6.1, 6.12, 7.3) exports another way to
+ * take a range off a bus's list: badrange_forget() needs the bus's struct
+ * badrange, inside libnvdimm's private struct nvdimm_bus, and a region's
+ * badblocks sit in its private struct nd_region. nvdimm_clear_poison()
+ * asks the bus's ndctl first, and the CXL bus driver answers no bus
+ * command. So for that one call the bridge's ndctl is a function of this
+ * module that answers ARS Capabilities and Clear Uncorrectable Error for
+ * exactly that sector and hands everything else to the stock one. The swap
+ * holds the bus device's lock, which __nd_ioctl() takes first for every
+ * bus command, so no bus command of user space runs through it. (It cannot
+ * also take nvdimm_bus_lock(), which __nd_ioctl() takes next: that is a
+ * plain EXPORT_SYMBOL, which symbol_get() refuses from 6.6 on, and a
+ * direct call would make libnvdimm a load dependency. The bus lock guards
+ * reconfiguration, not the ndctl pointer; commands to a DIMM, which hold
+ * only it, carry an nvdimm and get the stock answer.) The pmem driver's
+ * nvdimm_clear_poison() on a write takes no lock and may meet the swapped
+ * function, which gives it the stock answer for any other sector.
+ * nvdimm_clear_poison() is declared only in libnvdimm's private nd.h: the
+ * build takes its declaration from that file of the target kernel's
+ * source (scripts/extract-headers.sh, which stops the build if it is not
+ * the one this file calls). The
+ * badrange_clear parameter turns the swap off at run time: a Clear Poison
+ * then leaves the bus's bad ranges and the badblocks as they are, and
+ * reads of the sector keep failing, as on a real CXL device on these
+ * kernels.
  *
  * A write to a bad sector still fails, as nvdimm_clear_poison() from the
  * pmem driver gets the stock answer. With an interleave granularity of
  * 256 bytes a sector holds two endpoints' lines; a clear knows only its
  * own endpoint's, so it forgets the other's too.
  *
- * The mailbox handlers may run in hard interrupt context and hold the
- * mailbox that label writes wait for under the namespace's device lock, so
- * they only queue; a worker does the rest with the bridge's device lock
- * held (so that its driver and bus stay) and is never waited for by the
- * handlers. The libnvdimm functions are taken with symbol_get(): a bound
- * bridge means libnvdimm is loaded, and a RAM-only device does not need it.
+ * The mailbox handlers may run with preemption off and hold the mailbox
+ * that label writes wait for under the namespace's device lock, so they
+ * only queue; a worker does the rest with the bridge's device lock held (so
+ * that its driver and bus stay) and is never waited for by the handlers.
+ * The libnvdimm functions are taken with symbol_get(): a bound bridge means
+ * libnvdimm is loaded, and a RAM-only device does not need it.
  */
 
-/* Exported by libnvdimm, declared only in its private drivers/nvdimm/nd.h. */
-long nvdimm_clear_poison(struct device *dev, phys_addr_t phys,
-			 unsigned int len);
+#include "cxlv_nd.h"
+
+static bool badrange_clear = true;
+module_param(badrange_clear, bool, 0644);
+MODULE_PARM_DESC(badrange_clear,
+		 "Clear Poison forgets the sector's bad range on the nvdimm bus (swapping the CXL bridge's ndctl for one call; N: badblocks keep it)");
+
+/**
+ * cxlv_badrange_armed() - may a Clear Poison swap the bridge's ndctl?
+ *
+ * Return: the badrange_clear switch. The swap itself lasts one
+ * nvdimm_clear_poison() call of the worker.
+ */
+bool cxlv_badrange_armed(void)
+{
+	return READ_ONCE(badrange_clear);
+}
 
 #define CXLV_LINE	64
 
@@ -207,12 +245,15 @@ static void cxlv_badrange_forget(const struct cxlv_nd_ops *nd,
 	long cleared;
 
 	mutex_lock(&cxlv_clearing_lock);
+	/* As __nd_ioctl() runs the bus's commands: none in between. */
+	device_lock(bus);
 	cxlv_stock_ndctl = nd_desc->ndctl;
 	WRITE_ONCE(cxlv_clearing, sector);
 	WRITE_ONCE(nd_desc->ndctl, cxlv_clearing_ctl);
 	cleared = nd->clear_poison(bus, sector, SECTOR_SIZE);
 	WRITE_ONCE(nd_desc->ndctl, cxlv_stock_ndctl);
 	WRITE_ONCE(cxlv_clearing, PHYS_ADDR_MAX);
+	device_unlock(bus);
 	mutex_unlock(&cxlv_clearing_lock);
 	if (cleared != SECTOR_SIZE)
 		dev_warn_ratelimited(bus, "cannot forget bad sector %pa: %ld\n",
@@ -233,8 +274,11 @@ static void cxlv_badrange_apply(const struct cxlv_nd_ops *nd,
 
 	if (op->inject)
 		nd->add_badrange(nvb->nvdimm_bus, op->hpa, CXLV_LINE);
-	else
+	else if (cxlv_badrange_armed())
 		cxlv_badrange_forget(nd, nvb, op);
+	else
+		dev_dbg(bus, "badrange_clear off: bad sector of %pa kept\n",
+			&op->hpa);
 	device_for_each_child(bus, (void *)nd, cxlv_region_revalidate);
 }
 
@@ -343,10 +387,4 @@ void cxlv_badrange_queue(struct device *dev, phys_addr_t hpa, bool inject,
 		dev_warn_ratelimited(dev, "badblocks miss poison at %pa\n",
 				     &hpa);
 	schedule_work(&br->work);
-}
-
-/* cxlv_badrange_armed() - is a bridge's ndctl swapped now? (hooks table) */
-bool cxlv_badrange_armed(void)
-{
-	return READ_ONCE(cxlv_clearing) != PHYS_ADDR_MAX;
 }

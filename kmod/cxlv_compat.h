@@ -101,6 +101,16 @@ static inline struct device *cxlv_port_uport(struct cxl_port *port)
 #define CXLV_FIND_CHILD_DATA	void
 #endif
 
+/*
+ * 7.x names the unbound system workqueue system_dfl_wq and warns once about
+ * work queued on the old system_unbound_wq.
+ */
+#ifdef CXLV_HAVE_SYSTEM_DFL_WQ
+#define cxlv_unbound_wq		system_dfl_wq
+#else
+#define cxlv_unbound_wq		system_unbound_wq
+#endif
+
 /* 6.15 replaced hrtimer_init() and the function assignment by hrtimer_setup(). */
 static inline void
 cxlv_hrtimer_setup(struct hrtimer *timer,

@@ -31,6 +31,7 @@
 
 #include "cxlv.h"
 #include "cxlmem.h"
+#include "cxlv_events.h"
 
 static DEFINE_MUTEX(cxlv_devices_lock);
 static DEFINE_IDR(cxlv_devices);
@@ -420,8 +421,8 @@ int cxlv_remove(u32 id, bool release)
  * The endpoint's MSI, as the device would send it: only while MSI is
  * enabled in its config space, through the vector its driver allocated.
  * The driver stays bound meanwhile (its device lock), so the vector is its
- * own. irq_inject_interrupt() has the interrupt chip retrigger it: on x86
- * an IPI of the vector to its CPU, which enters like the device's message.
+ * own. cxlv_events_raise_msi() handles it on its CPU, in hard interrupt
+ * context, as the device's message would enter.
  */
 static int cxlv_raise_msi(struct cxlv_ep *ep, unsigned int msgnum)
 {
@@ -433,7 +434,7 @@ static int cxlv_raise_msi(struct cxlv_ep *ep, unsigned int msgnum)
 	device_lock(&pdev->dev);
 	if (pdev->msi_enabled && cxlv_cfg_msi_enabled(&ep->ep_cfg)) {
 		irq = pci_irq_vector(pdev, msgnum);
-		rc = irq < 0 ? irq : irq_inject_interrupt(irq);
+		rc = irq < 0 ? irq : cxlv_events_raise_msi(irq);
 		if (rc)
 			dev_err_ratelimited(&ep->cxlv->dev,
 					    "endpoint %u: MSI %u not raised: %d\n",

@@ -11,7 +11,9 @@
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/preempt.h>
 #include <linux/rculist.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include "cxlmem.h"
@@ -31,10 +33,14 @@
  * - a rung mailbox doorbell is handed to an unbound worker, which copies
  *   the input payload out, has cxlv_mbox.c answer it, writes the output
  *   payload, its length, the return code (CXL r3.0 8.2.8.4) and clears the
- *   doorbell last. The doorbell hint answers it at once in the task that
- *   rang it (cxlv_emu_mbox_hint()). Only a machine with a single online CPU
- *   answers in the tick itself: the spinning host would starve any worker
- *   there;
+ *   doorbell last. The doorbell hint queues that worker at once on another
+ *   CPU than the one the ringing task spins on (cxlv_emu_mbox_hint()).
+ *   Commands run in process context wherever a worker can run while the
+ *   host spins: with another CPU online, or on a kernel that preempts the
+ *   spinning task. Only with one CPU online on a kernel that does not
+ *   (preempt=none or voluntary) does the hint, or without it the tick,
+ *   answer the command itself, with preemption off: no worker could run
+ *   before cxl_pci gives up. The handlers are told which (may_sleep);
  * - on idle ticks the read-only capability layout is compared with what
  *   cxlv_regs.c laid out, and rewritten if software stored into it;
  * - each HDM decoder's commit state machine runs (the Commit, Committed and
@@ -134,14 +140,18 @@ static u64 cxlv_emu_next_period(struct cxlv_emu *emu, ktime_t now)
 	return clamp(emu->period_ns * 2, busy_ns, idle_ns);
 }
 
-/* Answers a rung doorbell; returns true if there was one. */
-static bool cxlv_emu_mbox_poll(struct cxlv_emu *emu)
+/*
+ * Answers a rung doorbell; returns true if there was one. @may_sleep: in a
+ * worker, not with preemption off.
+ */
+static bool cxlv_emu_mbox_poll(struct cxlv_emu *emu, bool may_sleep)
 {
 	void __iomem *payload = emu->mbox + CXLDEV_MBOX_PAYLOAD_OFFSET;
 	struct cxlv_mbox_cmd cmd = {
 		.in = emu->payload_in,
 		.out = emu->payload_out,
 		.state = &emu->mbox_state,
+		.may_sleep = may_sleep,
 	};
 	u32 ctrl = readl(emu->mbox + CXLDEV_MBOX_CTRL_OFFSET);
 	u64 cmd_reg;
@@ -176,24 +186,25 @@ static bool cxlv_emu_mbox_poll(struct cxlv_emu *emu)
 }
 
 /* Answers the mailbox unless someone else is answering it right now. */
-static void cxlv_emu_mbox_answer(struct cxlv_emu *emu)
+static void cxlv_emu_mbox_answer(struct cxlv_emu *emu, bool may_sleep)
 {
 	if (test_and_set_bit_lock(0, &emu->mbox_owner))
 		return;
-	if (cxlv_emu_mbox_poll(emu))
+	if (cxlv_emu_mbox_poll(emu, may_sleep))
 		WRITE_ONCE(emu->last_busy, ktime_get());
 	clear_bit_unlock(0, &emu->mbox_owner);
 }
 
 static void cxlv_emu_mbox_work(struct work_struct *work)
 {
-	cxlv_emu_mbox_answer(container_of(work, struct cxlv_emu, mbox_work));
+	cxlv_emu_mbox_answer(container_of(work, struct cxlv_emu, mbox_work),
+			     true);
 }
 
 static void cxlv_emu_mbox_work_any(struct work_struct *work)
 {
 	cxlv_emu_mbox_answer(container_of(work, struct cxlv_emu,
-					  mbox_work_any));
+					  mbox_work_any), true);
 }
 
 static bool cxlv_emu_doorbell_rung(struct cxlv_emu *emu)
@@ -202,44 +213,51 @@ static bool cxlv_emu_doorbell_rung(struct cxlv_emu *emu)
 	       CXLDEV_MBOX_CTRL_DOORBELL;
 }
 
+/*
+ * Can a worker run while the task that rang the doorbell spins on it?
+ * cxl_pci busy-waits without yielding: on a second CPU, or where the
+ * scheduler preempts the spinning task (preempt=full, lazy, PREEMPT_RT).
+ */
+static bool cxlv_emu_worker_can_run(void)
+{
+	return num_online_cpus() > 1 || preempt_model_preemptible();
+}
+
 /**
  * cxlv_emu_mbox_hint() - answer a doorbell the host just rang
  * @emu: the device
  *
- * Called by the doorbell hint in the task that rang it, which would spin
- * on the doorbell anyway (6.1's cxl_pci does, without yielding): with
- * interrupts on, that task answers it itself, in process context with no
- * lock held but the mailbox ownership bit. Otherwise the copies go to a
- * worker bound to another CPU than this spinning one.
+ * Called by the doorbell hint, with preemption off, in the task that rang
+ * it and will spin on it. The worker goes to another online CPU; with none,
+ * to this one if the kernel will preempt the spinning task for it. Only
+ * where neither can run it does the command run here (see the DOC block).
  */
 void cxlv_emu_mbox_hint(struct cxlv_emu *emu)
 {
-	unsigned int cpu;
+	unsigned int cpu, self = smp_processor_id();
 
 	if (!cxlv_emu_doorbell_rung(emu))
 		return;
-	if (!irqs_disabled()) {
-		cxlv_emu_mbox_answer(emu);
-		return;
-	}
-	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	cpu = cpumask_any_but(cpu_online_mask, self);
 	if (cpu < nr_cpu_ids)
 		queue_work_on(cpu, system_highpri_wq, &emu->mbox_work);
+	else if (preempt_model_preemptible())
+		queue_work_on(self, system_highpri_wq, &emu->mbox_work);
 	else
-		cxlv_emu_mbox_answer(emu);
+		cxlv_emu_mbox_answer(emu, false);
 }
 
 /*
  * The poller does not know which CPU spins: an unbound worker, which the
- * scheduler places on a CPU that can run it. With one CPU online the
- * spinning host would starve any worker, so the tick answers itself.
+ * scheduler places on a CPU that can run it. Where none can (see
+ * cxlv_emu_worker_can_run()), the tick answers itself.
  */
 static void cxlv_emu_mbox_kick(struct cxlv_emu *emu)
 {
-	if (num_online_cpus() > 1)
-		queue_work(system_unbound_wq, &emu->mbox_work_any);
+	if (cxlv_emu_worker_can_run())
+		queue_work(cxlv_unbound_wq, &emu->mbox_work_any);
 	else
-		cxlv_emu_mbox_answer(emu);
+		cxlv_emu_mbox_answer(emu, false);
 }
 
 static u64 cxlv_emu_hdm_read64(struct cxlv_hdm_block *blk, unsigned int low)

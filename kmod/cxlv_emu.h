@@ -128,11 +128,17 @@ u64 cxlv_emu_events_injected(const struct cxlv_emu *emu);
 u64 cxlv_emu_events_cleared(const struct cxlv_emu *emu);
 u64 cxlv_emu_events_pending(const struct cxlv_emu *emu);
 
+/*
+ * Hooks into the stock drivers, for the hooks table: is each armed now?
+ * Switches: the doorbell_hint and commit_hint parameters (cxlv_emu_hint.c),
+ * event_msi (cxlv_events.c), badrange_clear (cxlv_badrange.c).
+ */
+const char *cxlv_hint_state(bool doorbell);
+bool cxlv_event_msi_armed(void);
+bool cxlv_badrange_armed(void);
+
 struct cxlv_event_request;
 int cxlv_emu_inject_event(struct cxlv_emu *emu,
 			  const struct cxlv_event_request *req);
-
-/* cxlv_emu_hint.c: is the kprobe on @symbol in place? (cxlv_hooks.c) */
-bool cxlv_hint_armed(const char *symbol);
 
 #endif /* __CXLV_EMU_H__ */

@@ -4,8 +4,11 @@
 #include <linux/device.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/rculist.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
 #include "cxlv_emu_internal.h"
 
 /**
@@ -18,26 +21,42 @@
  * tell the emulator the moment the host acts:
  *
  * - cxl_pci's cxl_pci_mbox_wait_for_doorbell, which it calls right after
- *   ringing the mailbox doorbell: the command is answered at once, by the
- *   task that would otherwise spin waiting for it;
+ *   ringing the mailbox doorbell (switch: the doorbell_hint parameter): the
+ *   handler only queues the emulator's worker on another online CPU, which
+ *   answers the command in process context while the ringing task spins.
+ *   Only with one CPU online on a kernel that does not preempt tasks
+ *   (preempt=none or voluntary) could no worker ever run before cxl_pci
+ *   gives up (it busy-waits for the doorbell and never yields); there, and
+ *   only there, the handler answers the command itself, with preemption
+ *   off (cxlv_emu_mbox_hint());
  * - cxl_core's cxl_decoder_commit, before it reads the decoder's Control
- *   register: the decoder state machine catches up first, so a reset the
- *   poller has not seen yet leaves no stale Committed bit that the commit
- *   would read back as the device's answer.
+ *   register (switch: commit_hint): the decoder state machine catches up
+ *   first, a few register reads under a raw spinlock, so a reset the poller
+ *   has not seen yet leaves no stale Committed bit that the commit would
+ *   read back as the device's answer.
  *
- * A hint is armed while an emulator runs and the module holding its function
- * is live. A module notifier arms it again when that module is loaded anew
- * (``rmmod cxl_pci; modprobe cxl_pci``) and disarms it before the module's
- * text goes. Without the doorbell hint only the mailbox latency changes;
- * without the commit hint a commit that follows a reset within one poll
- * period may read the stale bit, as on a kernel with neither function.
+ * Both handlers return 0, so a kprobe of perf, tracefs or BPF on the same
+ * function runs before or after them as kprobes' aggregate handler calls
+ * it; neither changes the registers or the instruction pointer.
+ *
+ * A hint is armed while an emulator runs, its switch is on and the module
+ * holding its function is live. A module notifier arms it again when that
+ * module is loaded anew (``rmmod cxl_pci; modprobe cxl_pci``) and disarms
+ * it before the module's text goes. Writing N to the switch disarms the
+ * kprobe at once (unregister_kprobe() waits for a handler in flight), Y arms
+ * it again. Without the doorbell hint the poller's worker answers the
+ * mailbox, within one poll period (poll_busy_us); without the commit hint a
+ * commit that follows a reset within one poll period may read the stale
+ * bit, as on a kernel with neither function.
  */
 
 struct cxlv_hint {
 	const char *symbol;
+	const char *param;
 	const char *without;
 	void (*act)(struct cxlv_emu *emu);
 	struct kprobe probe;
+	bool enabled;
 	bool armed;
 };
 
@@ -54,16 +73,22 @@ static int cxlv_hint_hit(struct kprobe *probe, struct pt_regs *regs)
 	return 0;
 }
 
+enum { CXLV_HINT_DOORBELL, CXLV_HINT_COMMIT };
+
 static struct cxlv_hint cxlv_hints[] = {
-	{
+	[CXLV_HINT_DOORBELL] = {
 		.symbol = "cxl_pci_mbox_wait_for_doorbell",
+		.param = "doorbell_hint",
 		.without = "mailbox answered by polling only",
 		.act = cxlv_emu_mbox_hint,
+		.enabled = true,
 	},
-	{
+	[CXLV_HINT_COMMIT] = {
 		.symbol = "cxl_decoder_commit",
+		.param = "commit_hint",
 		.without = "decoder commits answered by polling only",
 		.act = cxlv_emu_hdm_sync,
+		.enabled = true,
 	},
 };
 
@@ -77,7 +102,7 @@ static int cxlv_hint_arm(struct cxlv_hint *h)
 {
 	int rc;
 
-	if (h->armed)
+	if (h->armed || !h->enabled)
 		return 0;
 	/* A kprobe that failed or was unregistered is set up anew. */
 	h->probe = (struct kprobe) {
@@ -85,7 +110,7 @@ static int cxlv_hint_arm(struct cxlv_hint *h)
 		.pre_handler = cxlv_hint_hit,
 	};
 	rc = register_kprobe(&h->probe);
-	h->armed = !rc;
+	WRITE_ONCE(h->armed, !rc);
 	return rc;
 }
 
@@ -94,7 +119,7 @@ static void cxlv_hint_disarm(struct cxlv_hint *h)
 	if (!h->armed)
 		return;
 	unregister_kprobe(&h->probe);
-	h->armed = false;
+	WRITE_ONCE(h->armed, false);
 }
 
 static int cxlv_hints_module_event(struct notifier_block *nb,
@@ -114,7 +139,7 @@ static int cxlv_hints_module_event(struct notifier_block *nb,
 			if (h->armed &&
 			    within_module((unsigned long)h->probe.addr, mod))
 				cxlv_hint_disarm(h);
-		} else if (!h->armed && !cxlv_hint_arm(h)) {
+		} else if (!h->armed && h->enabled && !cxlv_hint_arm(h)) {
 			pr_info("kprobe on %s armed (%s loaded)\n", h->symbol,
 				mod->name);
 		}
@@ -175,13 +200,74 @@ unlock:
 	mutex_unlock(&cxlv_hints_users_lock);
 }
 
-/* cxlv_hint_armed() - is the kprobe on @symbol in place now? (hooks table) */
-bool cxlv_hint_armed(const char *symbol)
+/*
+ * The switches: N disarms a hint now, Y arms it while an emulator runs.
+ * Taken in the order cxlv_emu_hints_get() takes them.
+ */
+static int cxlv_hint_set(const char *val, const struct kernel_param *kp)
 {
-	size_t i;
+	struct cxlv_hint *h = kp->arg;
+	bool on;
+	int rc;
 
-	for (i = 0; i < ARRAY_SIZE(cxlv_hints); i++)
-		if (!strcmp(cxlv_hints[i].symbol, symbol))
-			return READ_ONCE(cxlv_hints[i].armed);
-	return false;
+	rc = kstrtobool(val, &on);
+	if (rc) {
+		pr_err_ratelimited("%s: want Y or N\n", h->param);
+		return rc;
+	}
+	mutex_lock(&cxlv_hints_users_lock);
+	mutex_lock(&cxlv_hints_lock);
+	h->enabled = on;
+	if (!on) {
+		cxlv_hint_disarm(h);
+	} else if (cxlv_hints_users) {
+		rc = cxlv_hint_arm(h);
+		if (rc)
+			pr_info("no kprobe on %s (%d) yet: %s\n", h->symbol,
+				rc, h->without);
+	}
+	mutex_unlock(&cxlv_hints_lock);
+	mutex_unlock(&cxlv_hints_users_lock);
+	return 0;
+}
+
+static int cxlv_hint_get(char *buf, const struct kernel_param *kp)
+{
+	const struct cxlv_hint *h = kp->arg;
+
+	return sysfs_emit(buf, "%c\n", READ_ONCE(h->enabled) ? 'Y' : 'N');
+}
+
+static const struct kernel_param_ops cxlv_hint_ops = {
+	.set = cxlv_hint_set,
+	.get = cxlv_hint_get,
+};
+
+module_param_cb(doorbell_hint, &cxlv_hint_ops,
+		&cxlv_hints[CXLV_HINT_DOORBELL], 0644);
+__MODULE_PARM_TYPE(doorbell_hint, "bool");
+MODULE_PARM_DESC(doorbell_hint,
+		 "kprobe on cxl_pci's cxl_pci_mbox_wait_for_doorbell: answer the mailbox at once (N: by polling)");
+module_param_cb(commit_hint, &cxlv_hint_ops,
+		&cxlv_hints[CXLV_HINT_COMMIT], 0644);
+__MODULE_PARM_TYPE(commit_hint, "bool");
+MODULE_PARM_DESC(commit_hint,
+		 "kprobe on cxl_core's cxl_decoder_commit: decoder state up to date before a commit (N: by polling)");
+
+/**
+ * cxlv_hint_state() - the hooks table's state of a hint
+ * @doorbell: the doorbell hint; else the decoder commit hint
+ *
+ * Return: "armed" while its kprobe is registered, "idle" while its switch
+ * is on but no emulator runs or the probed module is not loaded, "off"
+ * while its switch is off.
+ */
+const char *cxlv_hint_state(bool doorbell)
+{
+	const struct cxlv_hint *h =
+		&cxlv_hints[doorbell ? CXLV_HINT_DOORBELL : CXLV_HINT_COMMIT];
+
+	if (READ_ONCE(h->armed))
+		return "armed";
+	return READ_ONCE(h->enabled) ? "idle" : "off";
 }

@@ -77,6 +77,8 @@ struct cxlv_health_info {
  * @out: output buffer of CXLV_MBOX_PAYLOAD_SIZE bytes
  * @out_len: bytes of @out the handler produced
  * @state: the device's state, under the emulator's lock
+ * @may_sleep: answered by a worker; else with preemption off, where no
+ *	worker could run (cxlv_emu.c), and the handler must not sleep
  */
 struct cxlv_mbox_cmd {
 	u16 opcode;
@@ -85,6 +87,7 @@ struct cxlv_mbox_cmd {
 	void *out;
 	size_t out_len;
 	struct cxlv_mbox_state *state;
+	bool may_sleep;
 };
 
 /**
@@ -137,7 +140,8 @@ struct cxlv_hdm_block {
  * @ep_hdm: the endpoint's decoders, in @cfg.comp_regs
  * @hb_hdm: the host bridge's decoders, in @cfg.bridge_regs, if any
  * @timer: the poller; fires in hard interrupt context
- * @mbox_work: answers a rung doorbell, bound to a CPU that does not spin
+ * @mbox_work: answers a rung doorbell, queued by the doorbell hint on a
+ *	CPU other than the spinning one where there is one
  * @mbox_work_any: answers a rung doorbell, on any CPU (the poller's)
  * @mbox_owner: bit 0 set while someone is answering the mailbox
  * @node: in the list of running emulators the hints walk

@@ -17,16 +17,16 @@
 #include <linux/sysfs.h>
 
 #include "cxlv.h"
+#include "cxlv_emu.h"
 
 /*
- * A hook: its name, the state of its owner (or NULL and @hint, a kprobe of
- * cxlv_emu_hint.c) and the four facts that do not change: what it hooks,
- * the kernels, its run-time switch and why, tab-separated.
+ * A hook: its name, the state its owner reports and the four facts that do
+ * not change: what it hooks, the kernels, its run-time switch and why,
+ * tab-separated.
  */
 struct cxlv_hook {
 	const char *name;
 	const char *(*state)(void);
-	const char *hint;
 	const char *facts;
 };
 
@@ -37,32 +37,43 @@ static const char *cxlv_coherent_hook_state(void)
 	return cxlv_coherent_armed() ? "armed" : "off";
 }
 
-static const char *cxlv_badrange_state(void)
+static const char *cxlv_doorbell_state(void)
 {
-	return cxlv_badrange_armed() ? "armed" : "idle";
+	return cxlv_hint_state(true);
 }
 
-static const char *cxlv_on_demand(void)
+static const char *cxlv_commit_state(void)
 {
-	return "on-demand";
+	return cxlv_hint_state(false);
+}
+
+/* The two switches read at each use: on or off. */
+static const char *cxlv_badrange_state(void)
+{
+	return cxlv_badrange_armed() ? "on" : "off";
+}
+
+static const char *cxlv_event_msi_state(void)
+{
+	return cxlv_event_msi_armed() ? "on" : "off";
 }
 
 static const struct cxlv_hook cxlv_hooks[] = {
-	{ "coherent-regions", cxlv_coherent_hook_state, NULL,
+	{ "coherent-regions", cxlv_coherent_hook_state,
 	  "kretprobes: cpu_cache_has_invalidate_memregion (return value), cxl_core:commit_store and cxl_core:cxl_region_decode_reset (scope)\t"
 	  "6.2 and later, CPU reports a hypervisor\t/sys/module/cxl_virt/parameters/coherent_regions\t"
 	  "the CXL core refuses region commits under a hypervisor; cxl_virt memory is host RAM at a fixed address" },
-	{ "mailbox-doorbell", NULL, "cxl_pci_mbox_wait_for_doorbell",
-	  "kprobe: cxl_pci:cxl_pci_mbox_wait_for_doorbell\twhere cxl_pci has it (6.1, 6.12)\tnone\t"
+	{ "mailbox-doorbell", cxlv_doorbell_state,
+	  "kprobe: cxl_pci:cxl_pci_mbox_wait_for_doorbell\twhere cxl_pci has it (6.1, 6.12, 7.3)\t/sys/module/cxl_virt/parameters/doorbell_hint\t"
 	  "a mailbox command is answered when the doorbell rings, not at the next poll" },
-	{ "decoder-commit", NULL, "cxl_decoder_commit",
-	  "kprobe: cxl_core:cxl_decoder_commit\tall\tnone\t"
+	{ "decoder-commit", cxlv_commit_state,
+	  "kprobe: cxl_core:cxl_decoder_commit\tall\t/sys/module/cxl_virt/parameters/commit_hint\t"
 	  "the decoder state catches up before the core reads Control" },
-	{ "badrange-clear", cxlv_badrange_state, NULL,
-	  "ops pointer: cxl_pmem nvdimm bus nd_desc->ndctl, for one nvdimm_clear_poison()\tall\tnone\t"
+	{ "badrange-clear", cxlv_badrange_state,
+	  "ops pointer: cxl_pmem nvdimm bus nd_desc->ndctl, for one nvdimm_clear_poison() under the bus device lock\t6.4 and later (poison)\t/sys/module/cxl_virt/parameters/badrange_clear\t"
 	  "a cleared poison line leaves the nvdimm bus's badblocks" },
-	{ "event-msi", cxlv_on_demand, NULL,
-	  "irq_inject_interrupt() on the endpoint's MSI vector\tall\tnone\t"
+	{ "event-msi", cxlv_event_msi_state,
+	  "generic_handle_irq_safe() on the endpoint's MSI irq, from an irq_work on its affinity CPU\t6.3 and later (events)\t/sys/module/cxl_virt/parameters/event_msi\t"
 	  "event records are signalled as the device's MSI" },
 };
 
@@ -73,10 +84,7 @@ static ssize_t hooks_show(CXLV_BUS_CONST struct bus_type *bus, char *buf)
 	int n = 0;
 
 	for (h = cxlv_hooks; h < cxlv_hooks + ARRAY_SIZE(cxlv_hooks); h++) {
-		const char *state = h->state ? h->state() :
-				    cxlv_hint_armed(h->hint) ? "armed" : "idle";
-
-		n += sysfs_emit_at(buf, n, "%s\t%s\t%s\n", h->name, state,
+		n += sysfs_emit_at(buf, n, "%s\t%s\t%s\n", h->name, h->state(),
 				   h->facts);
 	}
 	return n;

@@ -23,10 +23,12 @@
  * opcode gets Unsupported; malformed input gets Invalid Input or Invalid
  * Payload Length and touches nothing.
  *
- * Handlers run in process context (a worker, or the task that rang the
- * doorbell, from the doorbell hint), or on a machine with a single online
- * CPU in the poller's hard interrupt context: no sleeping, no allocation,
- * no mapping.
+ * Handlers run in a worker, in process context, except with one CPU
+ * online on a kernel that does not preempt tasks: there the doorbell hint
+ * (a kprobe) or the poller (hard interrupt context) runs them, as no worker
+ * could run before cxl_pci gives up (cxlv_emu.c). cmd->may_sleep says
+ * which; the handlers sleep, allocate and map nothing either way, and wait
+ * only when it is set.
  */
 
 /* CXL r3.0 8.2.9.5.2.1 Command Effects Log entry effects */

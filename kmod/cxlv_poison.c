@@ -35,9 +35,10 @@
  * SIGBUS (BUS_MCEERR_*), a free RAM page leaves the allocator. A Clear
  * Poison that leaves no record in the page gives an online page back
  * (unpoison_memory()). Memory without struct pages (no namespace, a raw
- * one) has only the list. The handlers may run in hard interrupt context,
- * so the data write and unpoison_memory() run in a worker; the handler
- * waits for it where it may sleep. Under a pmem region the line's sector
+ * one) has only the list. The data write and unpoison_memory() run in a
+ * worker, which the handler waits for when it was answered in process
+ * context (cmd->may_sleep, as cxlv_emu.c decides); answered with
+ * preemption off (one CPU, no preemption) the command completes first. Under a pmem region the line's sector
  * also goes on (and comes off) the badblocks of the region and its
  * namespaces, which is what fails pmem reads with EIO (cxlv_badrange.c).
  *
@@ -329,7 +330,7 @@ u16 cxlv_poison_clear(const struct cxlv_emu_config *cfg,
 	cxlv_badrange_queue(cfg->dev, clear.hpa, false,
 			    cxlv_poison_sector_left(cfg, poison, clear.hpa));
 	schedule_work(&poison->work);
-	if (preemptible())
+	if (cmd->may_sleep)
 		flush_work(&poison->work);
 	return CXL_MBOX_CMD_RC_SUCCESS;
 }

@@ -17,7 +17,10 @@
 # event counting the rest. cxlvctl event inject does the same for each type
 # (--dry-run prints the write and writes nothing). Malformed requests are
 # refused with their errno and last_error's reason, and by cxlvctl before
-# any write. With cxl_pci unbound (MSI disabled) a record raises nothing and
+# any write. The irq's affinity moved to the other CPU between records: the
+# MSI is counted on that CPU and the records read. The event_msi switch off:
+# a record raises nothing and waits, on again the next MSI reads both. With
+# cxl_pci unbound (MSI disabled) a record raises nothing and
 # waits in the log until the rebound driver's probe reads it. cxl list -H
 # shows a healthy device (25 C, 0% life used, no alarms).
 . /cxlv/test/vm/guest/cxlv.sh
@@ -126,6 +129,51 @@ expect_fail 2 "a memory-module event has no address" event inject "$dev" --type 
 expect_fail 2 '--type "cpu"' event inject "$dev" --type cpu
 expect_fail 2 '--log "loud"' event inject "$dev" --type dram --log loud
 expect_eq "events_injected after cxlvctl" "$(attr "$dev" events_injected)" 7
+
+# --- the irq's affinity moved to the other CPU between records: the MSI is
+# handled on the CPU it now names (its count there), the kernel reads them.
+[ "$(nproc)" -ge 2 ] || fail "the affinity check needs 2 CPUs, the guest has $(nproc)"
+aff=/proc/irq/$irq
+# cpu_count CPU: the MSI's count on CPU
+cpu_count() { awk -v irq="$irq:" -v c=$(($1 + 2)) '$1 == irq {print $c}' /proc/interrupts; }
+# x86 moves an MSI's vector in the next interrupt's acknowledgement (the
+# move stays pending until then) or at once, per kernel: the first MSI after
+# the write is handled on the CPU the effective affinity names then, and
+# leaves it on the new CPU, where the next one is handled.
+for round in 1 2; do
+	from=$(cat $aff/effective_affinity_list)
+	to=$(((from + 1) % $(nproc)))
+	sysw "$(printf '%x' $((1 << to)))" $aff/smp_affinity
+	for hop in 1 2; do
+		on=$(cat $aff/effective_affinity_list)
+		taken=$(cpu_count "$on")
+		inject_one "General Media, move $round, MSI $hop" \
+			"cxl_general_media: memdev=$mem .*log=Warning .*dpa=$((5000 + round))${hop}00 " \
+			raw "record=0,log=1,dpa=0x$((5000 + round))${hop}00"
+		expect_eq "move $round, MSI $hop: MSIs taken on CPU $on" "$(cpu_count "$on")" $((taken + 1))
+		expect_eq "move $round, MSI $hop: effective affinity after" "$(cat $aff/effective_affinity_list)" $to
+		say "move $round, CPU $from -> $to: MSI $hop handled on CPU $on"
+	done
+done
+
+# --- event_msi=N: a record raises nothing and waits in its log; Y again,
+# the next one raises the MSI and the kernel reads both.
+msi_sw=/sys/module/cxl_virt/parameters/event_msi
+expect_eq "event_msi by default" "$(cat $msi_sw)" Y
+sysw N $msi_sw
+before=$(msi_count)
+cleared=$(attr "$dev" events_cleared)
+raw "record=0,log=1,dpa=0x6000"
+sleep 1
+expect_eq "records waiting with event_msi=N" "$(attr "$dev" events_pending)" 1
+expect_eq "MSIs with event_msi=N" "$(msi_count)" "$before"
+sysw Y $msi_sw
+raw "record=0,log=1,dpa=0x7000"
+wait_for 10 cleared_to $((cleared + 2)) || fail "event_msi=Y: the waiting and the new record not read"
+expect_eq "MSIs after event_msi=Y" "$(msi_count)" $((before + 1))
+out=$(events)
+echo "$out"
+expect_eq "records traced after event_msi=Y" "$(echo "$out" | grep -c "cxl_general_media: memdev=$mem .*dpa=[67]000 ")" 2
 
 # --- overflow: 12 records at once into a log of 8
 cleared=$(attr "$dev" events_cleared)

@@ -22,7 +22,9 @@
 # file gets SIGBUS BUS_MCEERR_AR; after clear_poison the badblocks
 # are empty, the sector and the file read back with the line zeroed, the
 # rest of the namespace is unchanged and a write goes through; a sector with
-# a second poisoned line stays bad until that one is cleared too.
+# a second poisoned line stays bad until that one is cleared too. With the
+# badrange_clear switch off a clear leaves the sector in badblocks (EIO), on
+# again the next clear forgets it.
 # cxlvctl poison inject, list and clear do the same with a DPA,
 # an HPA in the region and an offset into the devdax namespace, and agree
 # with trigger_poison_list and `cxl list --media-errors`, reading its own
@@ -326,17 +328,39 @@ expect_eq "the rest of $bdev" "$(sums_around $sector)" "$rest"
 # reach badblocks in order, so a line of another sector injected after
 # shows when the first clear is through.
 bb=/sys/block/$pmem/badblocks
+# clear_keeps WHAT OFFSET: clears the line at OFFSET of sector $sector, then
+# injects a line of sector + 8: both sectors must be in badblocks after.
+clear_keeps() {
+	step "clear $1" cxlvctl poison clear "$dev" --namespace "$nsname" --offset "$2"
+	step "inject a line of sector $((sector + 8))" cxlvctl poison inject "$dev" --namespace "$nsname" --offset $((off + 4096))
+	step "$bb: sector $((sector + 8))" wait_for 10 grep -qx "$((sector + 8)) 1" "$bb"
+	expect_eq "badblocks after clear $1" "$(cat "$bb")" "$sector 1
+$((sector + 8)) 1"
+}
+# clear_both OFFSET: clears the line at OFFSET and that of sector + 8:
+# badblocks empty after.
+clear_both() {
+	step "clear offsets $1 and $((off + 4096))" eval "cxlvctl poison clear $dev --namespace $nsname --offset $1 &&
+		cxlvctl poison clear $dev --namespace $nsname --offset $((off + 4096))"
+	step "$bb empty" wait_for 10 no_badblocks
+}
 step "inject two lines of sector $sector" eval "cxlvctl poison inject $dev --namespace $nsname --offset $off &&
 	cxlvctl poison inject $dev --namespace $nsname --offset $((off + 64))"
 step "$bb: sector $sector" wait_for 10 grep -qx "$sector 1" "$bb"
-step "clear one" cxlvctl poison clear "$dev" --namespace "$nsname" --offset $off
-step "inject a line of sector $((sector + 8))" cxlvctl poison inject "$dev" --namespace "$nsname" --offset $((off + 4096))
-step "$bb: sector $((sector + 8))" wait_for 10 grep -qx "$((sector + 8)) 1" "$bb"
-expect_eq "badblocks with one line of sector $sector left" "$(cat "$bb")" "$sector 1
-$((sector + 8)) 1"
-step "clear the other two" eval "cxlvctl poison clear $dev --namespace $nsname --offset $((off + 64)) &&
-	cxlvctl poison clear $dev --namespace $nsname --offset $((off + 4096))"
-step "$bb empty" wait_for 10 no_badblocks
+clear_keeps "one of two lines" $off
+clear_both $((off + 64))
+# badrange_clear=N (the swap of the bridge's ndctl off): a clear keeps the
+# sector in badblocks; Y again, the next clear of the line forgets it.
+brc=/sys/module/cxl_virt/parameters/badrange_clear
+expect_eq "badrange_clear by default" "$(cat $brc)" Y
+sysw N $brc
+step "inject sector $sector" cxlvctl poison inject "$dev" --namespace "$nsname" --offset $off
+step "$bb: sector $sector" wait_for 10 grep -qx "$sector 1" "$bb"
+clear_keeps "with badrange_clear=N" $off
+has "Input/output error" <<<"$(pread_direct $sector)" || fail "sector $sector read after a clear with badrange_clear=N: no EIO"
+sysw Y $brc
+clear_both $off
+expect_eq "O_DIRECT read of sector $sector after badrange_clear=Y" "$(pread_direct $sector)" ""
 step "umount" umount "$DAX_MNT"
 expect_eq "O_DIRECT write of sector $sector" "$(xfs_io -d -c "pwrite -q $((sector << 9)) 512" "$bdev" 2>&1)" ""
 step "destroy the fsdax namespace" ndctl destroy-namespace -f "$nsname"
