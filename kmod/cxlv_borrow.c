@@ -375,7 +375,10 @@ static void cxlv_borrow_unhold(struct cxlv_borrow *b)
  * went with the memory, so it is mapped write-back a piece at a time, like
  * the direct map was (no alias of another memory type exists); the lines
  * this leaves in the caches are written back before anything maps a piece
- * uncached (cxlv_mem_setup()). Process context: the writer of create.
+ * uncached (cxlv_mem_setup()). memset64() is rep stosq on x86, 8 bytes a
+ * step, where 6.1's memset() takes rep stosb on a CPU with ERMS: a TCG
+ * guest runs those a byte at a time (3.8 s for 2 GiB instead of about 1).
+ * Process context: the writer of create.
  * Return: 0, or -ENOMEM when a piece cannot be mapped.
  */
 static int cxlv_borrow_scrub(u64 start, u64 size)
@@ -389,7 +392,8 @@ static int cxlv_borrow_scrub(u64 start, u64 size)
 		if (!va)
 			return -ENOMEM;
 		for (i = 0; i < n; i += CXLV_SCRUB_STEP) {
-			memset(va + i, 0, min_t(u64, n - i, CXLV_SCRUB_STEP));
+			memset64(va + i, 0,
+				 min_t(u64, n - i, CXLV_SCRUB_STEP) / 8);
 			cond_resched();
 		}
 		memunmap(va);

@@ -18,7 +18,7 @@ SIZE=$((1 << 30))
 load_stack --ram --pmem
 cp "$PATCHECK" /tmp/patcheck && PATCHECK=/tmp/patcheck
 total0=$(memtotal_kb)
-blocks1=$(ls -d /sys/devices/system/node/node1/memory* | sed 's/.*memory//' | sort -n)
+blocks1=$(ls -d /sys/devices/system/node/node1/memory[0-9]* | sed 's/.*memory//' | sort -n)
 bs=$((0x$(cat $MEMDIR/block_size_bytes)))
 lo=$(($(head -n 1 <<<"$blocks1") * bs)) hi=$((($(tail -n 1 <<<"$blocks1") + 1) * bs))
 expect_eq "node 1 is one run of blocks" $(((hi - lo) / bs)) "$(wc -l <<<"$blocks1")"
