@@ -84,7 +84,8 @@
  * went with the memory, so it is mapped write-back 64 MiB at a time
  * (memremap()) and zeroed 2 MiB between reschedules, in the writer's
  * process context; the log line of the borrow gives the time it took (0.6
- * to 1.4 s for 2 GiB in the TCG test guests, a 0.1 to 0.4 s borrow before). Borrowed ranges stay borrowed
+ * to 0.8 s for 2 GiB in the TCG test guests, the borrow alone 0.1 to 0.5 s;
+ * up to 5 s when the host has yet to back that guest memory at all). Borrowed ranges stay borrowed
  * across remove and create, not zeroed again: labels and data survive.
  *
  * Giving back: the resource leaves iomem and add_memory() hot-adds the
