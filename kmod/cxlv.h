@@ -284,9 +284,22 @@ static inline u64 cxlv_ep_capacity(const struct cxlv_dev *cxlv)
 	return div_u64(cxlv->layout.capacity, cxlv->params.ways);
 }
 
+/**
+ * struct cxlv_names - a list of names for one log line, joined with ", "
+ * @buf: PAGE_SIZE buffer
+ * @len: bytes used
+ * @borrowed: a free borrowed range is among them
+ */
+struct cxlv_names {
+	char *buf;
+	size_t len;
+	bool borrowed;
+};
+
 /* cxlv_main.c: the bus, the driver and the error report */
 void cxlv_dev_set_bus(struct device *dev);
 bool cxlv_dev_on_bus(const struct device *dev);
+void cxlv_bus_names(struct cxlv_names *n);
 extern struct device_driver cxlv_driver;
 __printf(1, 2) void cxlv_set_error(const char *fmt, ...);
 void cxlv_clear_error(void);
@@ -325,6 +338,7 @@ u64 cxlv_borrow_start(struct cxlv_borrow *b);
 int cxlv_borrow_open(struct cxlv_borrow *b, struct cxlv_dev *cxlv);
 void cxlv_borrow_close(struct cxlv_borrow *b);
 ssize_t cxlv_borrow_show(char *buf);
+void cxlv_borrow_free_names(struct cxlv_names *n);
 int cxlv_borrow_init(void);
 void cxlv_borrow_exit(void);
 
@@ -368,6 +382,11 @@ bool cxlv_port_has_region(struct cxlv_dev *cxlv, const char **region);
 bool cxlv_is_our_region(struct device *dev);
 int cxlv_port_region_notifier_init(void);
 void cxlv_port_region_notifier_exit(void);
+
+/* cxlv_pm.c: hibernation refused while a device or borrowed range exists */
+__printf(2, 3) void cxlv_names_add(struct cxlv_names *n, const char *fmt, ...);
+int cxlv_pm_init(void);
+void cxlv_pm_exit(void);
 
 /* cxlv_coherent.c: region commits on a CPU that cannot invalidate caches */
 void cxlv_coherent_init(void);

@@ -79,6 +79,18 @@ bool cxlv_dev_on_bus(const struct device *dev)
 	return dev->bus == &cxlv_bus;
 }
 
+static int cxlv_name_dev(struct device *dev, void *data)
+{
+	cxlv_names_add(data, "%s", dev_name(dev));
+	return 0;
+}
+
+/* Adds the name of every cxlvN on the bus, added and not yet deleted. */
+void cxlv_bus_names(struct cxlv_names *n)
+{
+	bus_for_each_dev(&cxlv_bus, NULL, n, cxlv_name_dev);
+}
+
 /* Teardown is entirely devm, released in reverse order of probe. */
 struct device_driver cxlv_driver = {
 	.name = "cxl_virt",
@@ -109,11 +121,16 @@ static int __init cxlv_init(void)
 	rc = cxlv_borrow_init();
 	if (rc)
 		goto err_pci_notifier;
-	rc = cxlv_ctl_init(&cxlv_bus);
+	rc = cxlv_pm_init();
 	if (rc)
 		goto err_borrow;
+	rc = cxlv_ctl_init(&cxlv_bus);
+	if (rc)
+		goto err_pm;
 	return 0;
 
+err_pm:
+	cxlv_pm_exit();
 err_borrow:
 	cxlv_borrow_exit();
 err_pci_notifier:
@@ -134,6 +151,7 @@ static void __exit cxlv_exit(void)
 	cxlv_remove_all();
 	/* every device is gone: every borrowed range is free and goes back */
 	cxlv_borrow_exit();
+	cxlv_pm_exit();
 	cxlv_pci_notifier_exit();
 	cxlv_coherent_exit();
 	cxlv_port_region_notifier_exit();

@@ -46,6 +46,7 @@
 #include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <asm/cacheflush.h>
 
 #include "cxlv.h"
 
@@ -343,12 +344,32 @@ static void cxlv_mem_release(void *data)
 	cxlv_mem_unclaim(cxlv);
 }
 
+/*
+ * Writes back and drops every cached line of @ep's PCI window before it is
+ * mapped uncached: the range was RAM mapped write-back (the kernel's, the
+ * zeroing of a borrow, a namespace of an earlier device laid out
+ * differently), and a dirty line evicted later would overwrite what the
+ * emulator and cxl_pci wrote through the uncached mappings. Return: 0 or
+ * -ENOMEM.
+ */
+static int cxlv_mem_flush(struct cxlv_ep *ep)
+{
+	void *va = memremap(ep->bar0, CXLV_PCI_WINDOW_SIZE, MEMREMAP_WB);
+
+	if (!va)
+		return -ENOMEM;
+	clflush_cache_range(va, CXLV_PCI_WINDOW_SIZE);
+	memunmap(va);
+	return 0;
+}
+
 /**
  * cxlv_mem_setup() - map the metadata areas of the claimed range
  * @cxlv: device being probed
  *
- * Maps each endpoint's BAR0 and LSA with one uncached mapping. Unmapping
- * and the release of the claim are devm: they go when the device unbinds.
+ * Maps each endpoint's BAR0 and LSA with one uncached mapping, once the
+ * caches hold none of its PCI window. Unmapping and the release of the
+ * claim are devm: they go when the device unbinds.
  */
 int cxlv_mem_setup(struct cxlv_dev *cxlv)
 {
@@ -359,6 +380,11 @@ int cxlv_mem_setup(struct cxlv_dev *cxlv)
 	if (rc)
 		return rc;
 	cxlv_for_each_ep(cxlv, ep) {
+		if (cxlv_mem_flush(ep)) {
+			cxlv_set_error("%s: cannot map the PCI window of endpoint %u to flush it",
+				       dev_name(&cxlv->dev), ep->pos);
+			return -ENOMEM;
+		}
 		ep->meta = ioremap(ep->bar0, CXLV_META_MAP_SIZE);
 		if (!ep->meta) {
 			cxlv_set_error("%s: cannot map metadata area of endpoint %u",

@@ -56,6 +56,16 @@ run() {
 # difference A B: the median of A minus the median of B.
 difference() { echo $(($(median "$1") - $(median "$2"))); }
 
+# with_without: the borrow alone over the borrow alone less its zeroing,
+# from the medians of one boot.
+with_without() {
+	local with without
+	with=$(difference borrow_create_ms create_ms)
+	without=$((with - $(median borrow_zero_ms)))
+	[ "$without" -gt 0 ] || { echo "n/a (zeroing took longer than the borrow alone)"; return; }
+	awk -v a="$with" -v b="$without" 'BEGIN { printf "%d / %d ms = %.2f\n", a, b, a / b }'
+}
+
 # summary_row KVER: the ratios of one kernel, a row of the summary table.
 summary_row() {
 	samples=$out/vm-$1/samples.tsv
@@ -107,6 +117,8 @@ section() {
 	echo "| create with borrow=1 (offline and remove 2 GiB, then the device) | $(stat borrow_create_ms) ms |"
 	echo "| create on the borrowed range (the device alone) | $(stat create_ms) ms |"
 	echo "| **borrow alone** (difference of the medians) | **$(difference borrow_create_ms create_ms) ms** |"
+	echo "| of which zeroing the range (the borrow's kernel log line) | $(stat borrow_zero_ms) ms |"
+	echo "| borrow alone with zeroing / without (one boot) | $(with_without) |"
 	echo "| remove with release=1 (the device, then hot-add and online 2 GiB) | $(stat remove_release_ms) ms |"
 	echo "| remove alone | $(stat remove_ms) ms |"
 	echo "| **give-back alone** (difference of the medians) | **$(difference remove_release_ms remove_ms) ms** |"

@@ -66,3 +66,20 @@ system_ram_in() {
 	done <<<"$(sed 's/^ *//' /proc/iomem)"
 	return 1
 }
+
+# hibernate_refused WHAT NAMES: `echo disk >/sys/power/state` fails with
+# EBUSY, and cxl_virt logs one line naming NAMES (pm_test must be freezer,
+# so that a hibernation that goes through stops after the freezer).
+hibernate_refused() {
+	local n line
+	n=$(dmesg | grep -c "cxl_virt: hibernation refused:" || true)
+	expect_eq "hibernation $1" "$(ctl /sys/power/state disk)" EBUSY
+	line=$(dmesg | grep "cxl_virt: hibernation refused:" | tail -n +$((n + 1)))
+	say "$line"
+	expect_eq "hibernation $1: lines logged" "$(printf '%s\n' "$line" | grep -c .)" 1
+	[[ $line == *"hibernation refused: $2 hold data that the image would not keep"* ]] ||
+		fail "hibernation $1: the line does not name '$2'"
+}
+
+# pci_bdf MEMDEV: the PCI endpoint of a memdev.
+pci_bdf() { basename "$(dirname "$(readlink -f "/sys/bus/cxl/devices/$1")")"; }

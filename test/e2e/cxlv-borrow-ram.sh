@@ -7,7 +7,9 @@
 # online through kmem on the range's node, MemTotal grows by the capacity,
 # a pattern written under numactl --membind to that node reads back; the
 # memory goes offline, the region goes, remove with release=1 gives the
-# range back and MemTotal returns within its struct pages.
+# range back and MemTotal returns within its struct pages. First, a borrow
+# of all of node 1 is refused (issue 30): it would leave the node no memory;
+# the reason names the node and how much it can give.
 . /cxlv/test/vm/guest/cxlv.sh
 # shellcheck source=test/e2e/borrow-lib.sh
 . "$CXLV/test/e2e/borrow-lib.sh"
@@ -16,6 +18,12 @@ SIZE=$((1 << 30))
 load_stack --ram --pmem
 cp "$PATCHECK" /tmp/patcheck && PATCHECK=/tmp/patcheck
 total0=$(memtotal_kb)
+blocks1=$(ls -d /sys/devices/system/node/node1/memory[0-9]* | sed 's/.*memory//' | sort -n)
+bs=$((0x$(cat $MEMDIR/block_size_bytes)))
+lo=$(($(head -n 1 <<<"$blocks1") * bs)) hi=$((($(tail -n 1 <<<"$blocks1") + 1) * bs))
+expect_eq "node 1 is one run of blocks" $(((hi - lo) / bs)) "$(wc -l <<<"$blocks1")"
+refused "all of node 1 ($(((hi - lo) >> 20)) MiB at $lo)" "$CXLV_DBG/create" \
+	"borrow=1,memstart=$lo,memsize=$((hi - lo)),cxltype=3,pmem=0" ENOMEM "node 1 can give at most"
 timed "borrow 1 GiB, pmem=0" sh -c "echo borrow=1,memsize=$SIZE,cxltype=3,pmem=0 >$CXLV_DBG/create"
 step "borrowed" cat "$CXLV_SYS/borrowed"
 node=$(borrowed_field 3)

@@ -17,6 +17,17 @@
 # the 8 GiB guest has 6 GiB above 4 GiB, enough for an aligned 2 GiB run
 # whatever blocks early boot left unmovable (the first above 4 GiB and the
 # topmost; a 4 GiB q35 guest has only 2 GiB above 4 GiB).
+# Scrubbing (issue 30): before the borrow a process fills free memory with
+# a marker and exits (memfill; some of its pages must lie in the range that
+# is then borrowed); the fresh device's label area (ndctl read-labels) and
+# a raw namespace over its whole capacity read back as zeros.
+# Hibernation (issue 30), with pm_test=freezer so that the guest never
+# really hibernates: `echo disk >/sys/power/state` is refused with EBUSY
+# and one cxl_virt line naming what would be lost, while the endpoint is
+# unbound from cxl_pci (so the kernel's own cxl_mem_active() check, EPERM,
+# is not what refuses), while the range is borrowed with no device on it,
+# and while a device exists whose endpoint no driver has bound yet (made
+# with cxl_pci unloaded); after remove with release=1 it goes through.
 . /cxlv/test/vm/guest/cxlv.sh
 # shellcheck source=test/e2e/borrow-lib.sh
 . "$CXLV/test/e2e/borrow-lib.sh"
@@ -32,6 +43,14 @@ before=$(mem_state)
 total0=$(memtotal_kb)
 say "before: $before"
 
+# Half of MemAvailable: the allocator hands out high memory first, so the
+# marker reaches the top GiBs the borrow takes, and the kernel's own
+# unmovable allocations meanwhile find free memory of their kind instead of
+# taking pageblocks of those GiBs (with all of it filled, 6.1 found no 2 GiB
+# run that would go offline).
+fill=$(awk '/^MemAvailable:/ { print int($2 / 2048) }' /proc/meminfo)
+step "a process fills $fill MiB of free memory with a marker and exits" \
+	sh -c "$CXLV/test/tools/bin/memfill $fill >/tmp/memfill.out"
 t0=$(uptime_ms)
 expect_eq "borrow 2 GiB" "$(ctl "$CXLV_DBG/create" "borrow=1,memsize=$SIZE,cxltype=3,pmem=1")" OK
 echo "TIME borrow 2 GiB + create: $(($(uptime_ms) - t0)) ms"
@@ -46,6 +65,11 @@ expect_eq "$dev memstart" "$(attr $dev memstart)" "$start"
 expect_eq "$dev borrowed" "$(attr $dev borrowed)" 1
 last=$(printf '%x' $((start + SIZE - 1)))
 step "iomem: the module holds the range" grep -x "${start#0x}-$last : cxl_virt borrowed" /proc/iomem
+dmesg | has "cxl_virt: borrowed 2048 MiB of System RAM at $start from node 0, zeroed in [0-9]* ms" ||
+	fail "no log line of the zeroing"
+marked=$(awk -v lo=$((start)) -v hi=$((start + SIZE)) '$1 >= lo && $1 < hi { n += $2 } END { print n + 0 }' /tmp/memfill.out)
+say "pages of the marker in the borrowed range before the borrow: $marked"
+[ "$marked" -gt 0 ] || fail "no page of the marker was in $start-0x$last: the zero checks would prove nothing"
 ! system_ram_in "$start" "$SIZE" || fail "System RAM left in the borrowed range"
 say "after borrow: $(mem_state)"
 # the range leaves MemTotal, less its struct pages, which the kernel frees
@@ -55,10 +79,39 @@ say "MemTotal dropped by $gone kB (range $((SIZE >> 10)) kB, its struct pages $m
 [ "$gone" -le $((SIZE >> 10)) ] && [ "$gone" -ge $(((SIZE >> 10) - memmap_kb)) ] ||
 	fail "MemTotal dropped by $gone kB"
 
-# --- region, fsdax, xfs -o dax, data; then remove and create again ---
+# --- a first borrow reads as zeros: label area and all of the capacity ---
 wait_ready $dev
+for ((i = 0; i < 100; i++)); do nmem=$(nmem_of "$dev") && break; sleep 0.1; done
+[ -n "$nmem" ] || fail "no nvdimm for $dev"
+lsa_size=$(attr $dev label_size)
+step "ndctl read-labels $nmem" ndctl read-labels "$nmem" -o /tmp/lsa
+expect_eq "label area read" "$(stat -c %s /tmp/lsa)" "$lsa_size"
+step "the label area is empty: $lsa_size bytes of zeros" cmp -n "$lsa_size" /tmp/lsa /dev/zero
+
+# --- hibernation: the kernel refuses while cxl_mem is bound, the module
+# with the endpoint unbound
+sysw freezer /sys/power/pm_test
+expect_eq "hibernation while cxl_mem is bound (the kernel's cxl_mem_active())" \
+	"$(ctl /sys/power/state disk)" EPERM
+bdf=$(pci_bdf "$(attr $dev memdev)")
+step "unbind cxl_pci from $bdf" sh -c "echo $bdf >/sys/bus/pci/drivers/cxl_pci/unbind"
+expect_eq "$dev memdev after unbind" "$(attr $dev memdev)" ""
+hibernate_refused "with the endpoint unbound" "$dev"
+step "bind cxl_pci to $bdf" sh -c "echo $bdf >/sys/bus/pci/drivers/cxl_pci/bind"
+wait_ready $dev
+
 region=$(make_region $dev)
 ruuid=$(cat "/sys/bus/cxl/devices/$region/uuid")
+raw=$(make_namespace "$region" raw)
+rawdev=/dev/$(jq -r .blockdev <<<"$raw")
+bytes=$(blockdev --getsize64 "$rawdev")
+expect_eq "raw namespace covers the capacity" "$bytes" "$(attr $dev capacity)"
+t0=$(uptime_ms)
+step "all $bytes bytes of $rawdev read as zeros" "$CXLV/test/tools/bin/memfill" -z "$rawdev" "$bytes"
+echo "TIME read $bytes bytes of zeros: $(($(uptime_ms) - t0)) ms"
+step "destroy the raw namespace" ndctl destroy-namespace -f "$(jq -r .dev <<<"$raw")"
+
+# --- fsdax, xfs -o dax, data; then remove and create again ---
 ns=$(make_namespace "$region" fsdax)
 nsuuid=$(jq -r .uuid <<<"$ns")
 pmem=/dev/$(jq -r .blockdev <<<"$ns")
@@ -72,10 +125,16 @@ step "disable namespace" ndctl disable-namespace "$(jq -r .dev <<<"$ns")"
 drop_region "$region"
 remove $dev
 expect_eq "borrowed after remove" "$(borrowed_field 4)" free
+hibernate_refused "with the range borrowed and free" "borrowed $start-0x$last"
+# the next device's endpoint finds no driver until cxl_pci is loaded again
+step "modprobe -r cxl_pci" /sbin/modprobe -r cxl_pci
 expect_eq "create on the free borrowed range (no borrow key)" \
 	"$(ctl "$CXLV_SYS/create" "memstart=$start,memsize=$SIZE,cxltype=3,pmem=1")" OK
 dev=$(ls /sys/bus/cxl_virt/devices)
 expect_eq "borrowed: on $dev" "$(borrowed_field 4)" "$dev"
+expect_eq "$dev memdev before any driver" "$(attr $dev memdev)" ""
+hibernate_refused "with $dev between create and bind" "$dev"
+step "modprobe cxl_pci" /sbin/modprobe cxl_pci
 wait_ready "$dev"
 region=$(remake_region "$dev" "$ruuid")
 step "namespace back from labels" wait_for 30 eval \
@@ -103,6 +162,10 @@ delta=$((total1 - total0))
 say "MemTotal delta after borrow + release: $delta kB (struct pages of the range: $memmap_kb kB)"
 [ "${delta#-}" -le "$memmap_kb" ] || fail "MemTotal moved by $delta kB"
 expect_eq "block states after release" "${after#*; }" "${before#*; }"
+n=$(dmesg | grep -c "cxl_virt: hibernation refused:")
+expect_eq "hibernation after the release (pm_test=freezer)" "$(ctl /sys/power/state disk)" OK
+expect_eq "refusals logged after the release" "$(dmesg | grep -c "cxl_virt: hibernation refused:")" "$n"
+sysw none /sys/power/pm_test
 step "rmmod" rmmod cxl_virt
 no_kernel_complaints
 say PASS

@@ -54,16 +54,6 @@ lsa_neighbour() {
 	$probe phys-read $((lsa_phys + lsa_size)) 4096 >"$1"
 }
 
-# nmem_of CXLV_DEV: the nvdimm of a device; its nvdimm bus hangs below the
-# device's own CXL root.
-nmem_of() {
-	local n
-	for n in /sys/bus/nd/devices/nmem*; do
-		readlink -f "$n" | has "/cxl_virt/$1/" && basename "$n" && return 0
-	done
-	return 1
-}
-
 /sbin/modprobe cxl_acpi
 # A tracefs kprobe on the doorbell function, registered before cxl_virt
 # loads and arms its own there: it must still see every mailbox command.

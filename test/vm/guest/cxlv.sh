@@ -140,6 +140,16 @@ make_namespace() {
 	ndctl create-namespace -r "$region" -m "$mode" "$@" || fail "ndctl create-namespace -r $region -m $mode failed"
 }
 
+# nmem_of CXLV_DEV: the nvdimm of a device; its nvdimm bus hangs below the
+# device's own CXL root.
+nmem_of() {
+	local n
+	for n in /sys/bus/nd/devices/nmem*; do
+		readlink -f "$n" | has "/cxl_virt/$1/" && basename "$n" && return 0
+	done
+	return 1
+}
+
 # cxl_count ARGS...: how many objects `cxl list ARGS` prints (it prints a bare
 # object for one, an array for several, and `[]` or nothing for none).
 cxl_count() {
