@@ -42,7 +42,7 @@ step "region list shows region0 with its namespace" json_has \
 	'.[0].region == "region0" and .[0].nd_region.namespaces[0].mode == "fsdax"' "$CXLVCTL" region list --json
 out=$("$CXLVCTL" region destroy region0 2>&1) && fail "destroy of a mounted region succeeded: $out"
 echo "$out"
-has "is mounted on $MNT" <<<"$out" || fail "destroy of a mounted region: unclear refusal"
+has "/dev/pmem0 mounted on $MNT" <<<"$out" || fail "destroy of a mounted region: unclear refusal"
 step "umount" umount "$MNT"
 region_uuid=$("$CXLVCTL" region list --json | jq -r '.[0].uuid')
 
@@ -59,7 +59,7 @@ step "fsdax namespace came back from its labels" \
 step "xfs is mounted with dax again" grep -E "^/dev/pmem0 $MNT xfs [^ ]*dax" /proc/mounts
 verify_test_files "$MNT" # after re-assembly
 step "umount" umount "$MNT"
-step "region destroy" "$CXLVCTL" region destroy region0
+step "region destroy --force" "$CXLVCTL" region destroy --force region0
 step "destroy released everything" same_state "$initial"
 step "endpoint DPA is 0" test "$(cat $EP/dpa_size)" = 0x0000000000000000
 
@@ -68,7 +68,7 @@ step "endpoint DPA is 0" test "$(cat $EP/dpa_size)" = 0x0000000000000000
 # re-create it with the same uuid.
 released() { step "region and DPA released" same_state "$initial"; }
 devdax_comes_back released --memdev mem0
-step "region destroy (namespaces too)" "$CXLVCTL" region destroy "$(jq -r .region <<<"$REASSEMBLED")"
+step "region destroy --force (namespaces too)" "$CXLVCTL" region destroy --force "$(jq -r .region <<<"$REASSEMBLED")"
 step "everything released" same_state "$initial"
 
 # 4. Creates that the kernel refuses part-way roll back completely.
@@ -93,8 +93,8 @@ t1=$(uptime_ms)
 printf '%s\n' "$json"
 echo "TIME namespace create fsdax: $((t1 - t0)) ms (wall, includes process start)"
 step "fsdax block pattern" check_pattern "/dev/$(jq -r .blockdev <<<"$json")" 31 --size 16M
-step "namespace destroy" "$CXLVCTL" namespace destroy "$(jq -r .dev <<<"$json")"
+step "namespace destroy --force" "$CXLVCTL" namespace destroy --force "$(jq -r .dev <<<"$json")"
 step "raw namespace" "$CXLVCTL" namespace create --region "$region" --mode raw
-step "region destroy" "$CXLVCTL" region destroy "$region" # CXL and nd region share the name
+step "region destroy --force" "$CXLVCTL" region destroy --force "$region" # CXL and nd region share the name
 step "everything released" same_state "$initial"
 echo "=== cxlvctl region e2e: all steps passed"
