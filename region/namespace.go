@@ -100,18 +100,19 @@ func (m *Manager) createNamespace(ctx context.Context, t *tx, s NamespaceSpec, n
 		return NamespaceResult{}, cxlverr.Invalidf("namespace size %s is not a multiple of nd %s's alignment %s",
 			units.FormatSize(size), nd.Name, units.FormatSize(nd.Align))
 	}
-	if size > nd.MaxAvailableExtent {
+	free := nd.MaxAvailableExtent
+	if nd.Align > 0 {
+		free = free / nd.Align * nd.Align
+	}
+	if free == 0 {
+		return NamespaceResult{}, fmt.Errorf("nd %s has no free space: destroy one of its namespaces first", nd.Name)
+	}
+	if size > free {
 		return NamespaceResult{}, cxlverr.Invalidf("namespace size %s is more than the %s free in nd %s: give --size %s or less, or leave --size out",
-			units.FormatSize(size), units.FormatSize(nd.MaxAvailableExtent), nd.Name, units.FormatSize(nd.MaxAvailableExtent))
+			units.FormatSize(size), units.FormatSize(free), nd.Name, units.FormatSize(free))
 	}
 	if size == 0 {
-		size = nd.MaxAvailableExtent
-		if nd.Align > 0 {
-			size = size / nd.Align * nd.Align
-		}
-		if size == 0 {
-			return NamespaceResult{}, fmt.Errorf("nd %s has no free space: destroy one of its namespaces first", nd.Name)
-		}
+		size = free
 	}
 	// Setting size 0 deletes the namespace's labels and clears its uuid,
 	// which undoes the uuid, the size and the label writes at once.
