@@ -88,9 +88,17 @@ again() {
 }
 devdax_comes_back again --device "$dev"
 
-# A create that fails part-way (no DPA for 2G) leaves everything as it was.
+# A region larger than the device is refused before any write (the dry run
+# alike); a create that fails part-way (devdax without dax_pmem: the
+# namespace bind fails) leaves everything as it was.
 step "region destroy --keep-namespaces" "$CXLVCTL" region destroy --keep-namespaces "$(jq -r .region <<<"$REASSEMBLED")"
-fails_cleanly "a 2G region on a 1G device" "$CXLVCTL" region create --device "$dev" --size 2G
+before=$(cxl_state)
+step "a 2G region on a 1G device refused" cli_refused 2 "region size 2G is more than the 768M free on" region create --device "$dev" --size 2G
+step "--dry-run: refused alike" cli_refused 2 "region size 2G is more than the 768M free on" --dry-run region create --device "$dev" --size 2G
+step "the refusals wrote nothing" same_state "$before"
+step "unload dax_pmem" /sbin/modprobe -r dax_pmem
+fails_cleanly "devdax without dax_pmem (namespace bind fails)" "$CXLVCTL" region create --device "$dev" --namespace devdax
+step "reload dax_pmem" /sbin/modprobe dax_pmem
 
 step "region create --uuid again" "$CXLVCTL" region create --device "$dev" --uuid "$REGION_UUID"
 # A forced remove that keeps the labels names the uuid and the command that

@@ -5,11 +5,12 @@
 # after a remount; region + devdax with a pattern through /dev/daxX.Y;
 # destroy releases everything (no region, endpoint DPA 0); a region
 # re-created with --uuid brings its namespace back from the labels with the
-# data; creates that fail part-way for real (DPA too small after the HPA is
-# allocated; the dax_pmem driver missing after the region and the namespace
-# are made) leave the state exactly as before;
-# --dry-run changes nothing, nor do `region destroy R --dry-run`, `region
-# destroy R regionBOGUS` and a misspelt flag. The xfs files also come back
+# data; a region larger than the device is refused before any write; a
+# create that fails part-way for real (the dax_pmem driver missing after the
+# region and the namespace are made) leaves the state exactly as before;
+# --dry-run changes nothing, nor do `region destroy R --force --dry-run`,
+# `region destroy R regionBOGUS` and a misspelt flag; a destroy of a mounted
+# namespace is refused, one that would delete labels without --force too. The xfs files also come back
 # with --uuid. The checks both targets make are in cxlvctl-region-lib.sh.
 . "$CXLV/test/vm/guest/lib.sh"
 # shellcheck source=test/vm/guest/region-state.sh
@@ -72,8 +73,9 @@ step "region destroy --force (namespaces too)" "$CXLVCTL" region destroy --force
 step "everything released" same_state "$initial"
 
 # 4. Creates that the kernel refuses part-way roll back completely.
-fails_cleanly "size larger than the device (DPA allocation fails)" \
-	"$CXLVCTL" region create --memdev mem0 --size 1G --namespace fsdax
+step "size larger than the device refused before any write" \
+	cli_refused 2 "region size 1G is more than the 512M free on mem0" region create --memdev mem0 --size 1G --namespace fsdax
+step "state after the refusal" same_state "$initial"
 step "unload dax_pmem" /sbin/modprobe -r dax_pmem
 fails_cleanly "devdax without dax_pmem (namespace bind fails)" \
 	"$CXLVCTL" region create --memdev mem0 --namespace devdax
