@@ -152,7 +152,7 @@ func TestForcePlans(t *testing.T) {
 			Kept []struct {
 				UUID       string   `json:"uuid"`
 				Namespaces []string `json:"namespaces"`
-				Command    string   `json:"command"`
+				Command    string   `json:"bring_back"`
 			} `json:"kept"`
 		}
 		if err := json.Unmarshal([]byte(out), &js); rc != 0 || err != nil || len(rec.Ops()) != len(tc.writes) {
@@ -290,5 +290,41 @@ func TestCreateSaysItBorrows(t *testing.T) {
 	_, errOut, _ = cxlvctl(t, "cxlv-bare", "--dry-run", "create", "--memstart", "0x120000000", "--size", "512M", "--pmem")
 	if strings.Contains(errOut, "borrow") {
 		t.Errorf("create on a reserved range says it borrows: %q", errOut)
+	}
+}
+
+// The JSON of the destructive commands' real runs has the documented keys
+// and types (docs/json.md).
+func TestDestroyJSONIsDocumented(t *testing.T) {
+	seen := map[string]map[string]string{}
+	for _, tc := range []struct {
+		fixture string
+		args    []string
+	}{
+		{"cxlv-region-fsdax", []string{"region", "destroy", "--keep-namespaces", "region0", "--json"}},
+		{"cxlv-region-fsdax", []string{"namespace", "destroy", "--force", "namespace0.0", "--json"}},
+		{"cxlv-region-fsdax", []string{"remove", "--force", "--keep-namespaces", "cxlv0", "--json"}},
+		{"cxlv-borrowed", []string{"remove", "--release", "cxlv0", "--json"}},
+		{"cxlv-borrowed", []string{"release", "0x1b0000000", "--json"}},
+	} {
+		recordWrites(t)
+		out, errOut, rc := cxlvctl(t, tc.fixture, tc.args...)
+		if rc != 0 {
+			t.Fatalf("%q: exit %d, %q", tc.args, rc, errOut)
+		}
+		keyTypes(t, strings.Join(tc.args, " "), []byte(out), seen)
+	}
+	doc := documentedKeys(t)
+	for key, types := range seen {
+		for typ, where := range types {
+			if doc[key] != typ {
+				t.Errorf("key %q is a %s (%s); docs/json.md says %q", key, typ, where, doc[key])
+			}
+		}
+	}
+	for _, key := range []string{"destroyed", "kept", "bring_back", "removed", "released", "onlined_blocks"} {
+		if seen[key] == nil {
+			t.Errorf("no output had %q", key)
+		}
 	}
 }

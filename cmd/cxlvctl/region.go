@@ -260,7 +260,7 @@ func teardown(e *env, device string, o region.DestroyOptions) ([]region.Kept, er
 // command that brings them back.
 type keptJSON struct {
 	region.Kept
-	Command string `json:"command"`
+	Command string `json:"bring_back"`
 }
 
 // keptCommand is the command that brings back the namespaces of a region
