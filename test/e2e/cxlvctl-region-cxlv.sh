@@ -97,7 +97,7 @@ step "a 2G region on a 1G device refused" cli_refused 2 "region size 2G is more 
 step "--dry-run: refused alike" cli_refused 2 "region size 2G is more than the 768M free on" --dry-run region create --device "$dev" --size 2G
 step "the refusals wrote nothing" same_state "$before"
 step "unload dax_pmem" /sbin/modprobe -r dax_pmem
-fails_cleanly "devdax without dax_pmem (namespace bind fails)" "$CXLVCTL" region create --device "$dev" --namespace devdax
+fails_cleanly "devdax without dax_pmem (namespace bind fails)" "$CXLVCTL" region create --device "$dev" --namespace devdax --timeout 5s
 step "reload dax_pmem" /sbin/modprobe dax_pmem
 
 step "region create --uuid again" "$CXLVCTL" region create --device "$dev" --uuid "$REGION_UUID"
