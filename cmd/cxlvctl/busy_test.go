@@ -328,3 +328,14 @@ func TestDestroyJSONIsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// Kept labels are reported also when the command fails after keeping them:
+// here the module refuses the remove after the region went.
+func TestKeptSaidOnFailure(t *testing.T) {
+	rec := recordWrites(t)
+	rec.FailAt = 6 // the region's 5 writes, then the remove
+	out, errOut, rc := cxlvctl(t, "cxlv-region-fsdax", "remove", "--force", "--keep-namespaces", "cxlv0")
+	if rc == 0 || !strings.HasPrefix(out, "kept the labels of namespace0.0 (region0, uuid ") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("remove failing after the teardown: exit %d, stdout %q, stderr %q; want the kept labels said and the error", rc, out, errOut)
+	}
+}

@@ -97,17 +97,11 @@ func runNamespaceDestroy(c *cli.Context) error {
 			return err
 		},
 		func(m *region.Manager, name string) error {
+			if err := m.DestroyNamespace(name, force); err != nil {
+				return err
+			}
 			done = append(done, name)
-			return m.DestroyNamespace(name, force)
+			return nil
 		})
-	if err != nil || e.dryRun {
-		return err
-	}
-	if c.Bool("json") {
-		return writeJSON(e.out, destroyedJSON{Destroyed: done})
-	}
-	for _, name := range done {
-		fmt.Fprintf(e.out, "destroyed %s\n", name)
-	}
-	return nil
+	return reportDestroyed(c, e, err, destroyedJSON{Destroyed: done})
 }

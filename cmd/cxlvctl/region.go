@@ -302,23 +302,35 @@ func runRegionDestroy(c *cli.Context) error {
 		},
 		func(m *region.Manager, name string) error {
 			k, err := m.DestroyRegion(name, o)
-			if err == nil && k != nil {
+			if err != nil {
+				return err
+			}
+			if k != nil {
 				kept = append(kept, keptJSON{Kept: *k, Command: keptCommand(m.Host.Sys(), *k)})
 			}
 			done = append(done, name)
-			return err
+			return nil
 		})
-	if err != nil || e.dryRun {
+	return reportDestroyed(c, e, err, destroyedJSON{Destroyed: done, Kept: kept})
+}
+
+// reportDestroyed prints what a destroy did, also when a later name
+// failed (err): what is gone, and how kept labels come back.
+func reportDestroyed(c *cli.Context, e *env, err error, d destroyedJSON) error {
+	switch {
+	case e == nil || e.dryRun || err != nil && len(d.Destroyed) == 0:
+		return err
+	case c.Bool("json"):
+		if jerr := writeJSON(e.out, d); err == nil {
+			err = jerr
+		}
 		return err
 	}
-	if c.Bool("json") {
-		return writeJSON(e.out, destroyedJSON{Destroyed: done, Kept: kept})
-	}
-	for _, name := range done {
+	for _, name := range d.Destroyed {
 		fmt.Fprintf(e.out, "destroyed %s\n", name)
 	}
-	printKept(e, kept)
-	return nil
+	printKept(e, d.Kept)
+	return err
 }
 
 // destroyedJSON is what region destroy and namespace destroy --json print.
@@ -329,7 +341,8 @@ type destroyedJSON struct {
 
 // destroyEach resolves every name given, then checks each, then runs
 // destroy on each, stopping at the first error: a typo in the last name,
-// or a region in use, must not leave the first destroyed.
+// or a region in use, must not leave the first destroyed. The env is nil
+// when nothing was tried.
 func destroyEach(c *cli.Context, usage string, resolve, check, destroy func(*region.Manager, string) error) (*env, error) {
 	if c.NArg() == 0 {
 		return nil, usagef("%s", usage)
@@ -355,7 +368,7 @@ func destroyEach(c *cli.Context, usage string, resolve, check, destroy func(*reg
 	}
 	for _, name := range names {
 		if err := destroy(m, name); err != nil {
-			return nil, err
+			return e, err // the caller says what went before
 		}
 	}
 	return e, nil

@@ -88,6 +88,38 @@ func runRemove(c *cli.Context) error {
 		}
 	}
 	var out removedJSON
+	err = removeEach(e, todo, force, o, release, &out, func(r removal, back *debugfs.GivenBack) {
+		if !e.dryRun && !c.Bool("json") {
+			if release {
+				fmt.Fprintf(e.out, "removed %s; %s\n", r.what, givenBack(back))
+			} else {
+				fmt.Fprintf(e.out, "removed %s\n", r.what)
+			}
+		}
+	})
+	// What was done is said also when a later device failed: kept labels
+	// must not go unmentioned.
+	switch {
+	case e.dryRun:
+		return err
+	case c.Bool("json"):
+		if len(out.Removed) > 0 || len(out.Kept) > 0 {
+			if jerr := writeJSON(e.out, out); err == nil {
+				err = jerr
+			}
+		}
+		return err
+	}
+	for _, k := range out.Kept {
+		fmt.Fprintf(e.out, "kept the labels of %s (%s, uuid %s): create the device again on the same range (%s), then `%s`\n",
+			strings.Join(k.Namespaces, ", "), k.Region, k.UUID, recreateCommand(todo, k), k.Command)
+	}
+	return err
+}
+
+// removeEach tears down (force) and removes each device in turn, stopping
+// at the first error, and records what it did in out.
+func removeEach(e *env, todo []removal, force bool, o region.DestroyOptions, release bool, out *removedJSON, removed func(removal, *debugfs.GivenBack)) error {
 	for _, r := range todo {
 		if force {
 			k, err := teardown(e, r.device, o)
@@ -103,23 +135,7 @@ func runRemove(c *cli.Context) error {
 			return err
 		}
 		out.Removed = append(out.Removed, removedDevice{Device: r.device, Released: releasedOf(back)})
-		if !e.dryRun && !c.Bool("json") {
-			if release {
-				fmt.Fprintf(e.out, "removed %s; %s\n", r.what, givenBack(back))
-			} else {
-				fmt.Fprintf(e.out, "removed %s\n", r.what)
-			}
-		}
-	}
-	switch {
-	case e.dryRun:
-		return nil
-	case c.Bool("json"):
-		return writeJSON(e.out, out)
-	}
-	for i, k := range out.Kept {
-		fmt.Fprintf(e.out, "kept the labels of %s (%s, uuid %s): create the device again on the same range (%s), then `%s`\n",
-			strings.Join(k.Namespaces, ", "), k.Region, k.UUID, recreateCommand(todo, k), out.Kept[i].Command)
+		removed(r, back)
 	}
 	return nil
 }
