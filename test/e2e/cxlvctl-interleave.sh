@@ -5,13 +5,16 @@
 # shape (ways, host-bridges, granularity), a range with no ways x 256M block,
 # a set on borrowed memory; --dry-run prints the create string of an x4 set
 # of 2 host bridges, and that set is made and listed with its shape; region
-# create --device makes its x4 region, a member's remove is refused (exit 5)
-# and the set stays whole; region and set removed. On a device of one
-# endpoint: list --json shows the shape the module reports (ways,
-# host_bridges, granularity) and the table no INTERLEAVE column; region
-# create says interleave_ways 1; a memdev names its device for remove
-# (--dry-run, refused with exit 5 naming the fix while its region exists,
-# then remove --force by memdev). The CXL state and the device list are
+# create --device makes its x4 region, a member's remove is refused (exit 2,
+# naming the set and its members: a set is removed as a set), the set's own
+# remove is refused while the region exists (exit 5), and the set stays
+# whole; region and set removed. On a device of one endpoint: list --json
+# shows the shape the module reports (ways, host_bridges, granularity) and
+# the table no INTERLEAVE column; region create says interleave_ways 1; a
+# memdev names its device for remove (refused with exit 5 naming the fix
+# while its region exists, in --dry-run alike; the region's destroy without
+# --force refused for its label; the --dry-run plan of remove --force has the
+# teardown and the remove; then remove --force by memdev). The CXL state and the device list are
 # compared around every refusal.
 # Needs bin/cxlvctl, bin/cxlvctl.test and kmod/cxl_virt.ko.
 # shellcheck source=test/vm/guest/cxlv.sh
