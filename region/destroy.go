@@ -89,9 +89,15 @@ func (m *Manager) checkDestroyRegion(r sysfs.Region, o DestroyOptions) error {
 	if o.Force {
 		return nil
 	}
-	if st, err := m.ramState(r.Name); err == nil && st.Summary.Online > 0 {
+	st, err := m.ramState(r.Name)
+	if err == nil && st.Summary.Online > 0 {
 		return cxlverr.Errorf(cxlverr.ErrBusy, "%s has %s of memory online (%s): --force offlines it first (refused if it cannot be)",
 			r.Name, units.FormatSize(st.Summary.OnlineBytes()), memoryWhere(st))
+	}
+	if err == nil && st.Kmem() {
+		// The devdax namespace of a RAM region made through kmem (6.1)
+		// is how its memory became RAM: its memory is the data, offline.
+		return nil
 	}
 	if len(labelled) > 0 && !o.KeepNamespaces {
 		return &LabelError{Namespace: describe(labelled[0]), Region: r.Name}
