@@ -263,6 +263,9 @@ func (c *Control) Release(start uint64) (*GivenBack, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.checkRelease(start); err != nil {
+		return nil, err
+	}
 	back, err := c.borrowedAt(start)
 	if err != nil {
 		return nil, err
@@ -271,6 +274,31 @@ func (c *Control) Release(start uint64) (*GivenBack, error) {
 		return nil, c.explain("release", f, err)
 	}
 	return c.onlineGivenBack(back)
+}
+
+// checkRelease refuses what the module's release would refuse
+// (kmod/cxlv_borrow.c cxlv_borrow_release), with its words: no borrowed
+// range starts at start, or a device is on it. The borrowed list is root's
+// to read; for anyone else the write says what is wrong.
+func (c *Control) checkRelease(start uint64) error {
+	if !fileExists(c.Host.Sys().Path("bus", "cxl_virt", "borrowed")) {
+		return nil // a module without borrowing: it answers itself
+	}
+	ranges, err := c.Host.Sys().VirtBorrowed()
+	if err != nil || (ranges == nil && c.Euid != 0) {
+		return err
+	}
+	for _, r := range ranges {
+		switch {
+		case r.Start != start:
+		case r.Device != "":
+			return &cxlverr.Error{Msg: fmt.Sprintf("release: %s is on %#x: `cxlvctl remove --release %s` instead", r.Device, start, r.Device),
+				Err: cxlverr.ErrBusy}
+		default:
+			return nil
+		}
+	}
+	return &cxlverr.Error{Msg: fmt.Sprintf("release: no borrowed range starts at %#x: see `cxlvctl ranges`", start), Err: cxlverr.ErrNotFound}
 }
 
 // GivenBack is a borrowed range given back to the kernel.

@@ -133,8 +133,8 @@ func (i Interleave) Validate() error {
 // block after its metadata, as the module would (ENOSPC); the size asked
 // for when start is 0 (placed by cxlvctl at a multiple of StartAlign).
 func (i Interleave) checkRange(start, size uint64) error {
-	if i.ways() == 1 {
-		return nil
+	if i.ways() == 1 && start == 0 {
+		return nil // placed or borrowed: the range is picked to fit
 	}
 	if start == 0 {
 		start = i.StartAlign()
@@ -143,6 +143,11 @@ func (i Interleave) checkRange(start, size uint64) error {
 		return nil
 	}
 	winStart, _ := i.Window(start, 0)
+	if i.ways() == 1 {
+		// kmod/cxlv_mem.c cxlv_mem_validate refuses it (ENOSPC).
+		return cxlverr.Invalidf("size %s at %#x gives no capacity: a device needs a 256M-aligned block after its 1 MiB of metadata; give --size %s or more",
+			units.FormatSize(size), start, units.FormatSize(winStart+MinDeviceSize-start))
+	}
 	return cxlverr.Invalidf("size %s gives %d ways no capacity: a set needs a ways x 256M (%s) aligned block after its %d MiB of metadata; give --size %s or more",
 		units.FormatSize(size), i.ways(), units.FormatSize(i.ways()*MinDeviceSize), i.ways(), units.FormatSize(winStart+i.ways()*MinDeviceSize-start))
 }

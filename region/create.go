@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cxlv/cxlv/cxlverr"
@@ -234,8 +235,8 @@ func (m *Manager) planPmem(s Spec, md sysfs.Memdev) (plan, error) {
 	if p.endpoints, p.size, err = m.pickEndpoints(s, md, TypePmem); err != nil {
 		return plan{}, err
 	}
-	if s.Size != 0 {
-		p.size = s.Size
+	if p.size, err = sizeWithin(s, md.Name, p.size); err != nil {
+		return plan{}, err
 	}
 	if p.root, err = m.pickRoot(md.Name); err != nil {
 		return plan{}, err
@@ -244,6 +245,24 @@ func (m *Manager) planPmem(s Spec, md sysfs.Memdev) (plan, error) {
 		return plan{}, err
 	}
 	return p, nil
+}
+
+// sizeWithin is the size of the region s asks for: all of avail (the free
+// capacity the endpoints leave) when it names none, refused when it asks
+// for more, which the kernel would refuse at the region's size (ENOSPC).
+func sizeWithin(s Spec, memdev string, avail uint64) (uint64, error) {
+	switch {
+	case s.Size == 0:
+		return avail, nil
+	case s.Size > avail:
+		on := memdev
+		if len(s.Members) > 1 {
+			on = fmt.Sprintf("the %d memdevs of %s", len(s.Members), strings.Join(s.Members, ","))
+		}
+		return 0, cxlverr.Invalidf("region size %s is more than the %s free on %s: give --size %s or less, or leave --size out",
+			units.FormatSize(s.Size), units.FormatSize(avail), on, units.FormatSize(avail))
+	}
+	return s.Size, nil
 }
 
 // pickEndpoints returns the lowest free endpoint decoder of each memdev of

@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/internal/fixturetest"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer/writertest"
@@ -42,29 +43,46 @@ func TestDestroyRegion(t *testing.T) {
 			fs := fixture(t, c.scenario)
 			seq := destroyWrites(c.claim, c.driver)
 
+			// Without --force the labelled namespace is refused, nothing written.
 			rec := &writertest.Recorder{}
-			if err := manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", false); err != nil {
-				t.Fatal(err)
+			var le *LabelError
+			if _, err := manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", DestroyOptions{}); !errors.As(err, &le) ||
+				!errors.Is(err, cxlverr.ErrBusy) || len(rec.Ops()) != 0 {
+				t.Fatalf("without --force: %v, wrote %v; want a LabelError and no write", err, rec.Ops())
+			}
+			if _, err := manager(fs, rec, &bytes.Buffer{}).Teardown("mem0", DestroyOptions{}); !errors.As(err, &le) || len(rec.Ops()) != 0 {
+				t.Fatalf("teardown without --force: %v, wrote %v; want a LabelError and no write", err, rec.Ops())
+			}
+
+			if kept, err := manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", DestroyOptions{Force: true}); err != nil || kept != nil {
+				t.Fatal(kept, err)
 			}
 			diffOps(t, rec.Ops(), writesOf(fs, seq))
 
-			// --keep-namespaces leaves the namespace and its labels alone.
+			// --keep-namespaces leaves the namespace and its labels alone
+			// and says which uuid brings them back.
 			rec = &writertest.Recorder{}
-			if err := manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", true); err != nil {
+			kept, err := manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", DestroyOptions{KeepNamespaces: true})
+			if err != nil {
 				t.Fatal(err)
+			}
+			r, _ := fs.Region("region0")
+			if kept == nil || kept.UUID != r.UUID || kept.UUID == "" || len(kept.Namespaces) != 1 || kept.Namespaces[0] != "namespace0.0" ||
+				len(kept.Memdevs) != 1 || kept.Memdevs[0] != "mem0" {
+				t.Errorf("kept %+v; want region0's uuid %s, namespace0.0 on mem0", kept, r.UUID)
 			}
 			diffOps(t, rec.Ops(), writesOf(fs, seq[4:]))
 
 			// Teardown of the memdev does the same as a full destroy.
 			rec = &writertest.Recorder{}
-			if err := manager(fs, rec, &bytes.Buffer{}).Teardown("mem0"); err != nil {
+			if _, err := manager(fs, rec, &bytes.Buffer{}).Teardown("mem0", DestroyOptions{Force: true}); err != nil {
 				t.Fatal(err)
 			}
 			diffOps(t, rec.Ops(), writesOf(fs, seq))
 
 			// A failing write stops the destroy where it is.
 			rec = &writertest.Recorder{FailAt: 6}
-			err := manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", false)
+			_, err = manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", DestroyOptions{Force: true})
 			if !errors.Is(err, writertest.ErrInjected) {
 				t.Fatalf("want the injected failure, got %v", err)
 			}
@@ -77,16 +95,19 @@ func TestDestroyNamespace(t *testing.T) {
 	fs := fixture(t, "qemu-region-fsdax")
 	rec := &writertest.Recorder{}
 	m := manager(fs, rec, &bytes.Buffer{})
-	if err := m.DestroyNamespace("namespace0.0"); err != nil {
+	if err := m.DestroyNamespace("namespace0.0", false); !errors.Is(err, cxlverr.ErrBusy) || len(rec.Ops()) != 0 {
+		t.Fatalf("without --force: %v, wrote %v; want busy and no write", err, rec.Ops())
+	}
+	if err := m.DestroyNamespace("namespace0.0", true); err != nil {
 		t.Fatal(err)
 	}
 	diffOps(t, rec.Ops(), writesOf(fs, destroyWrites("pfn0.0", "nd_pmem")[:4]))
 
-	if err := m.DestroyNamespace("namespace0.1"); !errors.Is(err, ErrIdle) {
+	if err := m.DestroyNamespace("namespace0.1", true); !errors.Is(err, ErrIdle) {
 		t.Errorf("destroying the idle seed: %v, want ErrIdle", err)
 	}
 	for _, name := range []string{"namespace9.0", "namespace0", "pfn0.0"} {
-		if err := m.DestroyNamespace(name); err == nil {
+		if err := m.DestroyNamespace(name, true); err == nil {
 			t.Errorf("DestroyNamespace(%q) succeeded", name)
 		}
 	}
@@ -99,7 +120,7 @@ func TestDestroyNamespace(t *testing.T) {
 func TestTeardownNothingBuilt(t *testing.T) {
 	fs := fixture(t, "qemu-bare")
 	rec := &writertest.Recorder{}
-	if err := manager(fs, rec, &bytes.Buffer{}).Teardown("mem0"); err != nil {
+	if _, err := manager(fs, rec, &bytes.Buffer{}).Teardown("mem0", DestroyOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if ops := rec.Ops(); len(ops) != 0 {
@@ -121,10 +142,10 @@ func TestDestroyUnreadableNDRegion(t *testing.T) {
 	fixturetest.Unreadable(t, filepath.Join(nd.Path, "size"))
 	rec := &writertest.Recorder{}
 	m := manager(fs, rec, &bytes.Buffer{})
-	if err := m.DestroyRegion("region0", false); !errors.Is(err, syscall.EISDIR) {
+	if _, err := m.DestroyRegion("region0", DestroyOptions{Force: true}); !errors.Is(err, syscall.EISDIR) {
 		t.Errorf("DestroyRegion = %v; want the nd region's read error", err)
 	}
-	if err := m.Teardown("mem0"); !errors.Is(err, syscall.EISDIR) {
+	if _, err := m.Teardown("mem0", DestroyOptions{Force: true}); !errors.Is(err, syscall.EISDIR) {
 		t.Errorf("Teardown = %v; want the nd region's read error", err)
 	}
 	if ops := rec.Ops(); len(ops) != 0 {

@@ -100,14 +100,19 @@ func (m *Manager) createNamespace(ctx context.Context, t *tx, s NamespaceSpec, n
 		return NamespaceResult{}, cxlverr.Invalidf("namespace size %s is not a multiple of nd %s's alignment %s",
 			units.FormatSize(size), nd.Name, units.FormatSize(nd.Align))
 	}
+	free := nd.MaxAvailableExtent
+	if nd.Align > 0 {
+		free = free / nd.Align * nd.Align
+	}
+	if free == 0 {
+		return NamespaceResult{}, fmt.Errorf("nd %s has no free space: destroy one of its namespaces first", nd.Name)
+	}
+	if size > free {
+		return NamespaceResult{}, cxlverr.Invalidf("namespace size %s is more than the %s free in nd %s: give --size %s or less, or leave --size out",
+			units.FormatSize(size), units.FormatSize(free), nd.Name, units.FormatSize(free))
+	}
 	if size == 0 {
-		size = nd.MaxAvailableExtent
-		if nd.Align > 0 {
-			size = size / nd.Align * nd.Align
-		}
-		if size == 0 {
-			return NamespaceResult{}, fmt.Errorf("nd %s has no free space: destroy one of its namespaces first", nd.Name)
-		}
+		size = free
 	}
 	// Setting size 0 deletes the namespace's labels and clears its uuid,
 	// which undoes the uuid, the size and the label writes at once.
@@ -197,14 +202,12 @@ func (m *Manager) waitNamespace(ctx context.Context, name string, mode Mode) (Na
 var ErrIdle = errors.New("namespace is an idle seed: nothing to destroy")
 
 // DestroyNamespace disables a namespace, releases its claim and deletes its
-// labels (ndctl destroy-namespace). A mounted namespace is refused.
-func (m *Manager) DestroyNamespace(name string) error {
-	ns, err := m.Host.Sys().Namespace(name)
+// labels (ndctl destroy-namespace). A namespace in use is refused, and
+// without force any namespace that holds data (a label).
+func (m *Manager) DestroyNamespace(name string, force bool) error {
+	ns, err := m.CheckDestroyNamespace(name, force)
 	if err != nil {
 		return err
-	}
-	if err := m.refuseKmemHeld(ns); err != nil {
-		return fmt.Errorf("namespace destroy %s: %w", name, err)
 	}
 	if err := m.destroyNamespace(ns); err != nil {
 		return fmt.Errorf("namespace destroy %s: %w", name, err)
@@ -212,12 +215,32 @@ func (m *Manager) DestroyNamespace(name string) error {
 	return nil
 }
 
+// CheckDestroyNamespace refuses, before anything is written, what
+// DestroyNamespace would refuse.
+func (m *Manager) CheckDestroyNamespace(name string, force bool) (sysfs.Namespace, error) {
+	ns, err := m.Host.Sys().Namespace(name)
+	if err != nil {
+		return ns, err
+	}
+	if ns.Idle() {
+		return ns, fmt.Errorf("namespace destroy %s: %w", name, ErrIdle)
+	}
+	if err := m.refuseKmemHeld(ns); err != nil {
+		return ns, fmt.Errorf("namespace destroy %s: %w", name, err)
+	}
+	if err := m.checkNotInUse(ns); err != nil {
+		return ns, fmt.Errorf("namespace destroy %s: %w", name, err)
+	}
+	if !force {
+		return ns, fmt.Errorf("namespace destroy %s: %w", name, &LabelError{Namespace: describe(ns)})
+	}
+	return ns, nil
+}
+
+// destroyNamespace writes the destroy of a namespace checked before.
 func (m *Manager) destroyNamespace(ns sysfs.Namespace) error {
 	if ns.Idle() {
 		return ErrIdle
-	}
-	if err := m.checkNotMounted(ns); err != nil {
-		return err
 	}
 	var steps []step
 	switch {

@@ -173,8 +173,8 @@ func (m *Manager) planRAM(s Spec, md sysfs.Memdev) (plan, error) {
 	if p.endpoints, p.size, err = m.pickEndpoints(s, md, TypeRAM); err != nil {
 		return plan{}, err
 	}
-	if s.Size != 0 {
-		p.size = s.Size
+	if p.size, err = sizeWithin(s, md.Name, p.size); err != nil {
+		return plan{}, err
 	}
 	if p.region, err = m.Host.Sys().NextRegionName(p.root, TypeRAM); err != nil {
 		return plan{}, err

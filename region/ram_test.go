@@ -252,14 +252,18 @@ func TestDestroyRAMRegion(t *testing.T) {
 		fs := fixture(t, f.movable)
 		seq := destroyRAMWrites(fs, f.size)
 		rec := &writertest.Recorder{}
-		if err := manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", false); err != nil {
+		if _, err := manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", DestroyOptions{}); !errors.Is(err, cxlverr.ErrBusy) ||
+			!strings.Contains(err.Error(), "of memory online") || len(rec.Ops()) != 0 {
+			t.Fatalf("without --force: %v, wrote %v; want the online memory refused and no write", err, rec.Ops())
+		}
+		if _, err := manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", DestroyOptions{Force: true}); err != nil {
 			t.Fatal(err)
 		}
 		diffOps(t, rec.Ops(), writesOf(fs, seq))
 
 		// remove --force tears it down the same way.
 		rec = &writertest.Recorder{}
-		if err := manager(fs, rec, &bytes.Buffer{}).Teardown("mem0"); err != nil {
+		if _, err := manager(fs, rec, &bytes.Buffer{}).Teardown("mem0", DestroyOptions{Force: true}); err != nil {
 			t.Fatal(err)
 		}
 		diffOps(t, rec.Ops(), writesOf(fs, seq))
@@ -274,7 +278,7 @@ func TestDestroyRAMCannotOffline(t *testing.T) {
 	seq := destroyRAMWrites(fs, 768<<20)
 	for _, k := range []int{1, 3, 6, 7} { // the 1st, 3rd and 6th block; the unbind
 		rec := &writertest.Recorder{FailAt: k, FailErr: syscall.EBUSY}
-		err := manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", false)
+		_, err := manager(fs, rec, &bytes.Buffer{}).DestroyRegion("region0", DestroyOptions{Force: true})
 		if !errors.Is(err, syscall.EBUSY) || !strings.HasSuffix(err.Error(), "nothing was changed") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("fail at %d: %v", k, err)
 		}

@@ -15,16 +15,12 @@ package region
 
 import (
 	"crypto/rand"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/host"
-	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
 )
 
@@ -115,38 +111,4 @@ func ParseUUID(s string) (string, error) {
 		return "", cxlverr.Invalidf("invalid uuid %q: the nil uuid cannot name a region", s)
 	}
 	return u, nil
-}
-
-// MountedError is a namespace whose block device is mounted; it matches
-// cxlverr.ErrBusy.
-type MountedError struct {
-	Namespace, Dev, Dir string
-}
-
-func (e *MountedError) Error() string {
-	return fmt.Sprintf("%s (%s) is mounted on %s: unmount it first (umount %s)", e.Dev, e.Namespace, e.Dir, e.Dir)
-}
-
-func (e *MountedError) Is(target error) bool { return target == cxlverr.ErrBusy }
-
-// checkNotMounted refuses a namespace whose block device is mounted. A
-// procfs always has self/mounts; a captured tree made before it was
-// recorded has none, and so no mounts.
-func (m *Manager) checkNotMounted(ns sysfs.Namespace) error {
-	if ns.BlockDev == "" {
-		return nil
-	}
-	b, err := os.ReadFile(m.Host.Proc("self", "mounts"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == ns.BlockDev {
-			return &MountedError{Namespace: ns.Name, Dev: ns.BlockDev, Dir: f[1]}
-		}
-	}
-	return nil
 }

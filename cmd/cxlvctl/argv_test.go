@@ -178,9 +178,9 @@ func TestMisreadLinesWriteNothing(t *testing.T) {
 		{"qemu-region-devdax", []string{"region", "destory", "region0"}, exitInvalid},
 		{"qemu-region-fsdax", []string{"region", "destroy", "region0", "regionBOGUS"}, exitNotFound},
 		{"cxlv-region-fsdax", []string{"namespace", "destroy", "namespace0.0", "namespace9.9"}, exitNotFound},
-		{"cxlv-region-fsdax", []string{"namespace", "destroy", "namespace0.0", "--force"}, exitInvalid},
+		{"cxlv-region-fsdax", []string{"namespace", "destroy", "namespace0.0", "--forc"}, exitInvalid},
 		{"cxlv-region-fsdax", []string{"remove", "cxlv0", "--forc"}, exitInvalid},
-		{"cxlv-region-fsdax", []string{"remove", "cxlv0", "cxlv1"}, exitInvalid},
+		{"cxlv-region-fsdax", []string{"remove", "cxlv0", "cxlv1"}, exitNotFound},
 		{"cxlv-region-fsdax", []string{"remove", "cxlv7", "--force"}, exitNotFound},
 		{"cxlv-region-fsdax", []string{"region", "create", "--device", "cxlv0", "--timeout", "30"}, exitInvalid},
 		{"cxlv-region-fsdax", []string{"region", "create", "--device", "cxlv0", "--size", "0"}, exitInvalid},
@@ -209,14 +209,14 @@ func TestFlagPlacementKeepsThePlan(t *testing.T) {
 		after, want []string
 		has, hasNot string // a write the plan has, one it must not have
 	}{
-		{"qemu-region-devdax", []string{"region", "destroy", "region0", "--dry-run"}, []string{"--dry-run", "region", "destroy", "region0"},
+		{"qemu-region-devdax", []string{"region", "destroy", "region0", "--force", "--dry-run"}, []string{"--dry-run", "region", "destroy", "--force", "region0"},
 			root + "/bus/nd/devices/namespace0.0/size", ""},
 		{"qemu-region-devdax", []string{"region", "destroy", "region0", "--keep-namespaces", "--dry-run"},
 			[]string{"--dry-run", "region", "destroy", "--keep-namespaces", "region0"},
 			root + "/bus/cxl/devices/region0/commit", "/bus/nd/"},
 		{"cxlv-region-fsdax", []string{"remove", "cxlv0", "--force", "--dry-run"}, []string{"--dry-run", "remove", "--force", "cxlv0"},
 			"cxlv_dev_id=0 > ", ""},
-		{"cxlv-region-fsdax", []string{"namespace", "destroy", "namespace0.0", "--dry-run"}, []string{"--dry-run", "namespace", "destroy", "namespace0.0"},
+		{"cxlv-region-fsdax", []string{"namespace", "destroy", "namespace0.0", "-f", "--dry-run"}, []string{"--dry-run", "namespace", "destroy", "--force", "namespace0.0"},
 			"/bus/nd/devices/namespace0.0/size", ""},
 	} {
 		rec := recordWrites(t)

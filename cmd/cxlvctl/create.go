@@ -83,6 +83,9 @@ func runCreate(c *cli.Context) error {
 			*f.dst = v
 		}
 	}
+	if c.String("memstart") != "" && spec.Memstart == 0 {
+		return usagef("--memstart 0: the first MiB of physical memory is never a reserved range; leave --memstart out to pick one, or give a start `cxlvctl ranges` lists")
+	}
 	perf, err := perfFlags(c)
 	if err != nil {
 		return err
@@ -102,6 +105,19 @@ func runCreate(c *cli.Context) error {
 		if spec, err = place(e, spec); err != nil {
 			return err
 		}
+	}
+	// The request's own checks first, then the range against the devices
+	// already there, then what the create will do.
+	if err := spec.Validate(); err != nil {
+		return err
+	}
+	if spec.Memstart != 0 {
+		if err := refuseOverlap(e, spec); err != nil {
+			return err
+		}
+	}
+	if spec.Borrow && e.host.Sys().VirtLoaded() {
+		announceBorrow(e, spec)
 	}
 	ctl := e.control()
 	made, err := ctl.Create(spec)
@@ -168,6 +184,35 @@ func place(e *env, spec debugfs.CreateSpec) (debugfs.CreateSpec, error) {
 	}
 	spec.Borrow = true
 	return spec, nil
+}
+
+// announceBorrow says, before the create (and in a dry run), that the
+// device's range is taken from System RAM rather than a reserved range.
+func announceBorrow(e *env, spec debugfs.CreateSpec) {
+	where := "where the module finds blocks it can offline (above 4G, one node; `cxlvctl ranges` shows it afterwards)"
+	if spec.Memstart != 0 {
+		where = fmt.Sprintf("at %#x", spec.Memstart)
+	}
+	fmt.Fprintf(e.errOut, "borrowing %s of System RAM from the running kernel %s: it stays out of the kernel's hands until `cxlvctl remove --release` or `cxlvctl release`\n",
+		units.FormatSize(spec.Memsize), where)
+}
+
+// refuseOverlap refuses a range that overlaps a device's, as the module
+// would (EEXIST), naming that device.
+func refuseOverlap(e *env, spec debugfs.CreateSpec) error {
+	devs, err := e.host.Sys().VirtDevices()
+	if err != nil {
+		return nil // no module: the create says so
+	}
+	end := spec.Memstart + spec.Memsize
+	for _, d := range devs {
+		if d.Memstart == nil || d.Memsize == nil || spec.Memstart >= *d.Memstart+*d.Memsize || *d.Memstart >= end {
+			continue
+		}
+		return cxlverr.Errorf(cxlverr.ErrBusy, "create: %#x+%s overlaps %s (%#x+%s): pick a free range (`cxlvctl ranges`) or remove %s",
+			spec.Memstart, units.FormatSize(spec.Memsize), d.Name, *d.Memstart, units.FormatSize(*d.Memsize), d.Name)
+	}
+	return nil
 }
 
 // interleaveFlags reads --ways, --host-bridges and --granularity; the

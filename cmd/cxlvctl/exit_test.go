@@ -32,7 +32,7 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{"qemu-bare", []string{"remove", "mem0"}, exitInvalid, `invalid device name "mem0": no cxl_virt device has memdev mem0; use cxlvN`},
 		{"qemu-bare", []string{"remove", "memory0"}, exitInvalid, `invalid device name "memory0"`},
 		{"cxlv-bare", []string{"remove", "mem7"}, exitNotFound, "memdev mem7 not found: no cxl_virt device has it"},
-		{"qemu-bare", []string{"remove"}, exitInvalid, "exactly one device name"},
+		{"qemu-bare", []string{"remove"}, exitInvalid, "needs device names"},
 		{"qemu-bare", []string{"list", "--bogus"}, exitInvalid, "unknown flag --bogus for 'cxlvctl list'"},
 		{"qemu-bare", []string{"list", "extra"}, exitNotFound, "cxl_virt device or memdev extra not found"},
 		{"qemu-bare", []string{"list", "-m", "mem9"}, exitNotFound, "memdev mem9 not found"},

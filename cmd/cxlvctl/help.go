@@ -34,6 +34,7 @@ var examples = map[string][]example{
 	"remove": {
 		{"remove a device that has no region", "cxlvctl remove cxlv0"},
 		{"destroy its namespaces and regions first", "cxlvctl remove cxlv0 --force"},
+		{"the same, keeping the namespace labels", "cxlvctl remove cxlv0 --force --keep-namespaces"},
 		{"remove it and give its borrowed RAM back to the kernel", "cxlvctl remove cxlv0 --release"},
 	},
 	"release": {
@@ -68,7 +69,7 @@ var examples = map[string][]example{
 		{"bring back a region and its namespaces by uuid", "cxlvctl region create --device cxlv0 --uuid UUID --namespace none"},
 	},
 	"region destroy": {
-		{"destroy a region, its namespaces and their labels", "cxlvctl region destroy region0"},
+		{"destroy a region, its namespaces and their labels", "cxlvctl region destroy region0 --force"},
 		{"keep the labels, to re-create with region create --uuid", "cxlvctl region destroy region0 --keep-namespaces"},
 	},
 	"region list": {
@@ -77,15 +78,15 @@ var examples = map[string][]example{
 	},
 	"namespace": {
 		{"an fsdax namespace on nd region0", "cxlvctl namespace create --region region0"},
-		{"disable a namespace and delete its label", "cxlvctl namespace destroy namespace0.0"},
+		{"disable a namespace and delete its label", "cxlvctl namespace destroy namespace0.0 --force"},
 	},
 	"namespace create": {
 		{"an fsdax namespace over the largest free extent", "cxlvctl namespace create --region region0"},
 		{"a 256 MiB devdax namespace", "cxlvctl namespace create --region region0 --mode devdax --size 256M"},
 	},
 	"namespace destroy": {
-		{"disable a namespace and delete its label", "cxlvctl namespace destroy namespace0.0"},
-		{"two at once", "cxlvctl namespace destroy namespace0.0 namespace0.1"},
+		{"disable a namespace and delete its label", "cxlvctl namespace destroy namespace0.0 --force"},
+		{"two at once", "cxlvctl namespace destroy namespace0.0 namespace0.1 --force"},
 	},
 	"poison": {
 		{"poison the line at DPA 0x1000 of cxlv0's memdev", "cxlvctl poison inject cxlv0 --dpa 0x1000"},

@@ -31,7 +31,15 @@ func namespaceCommand() *cli.Command {
 				Name:      "destroy",
 				Usage:     "disable namespaces and delete their labels",
 				ArgsUsage: "namespaceR.N...",
-				Action:    runNamespaceDestroy,
+				Description: "Like `ndctl destroy-namespace`, a namespace with a label (it holds data) is\n" +
+					"refused without --force, which destroys it and its label. A namespace in use\n" +
+					"(mounted, a partition of it mounted, under device-mapper or md, swap, open) is\n" +
+					"refused even with --force: stop that user first. --dry-run --json prints the plan.",
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "destroy namespaces that hold a label (a namespace in use is still refused)"},
+					jsonFlag(),
+				},
+				Action: runNamespaceDestroy,
 			},
 		},
 	}
@@ -80,13 +88,20 @@ func printNamespace(e *env, ns region.NamespaceResult) {
 }
 
 func runNamespaceDestroy(c *cli.Context) error {
-	return destroyEach(c, "namespace destroy needs namespace names (namespaceR.N)",
+	force := c.Bool("force")
+	var done []string
+	e, err := destroyEach(c, "namespace destroy needs namespace names (namespaceR.N)",
+		func(m *region.Manager, name string) error { _, err := m.Host.Sys().Namespace(name); return err },
 		func(m *region.Manager, name string) error {
-			ns, err := m.Host.Sys().Namespace(name)
-			if err == nil && ns.Idle() {
-				err = fmt.Errorf("namespace destroy %s: %w", name, region.ErrIdle)
-			}
+			_, err := m.CheckDestroyNamespace(name, force)
 			return err
 		},
-		(*region.Manager).DestroyNamespace)
+		func(m *region.Manager, name string) error {
+			if err := m.DestroyNamespace(name, force); err != nil {
+				return err
+			}
+			done = append(done, name)
+			return nil
+		})
+	return reportDestroyed(c, e, err, destroyedJSON{Destroyed: done})
 }

@@ -119,7 +119,7 @@ func TestRAMInfo(t *testing.T) {
 // refused before any write, with the command that gives the memory back.
 func TestRAMRemoveAdvice(t *testing.T) {
 	out, errOut, rc := cxlvctl(t, "cxlv-ram-movable", "--dry-run", "remove", "cxlv0")
-	want := "cxlvctl: remove cxlv0: region0 has 768M of memory online (dax0.0, node 1): run `cxlvctl region destroy region0` first (it offlines the memory), or `cxlvctl remove --force cxlv0`\n"
+	want := "cxlvctl: remove cxlv0: region0 has 768M of memory online (dax0.0, node 1): run `cxlvctl region destroy --force region0` first (it offlines the memory), or `cxlvctl remove --force cxlv0`\n"
 	if rc != exitBusy || out != "" || errOut != want {
 		t.Errorf("remove: exit %d, stdout %q, stderr %q; want exit %d and %q", rc, out, errOut, exitBusy, want)
 	}

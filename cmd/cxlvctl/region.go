@@ -55,8 +55,17 @@ func regionCommand() *cli.Command {
 				Name:      "destroy",
 				Usage:     "destroy regions, their namespaces (pmem) or memory (ram, offlined first) first, and free their DPA",
 				ArgsUsage: "regionN...",
+				Description: "Like `cxl destroy-region`, a region that holds data is refused without --force:\n" +
+					"a namespace with a label (--force destroys it and its label; --keep-namespaces\n" +
+					"keeps the label, and the region uuid it prints brings it back with `region create\n" +
+					"--uuid`) or memory online (--force offlines it first). A namespace in use (mounted,\n" +
+					"a partition of it mounted, under device-mapper or md, swap, open) is refused even\n" +
+					"with --force, as ndctl refuses it: stop that user first. Every region named is\n" +
+					"checked before the first write. --dry-run --json prints the plan as JSON.",
 				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "destroy the namespaces and their labels, offline online memory (a namespace in use is still refused)"},
 					&cli.BoolFlag{Name: "keep-namespaces", Usage: "keep the namespace labels, to bring them back with region create --uuid"},
+					jsonFlag(),
 				},
 				Action: runRegionDestroy,
 			},
@@ -81,6 +90,8 @@ func regionManager(e *env, timeout time.Duration) *region.Manager {
 			}
 		}}
 	if e.dryRun {
+		// A dry run reports no work: it did none and waited for nothing.
+		m.Progress = nil
 		m.Tools = region.PrintTools{DryRun: e.dryRunWriter()}
 	}
 	return m
@@ -235,53 +246,132 @@ func memdevOf(sys sysfs.FS, device string) (string, error) {
 	return "", &cxlverr.NotFoundError{Kind: "cxl_virt device", Name: device}
 }
 
-// teardown destroys the namespaces, regions and DPA of a cxl_virt device
-// for `remove --force`.
-func teardown(e *env, device string) error {
+// teardown destroys the namespaces (unless o.KeepNamespaces), regions and
+// DPA of a cxl_virt device for `remove --force`.
+func teardown(e *env, device string, o region.DestroyOptions) ([]region.Kept, error) {
 	memdev, err := memdevOf(e.host.Sys(), device)
 	if err != nil || memdev == "" {
-		return err // without a memdev nothing can have been built on it
+		return nil, err // without a memdev nothing can have been built on it
 	}
-	return regionManager(e, defaultTimeout).Teardown(memdev)
+	return regionManager(e, defaultTimeout).Teardown(memdev, o)
+}
+
+// keptJSON is a region destroyed with its namespaces' labels kept, and the
+// command that brings them back.
+type keptJSON struct {
+	region.Kept
+	Command string `json:"bring_back"`
+}
+
+// keptCommand is the command that brings back the namespaces of a region
+// destroyed with their labels kept: region create with its uuid, on its
+// cxl_virt device (an interleave set by its name) or its memdev.
+func keptCommand(sys sysfs.FS, k region.Kept) string {
+	target := "--memdev " + strings.Join(k.Memdevs, ",")
+	if len(k.Memdevs) > 0 {
+		if d, err := sys.VirtDeviceOf(k.Memdevs[0]); err == nil && d != nil {
+			target = "--device " + d.Name
+		}
+	}
+	return fmt.Sprintf("cxlvctl region create %s --uuid %s --namespace none", target, k.UUID)
+}
+
+// printKept says which labels stayed and how they come back.
+func printKept(e *env, kept []keptJSON) {
+	for _, k := range kept {
+		fmt.Fprintf(e.out, "kept the labels of %s (%s, uuid %s): bring them back with `%s`\n",
+			strings.Join(k.Namespaces, ", "), k.Region, k.UUID, k.Command)
+	}
 }
 
 func runRegionDestroy(c *cli.Context) error {
-	keep := c.Bool("keep-namespaces")
-	return destroyEach(c, "region destroy needs region names (regionN)",
+	o := region.DestroyOptions{Force: c.Bool("force"), KeepNamespaces: c.Bool("keep-namespaces")}
+	var kept []keptJSON
+	var done []string
+	e, err := destroyEach(c, "region destroy needs region names (regionN)",
 		func(m *region.Manager, name string) error { _, err := m.Host.Sys().Region(name); return err },
-		func(m *region.Manager, name string) error { return m.DestroyRegion(name, keep) })
+		func(m *region.Manager, name string) error {
+			r, err := m.Host.Sys().Region(name)
+			if err == nil {
+				err = m.CheckDestroyRegions([]sysfs.Region{r}, o)
+			}
+			if err != nil {
+				err = fmt.Errorf("region destroy %s: %w", name, err)
+			}
+			return err
+		},
+		func(m *region.Manager, name string) error {
+			k, err := m.DestroyRegion(name, o)
+			if err != nil {
+				return err
+			}
+			if k != nil {
+				kept = append(kept, keptJSON{Kept: *k, Command: keptCommand(m.Host.Sys(), *k)})
+			}
+			done = append(done, name)
+			return nil
+		})
+	return reportDestroyed(c, e, err, destroyedJSON{Destroyed: done, Kept: kept})
 }
 
-// destroyEach runs destroy on each name given, stopping at the first error.
-// Every name is resolved first: a typo in the last one must not leave the
-// first destroyed.
-func destroyEach(c *cli.Context, usage string, resolve, destroy func(*region.Manager, string) error) error {
+// reportDestroyed prints what a destroy did, also when a later name
+// failed (err): what is gone, and how kept labels come back.
+func reportDestroyed(c *cli.Context, e *env, err error, d destroyedJSON) error {
+	switch {
+	case e == nil || e.dryRun || err != nil && len(d.Destroyed) == 0:
+		return err
+	case c.Bool("json"):
+		if jerr := writeJSON(e.out, d); err == nil {
+			err = jerr
+		}
+		return err
+	}
+	for _, name := range d.Destroyed {
+		fmt.Fprintf(e.out, "destroyed %s\n", name)
+	}
+	printKept(e, d.Kept)
+	return err
+}
+
+// destroyedJSON is what region destroy and namespace destroy --json print.
+type destroyedJSON struct {
+	Destroyed []string   `json:"destroyed"`
+	Kept      []keptJSON `json:"kept,omitempty"`
+}
+
+// destroyEach resolves every name given, then checks each, then runs
+// destroy on each, stopping at the first error: a typo in the last name,
+// or a region in use, must not leave the first destroyed. The env is nil
+// when nothing was tried.
+func destroyEach(c *cli.Context, usage string, resolve, check, destroy func(*region.Manager, string) error) (*env, error) {
 	if c.NArg() == 0 {
-		return usagef("%s", usage)
+		return nil, usagef("%s", usage)
 	}
 	e, err := newEnv(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	m := regionManager(e, defaultTimeout)
 	names := c.Args().Slice()
 	for i, name := range names {
 		if slices.Contains(names[:i], name) {
-			return usagef("%s is named twice", name)
+			return nil, usagef("%s is named twice", name)
 		}
 		if err := resolve(m, name); err != nil {
-			return err
+			return nil, err
+		}
+	}
+	for _, name := range names {
+		if err := check(m, name); err != nil {
+			return nil, err
 		}
 	}
 	for _, name := range names {
 		if err := destroy(m, name); err != nil {
-			return err
-		}
-		if !e.dryRun {
-			fmt.Fprintf(e.out, "destroyed %s\n", name)
+			return e, err // the caller says what went before
 		}
 	}
-	return nil
+	return e, nil
 }
 
 func runRegionList(c *cli.Context) error {

@@ -131,7 +131,7 @@ func TestRegionList(t *testing.T) {
 }
 
 func TestRegionDestroyDryRun(t *testing.T) {
-	out, root := dryRun(t, "qemu-region-devdax", "region", "destroy", "region0")
+	out, root := dryRun(t, "qemu-region-devdax", "region", "destroy", "--force", "region0")
 	matchLines(t, out, []string{
 		"echo dax0.0 > " + root + "/bus/nd/drivers/dax_pmem/unbind",
 		"echo '' > " + root + "/bus/nd/devices/dax0.0/namespace",

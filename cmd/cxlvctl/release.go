@@ -16,7 +16,10 @@ func releaseCommand() *cli.Command {
 		ArgsUsage: "START",
 		Description: "START is the start of a range cxl_virt borrowed from System RAM and no device uses\n" +
 			"(`cxlvctl ranges` lists them). Its data and labels go with it. A range with a device\n" +
-			"goes back with `cxlvctl remove --release cxlvN`; rmmod gives back every free one.",
+			"goes back with `cxlvctl remove --release cxlvN`; rmmod gives back every free one.\n" +
+			"A start no borrowed range has, or a range a device is on, is refused before the\n" +
+			"write, as the module would refuse it. --dry-run --json prints the plan as JSON.",
+		Flags:  []cli.Flag{jsonFlag()},
 		Action: runRelease,
 	}
 }
@@ -34,11 +37,29 @@ func runRelease(c *cli.Context) error {
 		return err
 	}
 	back, err := e.control().Release(start)
-	if err != nil || e.dryRun {
+	switch {
+	case err != nil || e.dryRun:
 		return err
+	case c.Bool("json"):
+		return writeJSON(e.out, releasedOf(back))
 	}
 	fmt.Fprintln(e.out, givenBack(back))
 	return nil
+}
+
+// releasedJSON is a borrowed range given back, as remove --release --json
+// and release --json print it.
+type releasedJSON struct {
+	Start   uint64 `json:"start"`
+	Size    uint64 `json:"size"`
+	Onlined int    `json:"onlined_blocks"`
+}
+
+func releasedOf(b *debugfs.GivenBack) *releasedJSON {
+	if b == nil {
+		return nil
+	}
+	return &releasedJSON{Start: b.Start, Size: b.Size, Onlined: b.Onlined}
 }
 
 // givenBack says what a release gave back to the kernel.

@@ -108,7 +108,7 @@ step "$region committed" json_has '.[0].decode_state == "commit"' cxl list -R -r
 check_devdax "$dax" 16
 [ "$(skip_lines)" -gt "$skips0" ] || fail "no '$SKIPPED' line for the pmem commit"
 dmesg | grep "$SKIPPED"
-step "destroy $region" "$CXLVCTL" region destroy "$region"
+step "destroy $region" "$CXLVCTL" region destroy --force "$region"
 step "remove cxlv0" "$CXLVCTL" remove cxlv0
 
 # (a) ram: the same range as a pmem=0 device, its memory node 1, made

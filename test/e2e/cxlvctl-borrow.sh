@@ -93,7 +93,7 @@ printf '%s\n' "$json"
 fs_survives_remount "$(jq -r '"/dev/" + .namespaces[0].blockdev' <<<"$json")"
 step "umount" umount "$MNT"
 cli_refused 5 "cxlvctl remove --release" release "$start" || fail "release of a range with a device"
-step "region destroy" "$CXLVCTL" region destroy "$(jq -r .region <<<"$json")"
+step "region destroy --force" "$CXLVCTL" region destroy --force "$(jq -r .region <<<"$json")"
 
 # again: the device removed (the range stays borrowed) and created where
 # a plain create finds free memory first.
@@ -137,7 +137,7 @@ node=$(jq -r .target_node <<<"$json") bytes=$(jq -r .memory_bytes <<<"$json")
 step "the result names this kernel's path ($(memory_path))" jq -e --arg path "$(memory_path)" '.memory_path == $path' <<<"$json"
 step "MemTotal grew by the region's memory" test "$(memtotal)" = $((mt + bytes))
 step "pattern under numactl --membind=$node" membind_pattern "$node" 16
-step "region destroy" "$CXLVCTL" region destroy "$(jq -r .region <<<"$json")"
+step "region destroy --force" "$CXLVCTL" region destroy --force "$(jq -r .region <<<"$json")"
 step "MemTotal back to the borrowed state" test "$(memtotal)" = "$mt"
 step "remove --release" "$CXLVCTL" remove --release "$dev"
 step "MemTotal as at the start" within_slack "after the RAM device's release" "$total"

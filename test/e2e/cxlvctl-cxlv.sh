@@ -50,7 +50,9 @@ cxlvctl create --memstart 4G --size 512M --pmem --wait | tee "$OUT/create.txt" |
 dev=$(devices)
 [[ $dev =~ ^cxlv[0-9]+$ ]] || fail "create made '$(devices)'"
 grep -Eq "^$dev +mem[0-9]+ +pmem +256M" "$OUT/create.txt" || fail "create did not print $dev with its memdev"
-expect_fail 1 'cxlv' create --memstart 0x110000000 --size 512M --pmem
+expect_fail 5 "0x110000000+512M overlaps $dev (0x100000000+512M)" create --memstart 0x110000000 --size 512M --pmem
+expect_fail 5 "overlaps $dev" --dry-run create --memstart 0x110000000 --size 512M --pmem
+expect_fail 2 "--memstart 0: " create --memstart 0 --size 512M --pmem
 [ "$(cxlvctl __complete remove cx)" = "$dev" ] || fail "completion does not offer $dev"
 
 cxlvctl list -v | tee "$OUT/list.txt"

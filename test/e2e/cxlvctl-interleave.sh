@@ -5,13 +5,16 @@
 # shape (ways, host-bridges, granularity), a range with no ways x 256M block,
 # a set on borrowed memory; --dry-run prints the create string of an x4 set
 # of 2 host bridges, and that set is made and listed with its shape; region
-# create --device makes its x4 region, a member's remove is refused (exit 5)
-# and the set stays whole; region and set removed. On a device of one
-# endpoint: list --json shows the shape the module reports (ways,
-# host_bridges, granularity) and the table no INTERLEAVE column; region
-# create says interleave_ways 1; a memdev names its device for remove
-# (--dry-run, refused with exit 5 naming the fix while its region exists,
-# then remove --force by memdev). The CXL state and the device list are
+# create --device makes its x4 region, a member's remove is refused (exit 2,
+# naming the set and its members: a set is removed as a set), the set's own
+# remove is refused while the region exists (exit 5), and the set stays
+# whole; region and set removed. On a device of one endpoint: list --json
+# shows the shape the module reports (ways, host_bridges, granularity) and
+# the table no INTERLEAVE column; region create says interleave_ways 1; a
+# memdev names its device for remove (refused with exit 5 naming the fix
+# while its region exists, in --dry-run alike; the region's destroy without
+# --force refused for its label; the --dry-run plan of remove --force has the
+# teardown and the remove; then remove --force by memdev). The CXL state and the device list are
 # compared around every refusal.
 # Needs bin/cxlvctl, bin/cxlvctl.test and kmod/cxl_virt.ko.
 # shellcheck source=test/vm/guest/cxlv.sh
@@ -54,7 +57,8 @@ step "region create picks the set's ways and granularity" json_has ".interleave_
 	.interleave_granularity == $(attr "$set4" granularity) and (.memdevs | length) == 4" echo "$json"
 read -ra members <<<"$(attr "$set4" memdev)"
 before=$(cxlv_state)
-expect_fail 5 "$set4 has $region" remove "${members[2]}"
+expect_fail 2 "${members[2]} is one of the 4 memdevs (${members[*]}) of the interleave set $set4" remove "${members[2]}"
+expect_fail 5 "$set4 has $region" remove "$set4"
 step "the refused remove of a member wrote nothing" same_state "$before" cxlv_state
 expect_eq "$set4 whole" "$(attr "$set4" memdev)" "${members[*]}"
 step "region destroy $region" "$CXLVCTL" region destroy "$region"
@@ -77,11 +81,16 @@ step "region create says its ways and granularity" json_has ".interleave_ways ==
 check_devdax "/dev/$(jq -r '.namespaces[0].chardev' <<<"$json")"
 
 before=$(cxlv_state)
-out=$(cxlvctl --dry-run remove "$memdev") || fail "dry-run remove $memdev"
-expect_eq "dry-run remove by memdev" "$out" "echo cxlv_dev_id=${dev#cxlv} > $CXLV_DBG/remove"
+expect_fail 5 "$dev has $region" --dry-run remove "$memdev"
 expect_fail 5 "$dev has $region" remove "$memdev"
+expect_fail 5 "holds data and a label: --force destroys them" --dry-run region destroy "$region"
 expect_fail 5 'cxlvctl remove --force' remove "$memdev"
 step "the refused removes wrote nothing" same_state "$before" cxlv_state
+out=$(cxlvctl --dry-run remove --force "$memdev") || fail "dry-run remove --force $memdev"
+printf '%s\n' "$out"
+has "/delete_region$" <<<"$out" && has "echo cxlv_dev_id=${dev#cxlv} > $CXLV_DBG/remove" <<<"$out" ||
+	fail "dry-run remove --force: no teardown and remove in the plan"
+step "the dry run wrote nothing" same_state "$before" cxlv_state
 out=$("$CXLVCTL" remove --force "$memdev") || fail "remove --force $memdev: $out"
 expect_eq "remove --force by memdev" "$out" "removed $dev (the device of $memdev)"
 step "nothing left" test -z "$(ls /sys/bus/cxl_virt/devices)"

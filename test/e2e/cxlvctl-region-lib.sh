@@ -64,7 +64,9 @@ cli_refused() {
 destroy_lines_write_nothing() {
 	local before out
 	before=$(cxl_state)
-	out=$("$CXLVCTL" region destroy "$1" --dry-run) || return
+	cli_refused 5 "holds data and a label: --force destroys them, --keep-namespaces keeps the label" region destroy "$1" || return
+	same_state "$before" || return
+	out=$("$CXLVCTL" region destroy "$1" --force --dry-run) || return
 	printf '%s\n' "$out"
 	has "/delete_region$" <<<"$out" || { echo "--dry-run printed no plan"; return 1; }
 	same_state "$before" || return

@@ -5,11 +5,12 @@
 # after a remount; region + devdax with a pattern through /dev/daxX.Y;
 # destroy releases everything (no region, endpoint DPA 0); a region
 # re-created with --uuid brings its namespace back from the labels with the
-# data; creates that fail part-way for real (DPA too small after the HPA is
-# allocated; the dax_pmem driver missing after the region and the namespace
-# are made) leave the state exactly as before;
-# --dry-run changes nothing, nor do `region destroy R --dry-run`, `region
-# destroy R regionBOGUS` and a misspelt flag. The xfs files also come back
+# data; a region larger than the device is refused before any write; a
+# create that fails part-way for real (the dax_pmem driver missing after the
+# region and the namespace are made) leaves the state exactly as before;
+# --dry-run changes nothing, nor do `region destroy R --force --dry-run`,
+# `region destroy R regionBOGUS` and a misspelt flag; a destroy of a mounted
+# namespace is refused, one that would delete labels without --force too. The xfs files also come back
 # with --uuid. The checks both targets make are in cxlvctl-region-lib.sh.
 . "$CXLV/test/vm/guest/lib.sh"
 # shellcheck source=test/vm/guest/region-state.sh
@@ -42,7 +43,7 @@ step "region list shows region0 with its namespace" json_has \
 	'.[0].region == "region0" and .[0].nd_region.namespaces[0].mode == "fsdax"' "$CXLVCTL" region list --json
 out=$("$CXLVCTL" region destroy region0 2>&1) && fail "destroy of a mounted region succeeded: $out"
 echo "$out"
-has "is mounted on $MNT" <<<"$out" || fail "destroy of a mounted region: unclear refusal"
+has "/dev/pmem0 mounted on $MNT" <<<"$out" || fail "destroy of a mounted region: unclear refusal"
 step "umount" umount "$MNT"
 region_uuid=$("$CXLVCTL" region list --json | jq -r '.[0].uuid')
 
@@ -59,7 +60,7 @@ step "fsdax namespace came back from its labels" \
 step "xfs is mounted with dax again" grep -E "^/dev/pmem0 $MNT xfs [^ ]*dax" /proc/mounts
 verify_test_files "$MNT" # after re-assembly
 step "umount" umount "$MNT"
-step "region destroy" "$CXLVCTL" region destroy region0
+step "region destroy --force" "$CXLVCTL" region destroy --force region0
 step "destroy released everything" same_state "$initial"
 step "endpoint DPA is 0" test "$(cat $EP/dpa_size)" = 0x0000000000000000
 
@@ -68,12 +69,13 @@ step "endpoint DPA is 0" test "$(cat $EP/dpa_size)" = 0x0000000000000000
 # re-create it with the same uuid.
 released() { step "region and DPA released" same_state "$initial"; }
 devdax_comes_back released --memdev mem0
-step "region destroy (namespaces too)" "$CXLVCTL" region destroy "$(jq -r .region <<<"$REASSEMBLED")"
+step "region destroy --force (namespaces too)" "$CXLVCTL" region destroy --force "$(jq -r .region <<<"$REASSEMBLED")"
 step "everything released" same_state "$initial"
 
 # 4. Creates that the kernel refuses part-way roll back completely.
-fails_cleanly "size larger than the device (DPA allocation fails)" \
-	"$CXLVCTL" region create --memdev mem0 --size 1G --namespace fsdax
+step "size larger than the device refused before any write" \
+	cli_refused 2 "region size 1G is more than the 512M free on mem0" region create --memdev mem0 --size 1G --namespace fsdax
+step "state after the refusal" same_state "$initial"
 step "unload dax_pmem" /sbin/modprobe -r dax_pmem
 fails_cleanly "devdax without dax_pmem (namespace bind fails)" \
 	"$CXLVCTL" region create --memdev mem0 --namespace devdax
@@ -93,8 +95,8 @@ t1=$(uptime_ms)
 printf '%s\n' "$json"
 echo "TIME namespace create fsdax: $((t1 - t0)) ms (wall, includes process start)"
 step "fsdax block pattern" check_pattern "/dev/$(jq -r .blockdev <<<"$json")" 31 --size 16M
-step "namespace destroy" "$CXLVCTL" namespace destroy "$(jq -r .dev <<<"$json")"
+step "namespace destroy --force" "$CXLVCTL" namespace destroy --force "$(jq -r .dev <<<"$json")"
 step "raw namespace" "$CXLVCTL" namespace create --region "$region" --mode raw
-step "region destroy" "$CXLVCTL" region destroy "$region" # CXL and nd region share the name
+step "region destroy --force" "$CXLVCTL" region destroy --force "$region" # CXL and nd region share the name
 step "everything released" same_state "$initial"
 echo "=== cxlvctl region e2e: all steps passed"

@@ -151,7 +151,7 @@ ram_scenarios() {
 	if [ "${1}" = --device ]; then
 		expect_busy "$CXLVCTL" remove "$dev"
 	fi
-	timed "region destroy (movable)" "$CXLVCTL" region destroy "$region"
+	timed "region destroy --force (movable)" "$CXLVCTL" region destroy --force "$region"
 	step "MemTotal back" test "$(memtotal_kb)" = "$mt0"
 	step "state as before" ram_state_is "$initial"
 
@@ -179,7 +179,7 @@ ram_scenarios() {
 	step "every block online normal" all_blocks "$dax" "online Normal"
 	timed "pin kernel memory on node $node" pin_slab "$node"
 	before=$(ram_state)
-	if out=$("$CXLVCTL" region destroy "$region" 2>&1); then
+	if out=$("$CXLVCTL" region destroy --force "$region" 2>&1); then
 		echo "$out"
 		fail "the slab allocations did not pin node $node: destroy went through, the cannot-offline case is untested"
 	fi
@@ -200,7 +200,7 @@ ram_scenarios() {
 	# kept some): either way cxlvctl must leave a whole state behind.
 	unpin_slab
 	before=$(ram_state)
-	if out=$("$CXLVCTL" region destroy "$region" 2>&1); then
+	if out=$("$CXLVCTL" region destroy --force "$region" 2>&1); then
 		echo "$out"
 		step "unpinned: MemTotal back" test "$(memtotal_kb)" = "$mt0"
 		step "unpinned: state as before" ram_state_is "$initial"

@@ -54,7 +54,7 @@ dax=$(jq -r '"/dev/" + .namespaces[0].chardev' <<<"$json")
 expect_eq "devdax size after re-assembly" "$(cat "/sys/bus/dax/devices/${dax#/dev/}/size")" "$size"
 step "all of $dax back after remove, rmmod, insmod, re-assembly" "$PATCHECK" verify --mmap --seed 71 "$dax"
 say "devdax: $((size >> 20)) MiB verified twice in $((SECONDS - t0)) s"
-step "region destroy" "$CXLVCTL" region destroy "$(jq -r .region <<<"$json")"
+step "region destroy --force" "$CXLVCTL" region destroy --force "$(jq -r .region <<<"$json")"
 
 # --- xfs -o dax: files filling the filesystem ---
 mkdir -p "$MNT"

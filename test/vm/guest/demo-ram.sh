@@ -44,7 +44,7 @@ if cxlvctl remove cxlv0; then
 	fail "remove of a device with online memory succeeded"
 fi
 region=$(cxlvctl list --json | jq -r '[.. | .region? // empty][0]')
-show cxlvctl region destroy "$region"
+show cxlvctl region destroy --force "$region"
 show grep MemTotal /proc/meminfo
 show cxlvctl remove cxlv0
 show rmmod cxl_virt

@@ -58,7 +58,7 @@ show ndctl list -N -u
 
 say "6. Take it down in order, then a devdax namespace on a new region with a pattern through mmap"
 show umount "$MNT"
-show cxlvctl region destroy region0
+show cxlvctl region destroy --force region0
 show cxlvctl region create --device cxlv0 --namespace devdax
 dax=/dev/$(cxlvctl list --json | jq -r '.. | .chardev? // empty' | head -1)
 show "$PATCHECK" write --mmap --seed 7 --size 256M "$dax"

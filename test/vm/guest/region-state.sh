@@ -59,7 +59,7 @@ interrupted_create() {
 		if [ "$rc" = 0 ]; then
 			echo "NOTE: try $try: the create finished before the signal; destroying it"
 			regions=(/sys/bus/cxl/devices/region*)
-			"$CXLVCTL" region destroy "${regions[0]##*/}" || return
+			"$CXLVCTL" region destroy --force "${regions[0]##*/}" || return
 			same_state "$initial" "$state" || return
 			continue
 		fi
