@@ -105,7 +105,7 @@ func (m *Manager) createNamespace(ctx context.Context, t *tx, s NamespaceSpec, n
 		free = free / nd.Align * nd.Align
 	}
 	if free == 0 {
-		return NamespaceResult{}, fmt.Errorf("nd %s has no free space: destroy one of its namespaces first", nd.Name)
+		return NamespaceResult{}, cxlverr.Errorf(cxlverr.ErrBusy, "nd %s has no free space: destroy one of its namespaces first", nd.Name)
 	}
 	if size > free {
 		return NamespaceResult{}, cxlverr.Invalidf("namespace size %s is more than the %s free in nd %s: give --size %s or less, or leave --size out",

@@ -187,7 +187,7 @@ var dryRunCases = []struct {
 	{"cxlv-region-fsdax", []string{"remove", "--force", "--keep-namespaces", "--release", "cxlv0"}, exitInvalid},
 	{"cxlv-region-fsdax", []string{"remove", "cxlv0", "mem0"}, exitInvalid},
 	{"cxlv-region-fsdax", []string{"remove", "all", "cxlv0"}, exitInvalid},
-	{"cxlv-region-fsdax", []string{"namespace", "create", "--region", "region0", "--size", "16T"}, exitFailure},
+	{"cxlv-region-fsdax", []string{"namespace", "create", "--region", "region0", "--size", "16T"}, exitBusy},
 	{"cxlv-region-fsdax-busy", []string{"remove", "--force", "cxlv0"}, exitBusy},
 	{"cxlv-set-2x2", []string{"remove", "mem3"}, exitInvalid},
 	{"cxlv-set-2x2", []string{"remove", "cxlv0"}, exitBusy},
