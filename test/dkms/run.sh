@@ -27,7 +27,10 @@ in_root=''
 all=("$@")
 [ $# -gt 0 ] || mapfile -t all < <(bash "$repo_root/scripts/guest-kernels.sh")
 if [ -z "$in_root" ]; then
-	for k in $(bash "$repo_root/scripts/guest-kernels.sh" --rt); do
+	rt=$(bash "$repo_root/scripts/guest-kernels.sh" --rt)
+	[ "$(grep -c . <<<"$rt")" = "$(bash "$repo_root/scripts/guest-kernels.sh" --rt-series | grep -c .)" ] ||
+		die "a PREEMPT_RT kernel of scripts/guest-kernels.sh --rt-series is not in the trixie root: run 'make deps'"
+	for k in $rt; do
 		[[ " ${all[*]} " == *" $k "* ]] || all+=("$k")
 	done
 fi

@@ -112,7 +112,9 @@ list_kernels() {
 	[ -f "$root/.complete" ] || return 0
 	for d in "$root"/usr/src/linux-headers-*-"$flavour"; do
 		k=${d##*/linux-headers-}
-		[ -d "$d" ] && [ "${k#*+deb13*-}" = "$flavour" ] && echo "$k"
+		if [ -d "$d" ] && [ "${k#*+deb13*-}" = "$flavour" ]; then
+			echo "$k"
+		fi
 	done | sort -V
 }
 
