@@ -12,9 +12,12 @@
  * root-only ``last_error`` files return. The control files that create and
  * remove go live only once the driver and the notifiers (regions on the
  * CXL bus, endpoints on the PCI bus) are in place, and go first on unload.
+ *
+ * The module refuses to load in a confidential guest (cxlv_init_check()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cc_platform.h>
 #include <linux/module.h>
 #include <linux/spinlock.h>
 
@@ -101,10 +104,27 @@ struct device_driver cxlv_driver = {
 	.probe_type = PROBE_FORCE_SYNCHRONOUS,
 };
 
+/*
+ * In a confidential guest (TDX, SEV-SNP) ioremap() maps Reserved RAM shared
+ * with the host: the devices' registers, mailbox and label areas would sit
+ * in memory the host reads and writes.
+ */
+static int __init cxlv_init_check(void)
+{
+	if (cc_platform_has(CC_ATTR_GUEST_MEM_ENCRYPT)) {
+		pr_err("not loading in a confidential guest (guest memory encryption: TDX, SEV): ioremap() would put the devices' registers and labels in memory shared with the host\n");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 static int __init cxlv_init(void)
 {
 	int rc;
 
+	rc = cxlv_init_check();
+	if (rc)
+		return rc;
 	rc = subsys_virtual_register(&cxlv_bus, NULL);
 	if (rc)
 		return rc;

@@ -10,13 +10,19 @@
 #                                                              and the smoke set
 #                                                              with Debian 12's
 #                                                              user space
+#   Debian 13's 6.12 PREEMPT_RT (+deb13-rt, the trixie root)   refused: make kmod
+#                                                              and dkms install
+#                                                              must fail with the
+#                                                              module's one line
+#                                                              (test/dkms/run.sh)
 #
 # The smoke set is the scenarios with a '# sets: smoke' line. The trixie
 # kernels boot trixie's user space (ndctl 81); Debian 12's (76.1) is tested
 # on 6.12 by the +deb12 build and on 7.3 by a second smoke run
 # (test/vm/run-e2e.sh): the same pairs at about a third of the boots.
 #
-# guest-kernels.sh                 every release, one a line
+# guest-kernels.sh                 every release the module is built for,
+#                                  one a line
 # guest-kernels.sh --suite         the releases the whole suite runs on
 # guest-kernels.sh --host          the releases installed on this machine
 # guest-kernels.sh --role KVER     suite or smoke (nothing for another kernel)
@@ -26,17 +32,21 @@
 # guest-kernels.sh --packages      this machine's meta packages (test/vm/deps.sh)
 # guest-kernels.sh --trixie-series the series the trixie root installs
 #                                  (test/vm/trixie-root.sh kernel SERIES)
+# guest-kernels.sh --rt            the PREEMPT_RT releases the build refuses
+# guest-kernels.sh --rt-series     their series in the trixie root
+#                                  (test/vm/trixie-root.sh kernel --rt SERIES)
 # Nothing is printed for a kernel that is not installed yet (make deps).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# WHERE WHAT ROLE [bookworm-smoke]: WHERE is host (WHAT: the meta package)
-# or trixie (WHAT: the series in the trixie root).
+# WHERE WHAT ROLE [bookworm-smoke]: WHERE is host (WHAT: the meta package),
+# trixie or trixie-rt (WHAT: the series in the trixie root, plain or -rt).
 targets=(
 	"host linux-image-amd64 suite"
 	"host linux-image-6.12-amd64 smoke"
 	"trixie 6.12 suite"
 	"trixie 7.3 suite bookworm-smoke"
+	"trixie-rt 6.12 refused"
 )
 
 # release WHERE WHAT: the installed release of one target.
@@ -45,7 +55,10 @@ release() {
 	host)
 		dpkg-query -W -f='${Depends}' "$2" 2>/dev/null |
 			grep -o 'linux-image-[^ ,]*' | head -1 | sed 's/^linux-image-//' || true ;;
-	trixie) bash "$here/../test/vm/trixie-root.sh" kernels | awk -v s="$2." 'index($0, s) == 1' | tail -1 ;;
+	trixie | trixie-rt)
+		# shellcheck disable=SC2046 # the flag or nothing
+		bash "$here/../test/vm/trixie-root.sh" kernels $([ "$1" = trixie ] || echo --rt) |
+			awk -v s="$2." 'index($0, s) == 1' | tail -1 ;;
 	esac
 }
 
@@ -55,14 +68,16 @@ for target in "${targets[@]}"; do
 	case $mode in
 	--packages) [ "$where" = host ] && echo "$what" ;;
 	--trixie-series) [ "$where" = trixie ] && echo "$what" ;;
-	'') release "$where" "$what" ;;
+	--rt-series) [ "$where" = trixie-rt ] && echo "$what" ;;
+	--rt) [ "$role" = refused ] && release "$where" "$what" ;;
+	'') [ "$role" != refused ] && release "$where" "$what" ;;
 	--suite) [ "$role" = suite ] && release "$where" "$what" ;;
 	--host) [ "$where" = host ] && release "$where" "$what" ;;
 	--role) [ "$(release "$where" "$what")" = "${2:?--role KVER}" ] && echo "$role" ;;
 	--bookworm-smoke)
 		[ "$(release "$where" "$what")" = "${2:?--bookworm-smoke KVER}" ] &&
 			[ "${extra:-}" = bookworm-smoke ] && exit 0 ;;
-	*) echo "guest-kernels.sh: unknown option '$mode' (--suite, --host, --role KVER, --bookworm-smoke KVER, --packages, --trixie-series)" >&2; exit 2 ;;
+	*) echo "guest-kernels.sh: unknown option '$mode' (--suite, --host, --role KVER, --bookworm-smoke KVER, --packages, --trixie-series, --rt, --rt-series)" >&2; exit 2 ;;
 	esac
 done
 # --bookworm-smoke: no target said yes

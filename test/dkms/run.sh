@@ -7,6 +7,11 @@
 # unregisters everything it added. Debian 12's kernels are done on this host
 # with its dkms; Debian 13's inside the trixie root with trixie's dkms and
 # compiler, as on a trixie machine (this script runs itself there).
+#
+# A PREEMPT_RT kernel (Debian's -rt flavour; scripts/guest-kernels.sh --rt,
+# always added) must be refused instead: `make kmod` and `dkms install` fail
+# with the one line of kmod/Makefile that names PREEMPT_RT, build nothing and
+# install nothing.
 #   run.sh [KVER...]   (default: scripts/guest-kernels.sh; run make kmod first)
 set -euo pipefail
 
@@ -16,8 +21,19 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 [ "$(id -u)" = 0 ] || die "run as root: dkms installs into /usr/src and /lib/modules"
 command -v dkms >/dev/null || die "dkms is not installed: run 'make deps'"
+# --root: this script inside the trixie root, given its kernels by the host.
+in_root=''
+[ "${1:-}" != --root ] || { in_root=1; shift; }
 all=("$@")
 [ $# -gt 0 ] || mapfile -t all < <(bash "$repo_root/scripts/guest-kernels.sh")
+if [ -z "$in_root" ]; then
+	rt=$(bash "$repo_root/scripts/guest-kernels.sh" --rt)
+	[ "$(grep -c . <<<"$rt")" = "$(bash "$repo_root/scripts/guest-kernels.sh" --rt-series | grep -c .)" ] ||
+		die "a PREEMPT_RT kernel of scripts/guest-kernels.sh --rt-series is not in the trixie root: run 'make deps'"
+	for k in $rt; do
+		[[ " ${all[*]} " == *" $k "* ]] || all+=("$k")
+	done
+fi
 kvers=() trixie_kvers=()
 for k in "${all[@]}"; do
 	if [ -d "/usr/src/linux-headers-$k" ]; then
@@ -32,10 +48,47 @@ mkdir -p "$repo_root/test/vm/out"
 rc=0 root_pid=''
 if [ ${#trixie_kvers[@]} -gt 0 ]; then
 	# Beside this machine's: each build runs on one core.
-	bash "$repo_root/test/vm/trixie-root.sh" run bash "$here/run.sh" "${trixie_kvers[@]}" \
+	bash "$repo_root/test/vm/trixie-root.sh" run bash "$here/run.sh" --root "${trixie_kvers[@]}" \
 		>"$repo_root/test/vm/out/dkms-trixie-root.log" 2>&1 &
 	root_pid=$!
 fi
+# rt_kernel KVER: Debian's PREEMPT_RT flavour, which the build must refuse.
+rt_kernel() { [[ $1 == *-rt-* ]]; }
+
+# refusal LOG KVER: true when LOG says nothing but the one line that refuses
+# KVER for PREEMPT_RT, besides make's directory and error lines and dkms's
+# make.log frame (its header, date, step name, command and exit code); prints
+# what else it says.
+refusal() {
+	local said frame='^$|^make(\[[0-9]+\])?: (Entering|Leaving) directory |^make(\[[0-9]+\])?: \*\*\* \[|^DKMS .*make\.log for |^[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9]{2} [0-9:]{8} |^Building module|^# |^-+$'
+	said=$(grep -Ev "$frame" "$1" || true)
+	[ "$(wc -l <<<"$said")" = 1 ] && [[ $said == *"cxl_virt: $2 is a PREEMPT_RT kernel"* ]] && return 0
+	printf '%s\n' "$said" | head -20
+	return 1
+}
+
+# The host's `make kmod` for each -rt kernel (its headers are in the trixie
+# root): refused with the one line, with nothing built or extracted.
+if [ -z "$in_root" ]; then
+	for k in "${all[@]}"; do
+		rt_kernel "$k" || continue
+		start=$SECONDS
+		log=$repo_root/test/vm/out/kmod-$k.log
+		if make -C "$repo_root/kmod" KVER="$k" >"$log" 2>&1; then
+			echo "FAIL make kmod for $k built a module for a PREEMPT_RT kernel (log: test/vm/out/kmod-$k.log)"
+			rc=1
+		elif ! refusal "$log" "$k"; then
+			echo "FAIL make kmod for $k failed, but not with the one PREEMPT_RT line (log: test/vm/out/kmod-$k.log)"
+			rc=1
+		elif [ -e "$repo_root/kmod/build/$k" ] || [ -e "$repo_root/kmod/generated/$k" ]; then
+			echo "FAIL make kmod for $k refused, but left kmod/build/$k or kmod/generated/$k"
+			rc=1
+		else
+			echo "PASS make kmod refuses $k ($((SECONDS - start))s): $(grep -o 'cxl_virt: .*' "$log")"
+		fi
+	done
+fi
+
 # trixie_result: the trixie root's run, its output and its verdict.
 trixie_result() {
 	[ -n "$root_pid" ] || return 0
@@ -71,6 +124,7 @@ tar -C "$repo_root/kmod" --exclude=./build --exclude=./generated -cf - . | tar -
 touch "$marker"
 
 for k in "${kvers[@]}"; do
+	rt_kernel "$k" && continue
 	ours=$repo_root/kmod/build/$k/cxl_virt.ko
 	[ -r "$ours" ] || die "no $ours: run 'make kmod' first"
 	start=$SECONDS
@@ -103,6 +157,34 @@ for k in "${kvers[@]}"; do
 		rc=1
 	else
 		echo "PASS dkms install for $k ($((SECONDS - start))s)"
+	fi
+done
+
+# `dkms install` for a PREEMPT_RT kernel: refused by the build with the one
+# line, and nothing built or installed for it.
+for k in "${kvers[@]}"; do
+	rt_kernel "$k" || continue
+	start=$SECONDS
+	log=$repo_root/test/vm/out/dkms-$k.log
+	makelog=/var/lib/dkms/cxl_virt/$ver/build/make.log
+	if dkms install "cxl_virt/$ver" -k "$k" >"$log" 2>&1; then
+		echo "FAIL dkms install for $k succeeded on a PREEMPT_RT kernel (log: test/vm/out/dkms-$k.log)"
+		rc=1
+	elif ! cp "$makelog" "$repo_root/test/vm/out/dkms-make-$k.log" 2>/dev/null; then
+		tail -20 "$log"
+		echo "FAIL dkms install for $k failed before the build ran (no $makelog; log: test/vm/out/dkms-$k.log)"
+		rc=1
+	elif ! refusal "$repo_root/test/vm/out/dkms-make-$k.log" "$k"; then
+		echo "FAIL dkms install for $k failed, but not with the one PREEMPT_RT line (test/vm/out/dkms-make-$k.log)"
+		rc=1
+	elif status=$(dkms status "cxl_virt/$ver" -k "$k" 2>&1); [[ $status == *": built"* || $status == *": installed"* ]]; then
+		echo "FAIL $k: dkms status says '$status' after the refusal"
+		rc=1
+	elif file=$(modinfo -k "$k" -n cxl_virt 2>/dev/null) || compgen -G "/lib/modules/$k/updates/dkms/cxl_virt.ko*" >/dev/null; then
+		echo "FAIL $k: a cxl_virt module is installed for it (${file:-/lib/modules/$k/updates/dkms})"
+		rc=1
+	else
+		echo "PASS dkms install refuses $k ($((SECONDS - start))s): $(grep -o 'cxl_virt: .*' "$repo_root/test/vm/out/dkms-make-$k.log")"
 	fi
 done
 trixie_result

@@ -50,9 +50,13 @@ if [ ${#extra[@]} -gt 0 ]; then
 fi
 
 # Debian 13's kernels, in the trixie build root (made on the first run; its
-# kernel step prints what it installed).
+# kernel step prints what it installed), and its PREEMPT_RT kernel, which the
+# module must refuse (test/dkms/run.sh).
 for series in $(bash "$guest_kernels" --trixie-series); do
 	bash "$here/trixie-root.sh" kernel "$series" >/dev/null
+done
+for series in $(bash "$guest_kernels" --rt-series); do
+	bash "$here/trixie-root.sh" kernel --rt "$series" >/dev/null
 done
 
 for kver in $(bash "$guest_kernels" --host); do

@@ -12,7 +12,13 @@
 #                                          its headers and the linux-source of exactly
 #                                          the image's version, unless one is there;
 #                                          print its release
-# test/vm/trixie-root.sh kernels           print the releases installed in the root
+# test/vm/trixie-root.sh kernel --rt SERIES
+#                                          the same for the PREEMPT_RT flavour
+#                                          (linux-image-rt-amd64's), image and headers
+#                                          only: the module refuses to build for it
+#                                          before it reads any source (kmod/Makefile)
+# test/vm/trixie-root.sh kernels [--rt]    print the releases installed in the root
+#                                          (the plain amd64 flavour, or the -rt one)
 # test/vm/trixie-root.sh has KVER          true when KVER's headers are in the root
 # test/vm/trixie-root.sh run CMD [ARG...]  run CMD in the root, with the repository
 #                                          at the same path as on the host
@@ -71,22 +77,27 @@ ensure_root() {
 	touch "$root/.complete"
 }
 
-# newest_kernel SERIES: the release of the newest linux-image-SERIES.*-amd64
-# (not a meta, not -rt/-cloud/-dbg/-unsigned) the root's apt knows.
+# The flavour of the kernels a command is about: amd64, or rt-amd64 with --rt.
+flavour=amd64
+
+# newest_kernel SERIES: the release of the newest linux-image-SERIES.*-FLAVOUR
+# (not a meta, not another flavour, not -dbg/-unsigned) the root's apt knows.
 newest_kernel() {
-	in_root apt-cache search --names-only "^linux-image-$1[.0-9]*\+deb13-amd64\$" |
+	in_root apt-cache search --names-only "^linux-image-$1[.0-9]*\+deb13-$flavour\$" |
 		awk '{sub(/^linux-image-/, "", $1); print $1}' | sort -V | tail -1
 }
 
 # installed_kernel SERIES: the release of SERIES already in the root with its
-# headers and the linux-source of exactly its version (nothing if none).
+# headers and (amd64 only) the linux-source of exactly its version (nothing
+# if none).
 installed_kernel() {
 	local kver imgver
 	kver=$(list_kernels | awk -v s="$1." 'index($0, s) == 1' | tail -1)
 	[ -n "$kver" ] || return 0
 	imgver=$(root_version "linux-image-$kver")
-	[ -n "$imgver" ] && [ "$(root_version "linux-source-$1")" = "$imgver" ] && echo "$kver"
-	return 0
+	[ -n "$imgver" ] || return 0
+	[ "$flavour" != amd64 ] || [ "$(root_version "linux-source-$1")" = "$imgver" ] || return 0
+	echo "$kver"
 }
 
 root_version() {
@@ -94,50 +105,64 @@ root_version() {
 		sed -n 's/^ii  *//p'
 }
 
+# list_kernels: the releases of the flavour whose headers are in the root
+# (6.12.118+deb13-rt-amd64 is of rt-amd64, not of amd64).
 list_kernels() {
+	local d k
 	[ -f "$root/.complete" ] || return 0
-	for d in "$root"/usr/src/linux-headers-*-amd64; do
-		[ -d "$d" ] && echo "${d##*/linux-headers-}"
+	for d in "$root"/usr/src/linux-headers-*-"$flavour"; do
+		k=${d##*/linux-headers-}
+		if [ -d "$d" ] && [ "${k#*+deb13*-}" = "$flavour" ]; then
+			echo "$k"
+		fi
 	done | sort -V
 }
 
 # install_kernel SERIES: once per series; `make deps` runs it every time.
 install_kernel() {
-	local series=$1 kver imgver srcver
+	local series=$1 kver imgver srcver source=''
+	[ "$flavour" != amd64 ] || source=", linux-source-$series"
 	kver=$(installed_kernel "$series")
 	if [ -n "$kver" ]; then
-		log "trixie kernel $kver $(root_version "linux-image-$kver"), linux-source-$series (in the root)"
+		log "trixie kernel $kver $(root_version "linux-image-$kver")$source (in the root)"
 		echo "$kver"
 		return
 	fi
 	in_root apt-get update -qq
 	kver=$(newest_kernel "$series")
-	[ -n "$kver" ] || die "trixie and trixie-backports have no linux-image-$series.*+deb13-amd64"
+	[ -n "$kver" ] || die "trixie and trixie-backports have no linux-image-$series.*+deb13-$flavour"
 	imgver=$(in_root apt-cache show "linux-image-$kver" |
 		sed -n 's/^Version: //p' | sort -V | tail -1)
-	srcver=$(in_root apt-cache show "linux-source-$series" | sed -n 's/^Version: //p' | xargs)
-	case " $srcver " in
-	*" $imgver "*) ;;
-	*) die "linux-source-$series has versions '$srcver', none equal to linux-image-$kver $imgver" ;;
-	esac
+	local pkgs=("linux-image-$kver=$imgver" "linux-headers-$kver=$imgver")
+	if [ -n "$source" ]; then
+		srcver=$(in_root apt-cache show "linux-source-$series" | sed -n 's/^Version: //p' | xargs)
+		case " $srcver " in
+		*" $imgver "*) ;;
+		*) die "linux-source-$series has versions '$srcver', none equal to linux-image-$kver $imgver" ;;
+		esac
+		pkgs+=("linux-source-$series=$imgver")
+		source+=" $imgver"
+	fi
 	# Backports are NotAutomatic: their kernels' dependencies come from there too.
 	local suite=()
 	[[ $imgver != *~bpo* ]] || suite=(-t trixie-backports)
 	# INITRD=No: the VM boots its own initramfs; the image's hook needs none.
-	in_root apt-get install -y -qq --no-install-recommends "${suite[@]}" "linux-image-$kver=$imgver" \
-		"linux-headers-$kver=$imgver" "linux-source-$series=$imgver" >&2
+	in_root apt-get install -y -qq --no-install-recommends "${suite[@]}" "${pkgs[@]}" >&2
 	[ -r "$root/boot/vmlinuz-$kver" ] || cp "$root/usr/lib/modules/$kver/vmlinuz" "$root/boot/vmlinuz-$kver"
-	log "trixie kernel $kver $imgver, linux-source-$series $imgver"
+	log "trixie kernel $kver $imgver$source"
 	echo "$kver"
 }
 
-[ $# -ge 1 ] || die "usage: trixie-root.sh path | kernel SERIES | kernels | has KVER | run CMD..."
+[ $# -ge 1 ] || die "usage: trixie-root.sh path | kernel [--rt] SERIES | kernels [--rt] | has KVER | run CMD..."
 cmd=$1
 shift
 case $cmd in
+kernel | kernels) [ "${1:-}" != --rt ] || { flavour=rt-amd64; shift; } ;;
+esac
+case $cmd in
 path) ensure_root && echo "$root" ;;
-kernel) [ $# = 1 ] || die "trixie-root.sh kernel SERIES (6.12 or 7.3)"; ensure_root && install_kernel "$1" ;;
-kernels) list_kernels ;;
+kernel) [ $# = 1 ] || die "trixie-root.sh kernel [--rt] SERIES (6.12 or 7.3)"; ensure_root && install_kernel "$1" ;;
+kernels) [ $# = 0 ] || die "trixie-root.sh kernels [--rt]"; list_kernels ;;
 has) [ $# = 1 ] && [ -f "$root/.complete" ] && [ -d "$root/usr/src/linux-headers-$1" ] ;;
 run) [ $# -ge 1 ] || die "trixie-root.sh run CMD [ARG...]"; ensure_root && in_root "$@" ;;
 *) die "unknown command '$cmd' (path, kernel, kernels, has, run)" ;;
