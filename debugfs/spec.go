@@ -243,10 +243,11 @@ func RemoveString(id int, release bool) string {
 // borrowed range that starts at start.
 func ReleaseString(start uint64) string { return fmt.Sprintf("memstart=%#x", start) }
 
-// DeviceID parses a device name: "cxlv3" (or plain "3") is 3.
+// DeviceID parses a device name as list prints it: "cxlv3" is 3. A bare
+// number, a sign or a leading zero is not a name (list refuses them too).
 func DeviceID(name string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimPrefix(name, "cxlv"))
-	if err != nil || n < 0 || n >= 1<<31 {
+	if err != nil || n < 0 || n >= 1<<31 || name != "cxlv"+strconv.Itoa(n) {
 		return 0, cxlverr.Invalidf("invalid device name %q: use cxlvN as shown by `cxlvctl list`", name)
 	}
 	return n, nil
