@@ -117,7 +117,7 @@ done
 poison_trace >/dev/null
 events=$(listed)
 expect_eq "records listed when full" "$(echo "$events" | grep -c .)" 64
-echo "$events" | head -1
+head -1 <<<"$events"
 echo "$events" | has "flags=.*Overflow" || fail "no Overflow flag with 65 injections"
 echo "$events" | has -v "overflow_time=0$" || fail "Overflow without a timestamp"
 for ((i = 0; i < 65; i++)); do
