@@ -40,9 +40,13 @@
  * it; neither changes the registers or the instruction pointer.
  *
  * A hint is armed while an emulator runs, its switch is on and the module
- * holding its function is live. A module notifier arms it again when that
+ * holding its function is loaded. A module notifier arms it again when that
  * module is loaded anew (``rmmod cxl_pci; modprobe cxl_pci``) and disarms
- * it before the module's text goes. Writing N to the switch disarms the
+ * it before the module's text goes. It arms while the module is coming,
+ * before its init runs, as tracefs does: once it is live its driver may
+ * already be probing asynchronously, in the very function the kprobe
+ * patches (under QEMU TCG, whose cross-vCPU code patching is not atomic,
+ * that crashed cxl_pci's probe). Writing N to the switch disarms the
  * kprobe at once (unregister_kprobe() waits for a handler in flight), Y arms
  * it again. Without the doorbell hint the poller's worker answers the
  * mailbox, within one poll period (poll_busy_us); without the commit hint a
@@ -128,7 +132,7 @@ static int cxlv_hints_module_event(struct notifier_block *nb,
 	struct module *mod = data;
 	size_t i;
 
-	if (action != MODULE_STATE_LIVE && action != MODULE_STATE_GOING)
+	if (action != MODULE_STATE_COMING && action != MODULE_STATE_GOING)
 		return NOTIFY_DONE;
 
 	mutex_lock(&cxlv_hints_lock);

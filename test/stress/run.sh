@@ -2,8 +2,8 @@
 # make stress: the full counts of the reliability tests (issue 7), where
 # `make test` runs bounded ones. The parser harness in user space, then each
 # test/e2e/reliability-*.sh scenario and cxlv-mailbox.sh (decoder commit
-# cycles, issue 14) in one VM with its stress settings (KEY=VALUE arguments
-# the scenario reads). Prints `N passed, N failed`.
+# cycles, issue 14; cxl_pci reloads) in one VM with its stress settings
+# (KEY=VALUE arguments the scenario reads). Prints `N passed, N failed`.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root" || exit
@@ -14,7 +14,7 @@ declare -A settings=(
 	[reliability-fuzz]="FUZZ_SEED=2 FUZZ_COUNT=50000"
 	[reliability-lifecycle]="LIFE_CYCLES=200 MOD_CYCLES=50 RACE_ROUNDS=50 REGION_RACES=10 RMMOD_RACES=20"
 	[reliability-data]=""
-	[cxlv-mailbox]="COMMIT_CYCLES=500"
+	[cxlv-mailbox]="COMMIT_CYCLES=500 RELOAD_CYCLES=50"
 )
 passed=0 failed=0
 
