@@ -195,7 +195,8 @@ struct cxlv_badrange {
  * @id: N of cxlvN
  * @params: what the user asked for
  * @layout: derived placement inside the reserved range
- * @range_res: claims the whole reserved range in iomem
+ * @range_res: the device's resource over its whole range, never busy,
+ *	placed while a busy claim kept others out (cxlv_mem_claim())
  * @unused: busy fillers of the range outside all windows
  * @window_lock: guards @fence, @fenced, @regions, @pinned, @reported and
  *	@closed

@@ -12,11 +12,14 @@
  * nobody holds any part of it at any depth of the iomem tree.
  *
  * The claim is one request_mem_region(): under the resource lock it fails
- * on any overlap with anything at any depth and adopts nothing. While that
- * claim is still busy (nobody can request inside it) the module tiles it
- * with its own children: the PCI windows, the CXL window, fenced
- * (cxlv_window.c), and busy fillers for the unused pieces. Only then is the
- * busy mark dropped from the range, because the kernel's stacks must nest
+ * on any overlap with anything at any depth and adopts nothing. It is busy,
+ * so nobody can request inside it; in it the module places the device's
+ * own resource "cxlvN" over the same range, not busy, and tiles that with
+ * its children: the PCI windows, the CXL window, fenced (cxlv_window.c),
+ * and busy fillers for the unused pieces. Only then does the busy claim
+ * leave iomem: remove_resource() moves "cxlvN" up in its place, in one step
+ * under the resource lock, and no flag of a resource in the tree ever
+ * changes. "cxlvN" must not be busy, because the kernel's stacks must nest
  * below the windows: regions insert their HPA range in the CXL window once
  * the fence is down, nd_pmem, device-dax and kmem request_mem_region()
  * inside those, and the PCI core claims the bridge window and BAR0 in the
@@ -171,16 +174,28 @@ static void cxlv_res_remove(struct cxlv_dev *cxlv, struct resource *res)
 	remove_resource(res);
 }
 
-/* Inserts @res into our busy range: nobody else can be there yet. */
-static int cxlv_res_add(struct cxlv_dev *cxlv, struct resource *res)
+/* Inserts @res into @parent, while the busy claim keeps others out. */
+static int cxlv_res_add(struct cxlv_dev *cxlv, struct resource *parent,
+			struct resource *res)
 {
-	int rc = request_resource(cxlv->range_res, res);
+	int rc = request_resource(parent, res);
 
 	if (rc)
 		cxlv_set_error("%s: cannot place %s at %#llx in the range: %d",
 			       dev_name(&cxlv->dev), res->name,
 			       (u64)res->start, rc);
 	return rc;
+}
+
+/*
+ * Lets the busy claim go: its child, the device's own resource, moves up in
+ * its place in the same step. request_mem_region() allocated it with
+ * kzalloc().
+ */
+static void cxlv_claim_release(struct resource *claim)
+{
+	remove_resource(claim);
+	kfree(claim);
 }
 
 /* Tiles the claimed range with the PCI window, the CXL window and fillers. */
@@ -199,7 +214,7 @@ static int cxlv_mem_tile(struct cxlv_dev *cxlv, const char *window_name)
 					 "cxl_virt PCI",
 					 IORESOURCE_MEM | IORESOURCE_PREFETCH |
 					 IORESOURCE_MEM_64);
-		rc = cxlv_res_add(cxlv, &ep->pci_res);
+		rc = cxlv_res_add(cxlv, cxlv->range_res, &ep->pci_res);
 		if (rc)
 			return rc;
 	}
@@ -208,7 +223,7 @@ static int cxlv_mem_tile(struct cxlv_dev *cxlv, const char *window_name)
 		DEFINE_RES_MEM_NAMED(l->window_start, l->capacity,
 				     window_name);
 	cxlv->window_res->desc = IORES_DESC_CXL;
-	rc = cxlv_res_add(cxlv, cxlv->window_res);
+	rc = cxlv_res_add(cxlv, cxlv->range_res, cxlv->window_res);
 	if (rc)
 		return rc;
 
@@ -221,7 +236,7 @@ static int cxlv_mem_tile(struct cxlv_dev *cxlv, const char *window_name)
 	for (i = 0; i < ARRAY_SIZE(cxlv->unused); i++) {
 		if (!resource_size(&cxlv->unused[i]))
 			continue;
-		rc = cxlv_res_add(cxlv, &cxlv->unused[i]);
+		rc = cxlv_res_add(cxlv, cxlv->range_res, &cxlv->unused[i]);
 		if (rc)
 			return rc;
 	}
@@ -232,15 +247,17 @@ static int cxlv_mem_tile(struct cxlv_dev *cxlv, const char *window_name)
  * cxlv_mem_claim() - claim the range for a device about to be registered
  * @cxlv: the device, named, not yet added
  *
- * Claims the range as "cxlvN" in one request and tiles it (see DOC). Called
- * under the same lock as cxlv_mem_validate(), so that a request is checked
- * and claimed in one step. Undone by cxlv_mem_unclaim().
+ * Claims the range in one busy request, places "cxlvN" in it and tiles
+ * that, then lets the busy claim go (see DOC). Called under the same lock
+ * as cxlv_mem_validate(), so that a request is checked and claimed in one
+ * step. Undone by cxlv_mem_unclaim().
  *
  * Return: 0, -ENOMEM, or -EBUSY when anyone holds any part of the range.
  */
 int cxlv_mem_claim(struct cxlv_dev *cxlv)
 {
 	const struct cxlv_params *p = &cxlv->params;
+	struct resource *claim;
 	const char *window_name;
 	int rc;
 
@@ -248,41 +265,52 @@ int cxlv_mem_claim(struct cxlv_dev *cxlv)
 	window_name = kasprintf(GFP_KERNEL, "CXL Window %s",
 				dev_name(&cxlv->dev));
 	cxlv->window_res = kzalloc(sizeof(*cxlv->window_res), GFP_KERNEL);
-	if (!window_name || !cxlv->window_res) {
+	cxlv->range_res = kzalloc(sizeof(*cxlv->range_res), GFP_KERNEL);
+	if (!window_name || !cxlv->window_res || !cxlv->range_res) {
 		kfree(window_name);
 		kfree(cxlv->window_res);
+		kfree(cxlv->range_res);
 		cxlv->window_res = NULL;
+		cxlv->range_res = NULL;
 		return -ENOMEM;
 	}
 	cxlv->window_res->name = window_name;
+	*cxlv->range_res = (struct resource)
+		DEFINE_RES_MEM_NAMED(p->memstart, p->memsize,
+				     dev_name(&cxlv->dev));
 
-	cxlv->range_res = __request_region(cxlv->borrow ?
-					   cxlv_borrow_res(cxlv->borrow) :
-					   &iomem_resource, p->memstart,
-					   p->memsize, dev_name(&cxlv->dev), 0);
-	if (!cxlv->range_res) {
+	claim = __request_region(cxlv->borrow ?
+				 cxlv_borrow_res(cxlv->borrow) :
+				 &iomem_resource, p->memstart, p->memsize,
+				 "cxl_virt claiming", 0);
+	if (!claim) {
 		cxlv_mem_unclaim(cxlv);
 		cxlv_set_error("create: part of range %#llx-%#llx is already claimed (see /proc/iomem)",
 			       p->memstart, p->memstart + p->memsize - 1);
 		return -EBUSY;
 	}
 
-	rc = cxlv_mem_tile(cxlv, window_name);
+	rc = cxlv_res_add(cxlv, claim, cxlv->range_res);
+	if (!rc)
+		rc = cxlv_mem_tile(cxlv, window_name);
 	if (!rc)
 		rc = cxlv_window_check(cxlv);
-	if (!rc && cxlv->borrow) {
-		rc = cxlv_borrow_open(cxlv->borrow, cxlv);
-		if (rc)
-			cxlv_set_error("create: cannot cover the rest of the borrowed range around %s",
-				       dev_name(&cxlv->dev));
-	}
 	if (rc) {
 		cxlv_mem_unclaim(cxlv);
+		cxlv_claim_release(claim);
 		return rc;
 	}
-	/* tiled and fenced: let the PCI core nest below our PCI window */
-	cxlv->range_res->flags &= ~IORESOURCE_BUSY;
-	return 0;
+	/* tiled and fenced: "cxlvN" takes the claim's place, busy no more */
+	cxlv_claim_release(claim);
+	if (cxlv->borrow) {
+		rc = cxlv_borrow_open(cxlv->borrow, cxlv);
+		if (rc) {
+			cxlv_set_error("create: cannot cover the rest of the borrowed range around %s",
+				       dev_name(&cxlv->dev));
+			cxlv_mem_unclaim(cxlv);
+		}
+	}
+	return rc;
 }
 
 /**
