@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -207,7 +206,7 @@ func (m *Manager) checkRAMDrivers() error { return m.checkDrivers(ramDrivers) }
 
 func (m *Manager) checkDrivers(needs []driverNeed) error {
 	for _, d := range needs {
-		if !dirExists(m.Host.Sys().Path("bus", d.bus, "drivers", d.driver)) {
+		if !sysfs.Exists(m.Host.Sys().Path("bus", d.bus, "drivers", d.driver)) {
 			return &cxlverr.FeatureError{Name: "RAM regions as memory", Module: d.module, Attr: d.bus + " driver " + d.driver}
 		}
 	}
@@ -463,9 +462,4 @@ func withRollback(err, rollbackErr error) error {
 		return fmt.Errorf("%w; nothing was changed", err)
 	}
 	return fmt.Errorf("%w; putting it back failed: %v", err, rollbackErr)
-}
-
-func dirExists(path string) bool {
-	info, err := os.Stat(path)
-	return err == nil && info.IsDir()
 }

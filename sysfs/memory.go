@@ -98,7 +98,7 @@ func (f FS) AutoOnlineBlocks() (string, error) {
 // MemoryBlock reads memory block id.
 func (f FS) MemoryBlock(id uint64) (MemoryBlock, error) {
 	p := f.memoryDir("memory" + strconv.FormatUint(id, 10))
-	if !exists(p) {
+	if !Exists(p) {
 		return MemoryBlock{}, &cxlverr.NotFoundError{Kind: "memory block", Name: filepath.Base(p)}
 	}
 	return readMemoryBlock(p)
