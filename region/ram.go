@@ -237,13 +237,19 @@ func (m *Manager) createRAM(ctx context.Context, t *tx, p plan) (*RAMResult, err
 // the memory comes back online when either fails. It is the undo of the
 // write that added the memory with online policy p.
 func (m *Manager) offlineThen(r string, p OnlinePolicy, release func(*tx) error) error {
-	m.waitProbeDone(r, p)
+	waitErr := m.waitProbeDone(r, p)
+	if waitErr != nil && !errors.Is(waitErr, cxlverr.ErrTimeout) {
+		return waitErr
+	}
 	off := &tx{w: m.W}
 	if _, err := m.offlineRAM(off, r); err != nil {
 		return withRollback(err, off.rollback())
 	}
 	if err := release(off); err != nil {
 		return withRollback(err, off.rollback())
+	}
+	if waitErr != nil {
+		return fmt.Errorf("%w; offlined and released what there was: blocks added after that stay online", waitErr)
 	}
 	return nil
 }
@@ -310,10 +316,11 @@ func (m *Manager) becomeMemory(ctx context.Context, t *tx, p plan, dax string, p
 // added the memory of region r and onlined it with policy p: blocks it has
 // yet to add or online would be missed by the offlining and then stay
 // online, leaked, when kmem is unbound (seen on 7.3 after a SIGINT during
-// the wait). A region gone needs no wait; a probe that never finishes ends
-// it at the timeout, and the undo goes on with what there is.
-func (m *Manager) waitProbeDone(r string, p OnlinePolicy) {
-	_ = m.waitFor(context.Background(), "kmem's probe of "+r+" before undoing it", func() (string, error) {
+// the wait). A region gone needs no wait. A probe that never finishes
+// ends the wait at the timeout, returned so that the undo can go on with
+// what there is and say so; a failed read ends it at once.
+func (m *Manager) waitProbeDone(r string, p OnlinePolicy) error {
+	err := m.waitFor(context.Background(), "kmem's probe of "+r+" before undoing it", func() (string, error) {
 		st, err := m.ramState(r)
 		switch {
 		case err != nil:
@@ -326,6 +333,10 @@ func (m *Manager) waitProbeDone(r string, p OnlinePolicy) {
 		}
 		return "", nil
 	})
+	if errors.Is(err, cxlverr.ErrNotFound) {
+		return nil
+	}
+	return err
 }
 
 func firstNotHolding(blocks []sysfs.MemoryBlock, p OnlinePolicy) *sysfs.MemoryBlock {
