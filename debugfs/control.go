@@ -55,15 +55,10 @@ func (c *Control) Files() (Files, error) {
 	bus := c.Host.Sys().Path("bus", "cxl_virt")
 	f := Files{Dir: bus, LastError: filepath.Join(bus, "last_error")}
 	dir := c.Host.Debugfs("cxl", "cxlv")
-	if fileExists(filepath.Join(dir, "create")) && !c.lockedDown() {
+	if sysfs.Exists(filepath.Join(dir, "create")) && !c.lockedDown() {
 		f.Dir, f.Fallback = dir, bus
 	}
 	return f, nil
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // lockedDown reports kernel lockdown ([integrity] or [confidentiality]),
@@ -281,7 +276,7 @@ func (c *Control) Release(start uint64) (*GivenBack, error) {
 // range starts at start, or a device is on it. The borrowed list is root's
 // to read; for anyone else the write says what is wrong.
 func (c *Control) checkRelease(start uint64) error {
-	if !fileExists(c.Host.Sys().Path("bus", "cxl_virt", "borrowed")) {
+	if !sysfs.Exists(c.Host.Sys().Path("bus", "cxl_virt", "borrowed")) {
 		return nil // a module without borrowing: it answers itself
 	}
 	ranges, err := c.Host.Sys().VirtBorrowed()

@@ -95,15 +95,13 @@ func (i Interleave) StartAlign() uint64 {
 // none fits.
 func (i Interleave) Window(start, size uint64) (winStart, capacity uint64) {
 	a := i.ways() * MinDeviceSize
-	winStart = alignUp(start+i.ways()*units.MiB, a)
-	end := (start + size) / a * a
+	winStart = units.AlignUp(start+i.ways()*units.MiB, a)
+	end := units.AlignDown(start+size, a)
 	if end <= winStart {
 		return winStart, 0
 	}
 	return winStart, end - winStart
 }
-
-func alignUp(v, a uint64) uint64 { return (v + a - 1) / a * a }
 
 func powerOfTwo(v uint64) bool { return v != 0 && v&(v-1) == 0 }
 

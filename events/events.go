@@ -10,7 +10,6 @@ package events
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"syscall"
@@ -19,6 +18,7 @@ import (
 	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/host"
 	"github.com/cxlv/cxlv/poison"
+	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/writer"
 )
 
@@ -147,20 +147,15 @@ const MinKernel = cxlverr.KernelEvents
 // inject_event, then a kernel whose cxl_pci does not take the endpoint's MSI
 // (6.1 reads no event logs, so it allocates no vector: no msi_irqs).
 func (in *Injector) Check(t Target) error {
-	if f := in.Host.Debugfs("cxl", "cxlv", controlFile); !exists(f) {
+	if f := in.Host.Debugfs("cxl", "cxlv", controlFile); !sysfs.Exists(f) {
 		return cxlverr.Errorf(cxlverr.ErrNotSupported, "event inject: no %s: mount debugfs (mount -t debugfs none %s) or load a cxl_virt with event injection (`cxlvctl version` names it)",
 			f, in.Host.Debugfs())
 	}
-	if !exists(in.Host.Sys().Path("bus", "pci", "devices", t.Host, "msi_irqs")) {
+	if !sysfs.Exists(in.Host.Sys().Path("bus", "pci", "devices", t.Host, "msi_irqs")) {
 		return &cxlverr.FeatureError{Name: "event logs read by cxl_pci", MinKernel: MinKernel,
 			Attr: t.Host + "/msi_irqs"}
 	}
 	return nil
-}
-
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // request is the text inject_event takes (kmod/cxlv_parse.h).

@@ -326,14 +326,12 @@ func (hm HostMemory) Usable(minSize uint64) []Reserved {
 func (hm HostMemory) Fit(size, align uint64) (Range, bool) {
 	for _, r := range hm.Reserved {
 		free := r.Free()
-		if start := alignUp(free.Start, align); start < free.End() && free.End()-start >= size {
+		if start := units.AlignUp(free.Start, align); start < free.End() && free.End()-start >= size {
 			return Range{Start: start, Size: size}, true
 		}
 	}
 	return Range{}, false
 }
-
-func alignUp(v, a uint64) uint64 { return alignDown(v+a-1, a) }
 
 // MemmapArg is the kernel argument that reserves r ("memmap=2G$0x180000000").
 func MemmapArg(r Range) string {
@@ -357,13 +355,11 @@ func (hm HostMemory) Suggest(size uint64) (Range, bool) {
 			best = r
 		}
 	}
-	start := alignDown(best.End()-size, units.GiB)
+	start := units.AlignDown(best.End()-size, units.GiB)
 	if best.Size == 0 || size >= best.Size || start < best.Start || start < 4*units.GiB {
 		return Range{}, false
 	}
 	return Range{Start: start, Size: size}, true
 }
-
-func alignDown(v, a uint64) uint64 { return v &^ (a - 1) }
 
 func isNotSupported(err error) bool { return errors.Is(err, cxlverr.ErrNotSupported) }

@@ -43,11 +43,11 @@ type Poisoner struct {
 // anything is written: 6.1 has neither trigger_poison_list nor the debugfs
 // files. debugfs files are checked for op; "" checks the list alone.
 func (p *Poisoner) checkKernel(memdev string, op Op) error {
-	if !fileExists(p.Host.Sys().Path("bus", "cxl", "devices", memdev, triggerAttr)) {
+	if !sysfs.Exists(p.Host.Sys().Path("bus", "cxl", "devices", memdev, triggerAttr)) {
 		// A kernel with the poison list has the cxl_poison event; it
 		// shows trigger_poison_list only for a device that offers the
 		// command (QEMU 7.2's does not).
-		if dir, err := p.tracefsDir(); err == nil && fileExists(filepath.Join(dir, "events", "cxl", "cxl_poison")) {
+		if dir, err := p.tracefsDir(); err == nil && sysfs.Exists(filepath.Join(dir, "events", "cxl", "cxl_poison")) {
 			return cxlverr.Errorf(cxlverr.ErrNotSupported, "%s has no poison list: the device does not offer Get Poison List (no %s/%s)",
 				memdev, memdev, triggerAttr)
 		}
@@ -57,20 +57,15 @@ func (p *Poisoner) checkKernel(memdev string, op Op) error {
 	if op == "" {
 		return nil
 	}
-	if !fileExists(p.Host.Debugfs("cxl")) {
+	if !sysfs.Exists(p.Host.Debugfs("cxl")) {
 		return cxlverr.Errorf(cxlverr.ErrNotSupported, "poison %s: debugfs is not mounted at %s: mount it (mount -t debugfs none %s) or pass --debugfs-root",
 			op.Verb(), p.Host.Debugfs(), p.Host.Debugfs())
 	}
-	if f := p.Host.Debugfs("cxl", memdev, string(op)); !fileExists(f) {
+	if f := p.Host.Debugfs("cxl", memdev, string(op)); !sysfs.Exists(f) {
 		return cxlverr.Errorf(cxlverr.ErrNotSupported, "poison %s: no %s: the kernel did not enable the device's %s command (dmesg of cxl_pci's probe may say why)",
 			op.Verb(), f, op.Verb())
 	}
 	return nil
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // Send writes the target's DPA to memdev's op file; the kernel sends the
@@ -118,7 +113,7 @@ type Record struct {
 // mounts it on.
 func (p *Poisoner) tracefsDir() (string, error) {
 	for _, d := range []string{p.Host.Sys().Path("kernel", "tracing"), p.Host.Debugfs("tracing")} {
-		if fileExists(filepath.Join(d, "trace")) {
+		if sysfs.Exists(filepath.Join(d, "trace")) {
 			return d, nil
 		}
 	}

@@ -151,7 +151,7 @@ func (m *Manager) Create(ctx context.Context, s Spec) (res *Result, err error) {
 		res.NamespaceTime = time.Since(nsStart)
 	}
 	if s.Filesystem != "" {
-		if err := m.makeFilesystem(t, res, s); err != nil {
+		if err := m.makeFilesystem(ctx, t, res, s); err != nil {
 			return nil, err
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -207,7 +206,7 @@ func (m *Manager) checkRAMDrivers() error { return m.checkDrivers(ramDrivers) }
 
 func (m *Manager) checkDrivers(needs []driverNeed) error {
 	for _, d := range needs {
-		if !dirExists(m.Host.Sys().Path("bus", d.bus, "drivers", d.driver)) {
+		if !sysfs.Exists(m.Host.Sys().Path("bus", d.bus, "drivers", d.driver)) {
 			return &cxlverr.FeatureError{Name: "RAM regions as memory", Module: d.module, Attr: d.bus + " driver " + d.driver}
 		}
 	}
@@ -238,13 +237,19 @@ func (m *Manager) createRAM(ctx context.Context, t *tx, p plan) (*RAMResult, err
 // the memory comes back online when either fails. It is the undo of the
 // write that added the memory with online policy p.
 func (m *Manager) offlineThen(r string, p OnlinePolicy, release func(*tx) error) error {
-	m.waitProbeDone(r, p)
+	waitErr := m.waitProbeDone(r, p)
+	if waitErr != nil && !errors.Is(waitErr, cxlverr.ErrTimeout) {
+		return waitErr
+	}
 	off := &tx{w: m.W}
 	if _, err := m.offlineRAM(off, r); err != nil {
 		return withRollback(err, off.rollback())
 	}
 	if err := release(off); err != nil {
 		return withRollback(err, off.rollback())
+	}
+	if waitErr != nil {
+		return fmt.Errorf("%w; offlined and released what there was: blocks added after that stay online", waitErr)
 	}
 	return nil
 }
@@ -311,10 +316,11 @@ func (m *Manager) becomeMemory(ctx context.Context, t *tx, p plan, dax string, p
 // added the memory of region r and onlined it with policy p: blocks it has
 // yet to add or online would be missed by the offlining and then stay
 // online, leaked, when kmem is unbound (seen on 7.3 after a SIGINT during
-// the wait). A region gone needs no wait; a probe that never finishes ends
-// it at the timeout, and the undo goes on with what there is.
-func (m *Manager) waitProbeDone(r string, p OnlinePolicy) {
-	_ = m.waitFor(context.Background(), "kmem's probe of "+r+" before undoing it", func() (string, error) {
+// the wait). A region gone needs no wait. A probe that never finishes
+// ends the wait at the timeout, returned so that the undo can go on with
+// what there is and say so; a failed read ends it at once.
+func (m *Manager) waitProbeDone(r string, p OnlinePolicy) error {
+	err := m.waitFor(context.Background(), "kmem's probe of "+r+" before undoing it", func() (string, error) {
 		st, err := m.ramState(r)
 		switch {
 		case err != nil:
@@ -327,6 +333,10 @@ func (m *Manager) waitProbeDone(r string, p OnlinePolicy) {
 		}
 		return "", nil
 	})
+	if errors.Is(err, cxlverr.ErrNotFound) {
+		return nil
+	}
+	return err
 }
 
 func firstNotHolding(blocks []sysfs.MemoryBlock, p OnlinePolicy) *sysfs.MemoryBlock {
@@ -463,9 +473,4 @@ func withRollback(err, rollbackErr error) error {
 		return fmt.Errorf("%w; nothing was changed", err)
 	}
 	return fmt.Errorf("%w; putting it back failed: %v", err, rollbackErr)
-}
-
-func dirExists(path string) bool {
-	info, err := os.Stat(path)
-	return err == nil && info.IsDir()
 }

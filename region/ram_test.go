@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/host"
@@ -405,7 +407,7 @@ func TestSettleBlocksOnlinedMeanwhile(t *testing.T) {
 // TestUndoWaitsForKmemProbe: the undo of a RAM region's bind offlines only
 // once kmem's probe holds the policy (cxlv-ram-movable: region0's blocks
 // online movable), and gives up waiting at the timeout otherwise, still
-// offlining and releasing.
+// offlining and releasing, and says it timed out.
 func TestUndoWaitsForKmemProbe(t *testing.T) {
 	fs := fixture(t, "cxlv-ram-movable")
 	for _, c := range []struct {
@@ -421,8 +423,9 @@ func TestUndoWaitsForKmemProbe(t *testing.T) {
 		var done []bool
 		m.Progress = func(e Event) { done = append(done, e.Done) }
 		released := false
-		if err := m.offlineThen("region0", c.p, func(*tx) error { released = true; return nil }); err != nil {
-			t.Fatal(err)
+		err := m.offlineThen("region0", c.p, func(*tx) error { released = true; return nil })
+		if c.done && err != nil || !c.done && !errors.Is(err, cxlverr.ErrTimeout) {
+			t.Errorf("%s: %v; want a timeout %v", c.p, err, !c.done)
 		}
 		if len(done) == 0 || done[len(done)-1] != c.done {
 			t.Errorf("%s: wait events %v; want done %v", c.p, done, c.done)
@@ -430,5 +433,39 @@ func TestUndoWaitsForKmemProbe(t *testing.T) {
 		if n := len(rec.Ops()); n != 6 || !released {
 			t.Errorf("%s: %d offline writes, released %v; want 6, true", c.p, n, released)
 		}
+	}
+}
+
+// TestUndoWaitFailsOnReadError: a block that cannot be looked at (here a
+// link loop, ELOOP; EACCES or EIO on a host) is not a block still to come:
+// the wait fails at once, naming the file, and nothing is offlined or
+// released.
+func TestUndoWaitFailsOnReadError(t *testing.T) {
+	dir := fixturetest.Copy(t, filepath.Join("..", "test", "fixtures", "cxlv-ram-movable"))
+	fs, err := sysfs.NewFS(filepath.Join(dir, "sys"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := fs.MemoryPath("memory36")
+	if err := os.RemoveAll(block); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("memory36", block); err != nil {
+		t.Fatal(err)
+	}
+	rec := &writertest.Recorder{}
+	m := manager(fs, rec, &bytes.Buffer{})
+	m.Timeout = 10 * time.Second
+	released := false
+	start := time.Now()
+	err = m.offlineThen("region0", OnlineMovable, func(*tx) error { released = true; return nil })
+	if !errors.Is(err, syscall.ELOOP) || !strings.Contains(err.Error(), filepath.Join(block, "state")) {
+		t.Fatalf("got %v, want ELOOP naming %s/state", err, block)
+	}
+	if elapsed := time.Since(start); elapsed > m.Timeout/2 {
+		t.Errorf("failed after %v: waited for the read error to go away", elapsed)
+	}
+	if len(rec.Ops()) != 0 || released {
+		t.Errorf("%d writes, released %v after a failed wait; want none", len(rec.Ops()), released)
 	}
 }

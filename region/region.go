@@ -24,8 +24,9 @@ import (
 	"github.com/cxlv/cxlv/writer"
 )
 
-// DefaultTimeout bounds each wait for an asynchronous kernel probe.
-const DefaultTimeout = 20 * time.Second
+// DefaultTimeout bounds each wait for the kernel (an asynchronous probe) or
+// a command (mkfs, mount); cxlvctl's --timeout defaults to it.
+const DefaultTimeout = 30 * time.Second
 
 // regionAlign is the HPA and DPA granularity of CXL regions (6.1
 // alloc_hpa and dpa_size_store both want multiples of 256 MiB).
@@ -39,7 +40,7 @@ type Manager struct {
 	// recorder over a captured tree): waits are skipped and the names of
 	// objects the kernel would create are predicted.
 	Simulate bool
-	// Timeout bounds each wait; DefaultTimeout when zero.
+	// Timeout bounds each wait and command; DefaultTimeout when zero.
 	Timeout time.Duration
 	// Progress, when set, is told about each wait.
 	Progress func(Event)
@@ -61,7 +62,7 @@ func (m *Manager) tools() Tools {
 	if m.Tools != nil {
 		return m.Tools
 	}
-	return Exec{}
+	return Exec{Timeout: m.timeout()}
 }
 
 // cxlDev is the path of an attribute of a device on the CXL bus.

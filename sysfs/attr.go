@@ -64,7 +64,7 @@ func (a *attrs) raw(name string) (string, bool) {
 	return strings.TrimSpace(string(b)), true
 }
 
-func (a *attrs) has(name string) bool { return exists(filepath.Join(a.dir, name)) }
+func (a *attrs) has(name string) bool { return Exists(filepath.Join(a.dir, name)) }
 
 func (a *attrs) str(name string) string {
 	s, _ := a.raw(name)

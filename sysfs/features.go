@@ -53,7 +53,7 @@ func (t *Topology) Features() []Feature {
 			}
 		}
 		if dir != "" {
-			out = append(out, Feature{Name: p.name, MinKernel: p.minKernel, Present: exists(filepath.Join(dir, p.attr))})
+			out = append(out, Feature{Name: p.name, MinKernel: p.minKernel, Present: Exists(filepath.Join(dir, p.attr))})
 		}
 	}
 	return out

@@ -103,7 +103,7 @@ func (f FS) busDevices(bus, prefix string) ([]string, error) {
 // busObjects reads every /sys/bus/<bus>/devices/<prefix>N with read. A bus
 // that does not exist returns missing: its module is not loaded.
 func busObjects[T any](f FS, bus, prefix string, missing error, read func(string) (T, error)) ([]T, error) {
-	if !exists(f.Path("bus", bus)) {
+	if !Exists(f.Path("bus", bus)) {
 		return nil, missing
 	}
 	paths, err := f.busDevices(bus, prefix)
@@ -189,8 +189,10 @@ func sortByNumber(paths []string, prefix string) {
 	})
 }
 
-// exists reports whether path exists (following links).
-func exists(path string) bool {
+// Exists reports whether path exists (following links) and can be looked
+// at: a debugfs file under a directory only root may search is not there
+// for anyone else.
+func Exists(path string) bool {
 	var st unix.Stat_t
 	return unix.Stat(path, &st) == nil
 }

@@ -95,18 +95,21 @@ func (f FS) AutoOnlineBlocks() (string, error) {
 	return strings.TrimSpace(string(b)), err
 }
 
-// MemoryBlock reads memory block id.
+// MemoryBlock reads memory block id: a *cxlverr.NotFoundError when there
+// is none (memory not hot-added yet, or removed). Any other failure to read
+// its state (EACCES, EIO) is an error naming the file, so that a wait for
+// the block fails at once instead of taking it for one still to come.
 func (f FS) MemoryBlock(id uint64) (MemoryBlock, error) {
 	p := f.memoryDir("memory" + strconv.FormatUint(id, 10))
-	if !exists(p) {
+	state, err := readAttr(filepath.Join(p, "state"))
+	if isNotExist(err) {
 		return MemoryBlock{}, &cxlverr.NotFoundError{Kind: "memory block", Name: filepath.Base(p)}
 	}
-	return readMemoryBlock(p)
-}
-
-func readMemoryBlock(p string) (MemoryBlock, error) {
+	if err != nil {
+		return MemoryBlock{}, err
+	}
 	a := attrs{dir: p}
-	b := MemoryBlock{Name: filepath.Base(p), Path: p, State: a.str("state"), Zones: a.str("valid_zones")}
+	b := MemoryBlock{Name: filepath.Base(p), Path: p, State: strings.TrimSpace(string(state)), Zones: a.str("valid_zones")}
 	if s, ok := a.raw("phys_index"); ok {
 		v, err := parseHex(s)
 		if err != nil {

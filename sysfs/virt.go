@@ -57,7 +57,7 @@ type VirtDevice struct {
 func errNoVirt() error { return &cxlverr.FeatureError{Name: "cxl_virt devices", Module: "cxl_virt"} }
 
 // VirtLoaded reports whether the cxl_virt module is loaded.
-func (f FS) VirtLoaded() bool { return exists(f.Path("bus", "cxl_virt")) }
+func (f FS) VirtLoaded() bool { return Exists(f.Path("bus", "cxl_virt")) }
 
 // What the cxl_virt module does about the CPU cache invalidation that Linux
 // 6.2+ does before it commits or resets a region
@@ -100,7 +100,7 @@ type VirtHook struct {
 // the module is not loaded or has no table.
 func (f FS) VirtHooks() ([]VirtHook, error) {
 	path := f.Path("bus", "cxl_virt", "hooks")
-	if !exists(path) {
+	if !Exists(path) {
 		return nil, nil
 	}
 	b, err := readAttr(path)

@@ -158,3 +158,15 @@ func HumanSize(v uint64) string {
 	}
 	return strconv.FormatUint(v, 10)
 }
+
+// AlignUp is the first multiple of a at or above v; a need not be a power
+// of two (an interleave set of three ways would align to 768M).
+func AlignUp(v, a uint64) uint64 {
+	if r := v % a; r != 0 {
+		return v + a - r
+	}
+	return v
+}
+
+// AlignDown is the last multiple of a at or below v.
+func AlignDown(v, a uint64) uint64 { return v - v%a }

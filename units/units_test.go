@@ -102,3 +102,22 @@ func FuzzParseSize(f *testing.F) {
 		}
 	})
 }
+
+func TestAlign(t *testing.T) {
+	for _, c := range []struct{ v, a, up, down uint64 }{
+		{0, MiB, 0, 0},
+		{1, MiB, MiB, 0},
+		{MiB, MiB, MiB, MiB},
+		{0x1b0000001, 512 * MiB, 0x1c0000000, 0x1a0000000},
+		// Not a power of two, which a mask gets wrong.
+		{MiB, 768 * MiB, 768 * MiB, 0},
+		{800 * MiB, 768 * MiB, 1536 * MiB, 768 * MiB},
+	} {
+		if got := AlignUp(c.v, c.a); got != c.up {
+			t.Errorf("AlignUp(%#x, %#x) = %#x, want %#x", c.v, c.a, got, c.up)
+		}
+		if got := AlignDown(c.v, c.a); got != c.down {
+			t.Errorf("AlignDown(%#x, %#x) = %#x, want %#x", c.v, c.a, got, c.down)
+		}
+	}
+}

@@ -15,6 +15,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // Writer writes one attribute value to one kernel file.
@@ -40,18 +42,40 @@ type Dirs interface {
 // exactly one length, which is what echo produces.
 type Kernel struct{}
 
-// Write implements Writer.
+// Write implements Writer. It opens and writes with the system calls
+// themselves: os.File.Write would retry a short write, handing the store
+// the rest of the value as a second value.
 func (Kernel) Write(path, value string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CLOEXEC, 0)
+	for err == unix.EINTR {
+		fd, err = unix.Open(path, unix.O_WRONLY|unix.O_CLOEXEC, 0)
+	}
 	if err != nil {
-		return &WriteError{Open: true, Path: path, Value: value, Err: errnoOf(err)}
+		return &WriteError{Open: true, Path: path, Value: value, Err: err}
 	}
-	_, werr := f.Write([]byte(value + "\n"))
-	cerr := f.Close()
+	werr := writeOnce(fd, value)
+	cerr := unix.Close(fd)
 	if werr != nil {
-		return &WriteError{Path: path, Value: value, Err: errnoOf(werr)}
+		return &WriteError{Path: path, Value: value, Err: werr}
 	}
-	return cerr
+	if cerr != nil {
+		return &fs.PathError{Op: "close", Path: path, Err: cerr}
+	}
+	return nil
+}
+
+// writeOnce writes value and a newline to fd in one write(2); a short
+// write is an error, not retried: a store takes a value whole or not at all.
+func writeOnce(fd int, value string) error {
+	b := []byte(value + "\n")
+	n, err := unix.Write(fd, b)
+	if err != nil {
+		return err
+	}
+	if n < len(b) {
+		return fmt.Errorf("%w: %d of %d bytes", io.ErrShortWrite, n, len(b))
+	}
+	return nil
 }
 
 // Mkdir implements Dirs.
@@ -70,7 +94,7 @@ func (Kernel) Rmdir(path string) error {
 	return nil
 }
 
-// errnoOf is the kernel's errno of a failed open or write: the path is
+// errnoOf is the kernel's errno of a failed mkdir or rmdir: the path is
 // already named.
 func errnoOf(err error) error {
 	var pathErr *fs.PathError

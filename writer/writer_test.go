@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestKernelWritesValueAndNewlineOnce(t *testing.T) {
@@ -52,6 +57,69 @@ func TestKernelReportsOpenFailure(t *testing.T) {
 	}
 	if want := "open " + path + ": no such file or directory"; err.Error() != want {
 		t.Fatalf("got %q, want %q", err.Error(), want)
+	}
+}
+
+// Each kernel write is one write(2): on a SEQPACKET socket every write(2)
+// is one message, so the reader sees one message per Write, each whole.
+func TestWriteOnceIsOneWrite(t *testing.T) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fds[1])
+	values := []string{"1b4e28ba-2fa1-11d2-883f-0016d3cca427", "0x40000000", ""}
+	for _, v := range values {
+		if err := writeOnce(fds[0], v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unix.Close(fds[0])
+	var got []string
+	buf := make([]byte, 4096)
+	for {
+		n, err := unix.Read(fds[1], buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		got = append(got, string(buf[:n]))
+	}
+	if len(got) != len(values) {
+		t.Fatalf("%d writes gave %d messages %q", len(values), len(got), got)
+	}
+	for i, v := range values {
+		if got[i] != v+"\n" {
+			t.Errorf("message %d is %q, want %q", i, got[i], v+"\n")
+		}
+	}
+}
+
+// A short write is an error and is not retried: a non-blocking pipe takes
+// what fits and the rest is never written.
+func TestWriteOnceShortWriteIsAnError(t *testing.T) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(p[0])
+	defer unix.Close(p[1])
+	size, err := unix.FcntlInt(uintptr(p[1]), unix.F_GETPIPE_SZ, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = writeOnce(p[1], strings.Repeat("x", size))
+	if want := fmt.Sprintf("short write: %d of %d bytes", size, size+1); !errors.Is(err, io.ErrShortWrite) || err.Error() != want {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+	buf := make([]byte, size+1)
+	if n, err := unix.Read(p[0], buf); err != nil || n != size {
+		t.Fatalf("pipe holds %d bytes (%v), want %d", n, err, size)
+	}
+	if n, err := unix.Read(p[0], buf); err != unix.EAGAIN {
+		t.Fatalf("read %d bytes more (%v): the rest was written again", n, err)
 	}
 }
 

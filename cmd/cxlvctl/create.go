@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/hostmem"
+	"github.com/cxlv/cxlv/region"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/units"
 )
@@ -58,7 +58,7 @@ func createCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-wait", Usage: "do not wait for the memdev"},
 			// The default since issue 13; kept so that older scripts run.
 			&cli.BoolFlag{Name: "wait", Hidden: true},
-			&cli.DurationFlag{Name: "timeout", Value: defaultTimeout, Usage: "how long to wait for the memdev"},
+			&cli.DurationFlag{Name: "timeout", Value: region.DefaultTimeout, Usage: "how long to wait for the memdev"},
 			jsonFlag(),
 		},
 		Action: runCreate,
@@ -260,6 +260,3 @@ func printCapacity(e *env, name string, asked uint64) error {
 	}
 	return nil
 }
-
-// defaultTimeout bounds waits for asynchronous kernel probes.
-const defaultTimeout = 30 * time.Second

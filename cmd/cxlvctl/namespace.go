@@ -22,7 +22,7 @@ func namespaceCommand() *cli.Command {
 					&cli.StringFlag{Name: "region", Aliases: []string{"r"}, Usage: "nd region (regionN, as region list shows it); required"},
 					&cli.StringFlag{Name: "mode", Aliases: []string{"m"}, Value: string(region.ModeFsdax), Usage: "fsdax, devdax or raw"},
 					&cli.StringFlag{Name: "size", Aliases: []string{"s"}, Usage: "namespace size (default: the region's largest free extent)"},
-					&cli.DurationFlag{Name: "timeout", Value: defaultTimeout, Usage: "how long to wait for the driver's probe"},
+					&cli.DurationFlag{Name: "timeout", Value: region.DefaultTimeout, Usage: "how long to wait for the driver's probe"},
 					jsonFlag(),
 				},
 				Action: runNamespaceCreate,

@@ -46,7 +46,7 @@ func regionCommand() *cli.Command {
 					&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "namespace to create: fsdax, devdax, raw or none (default: fsdax with --fs, else none)"},
 					&cli.StringFlag{Name: "fs", Usage: "make this filesystem on the fsdax namespace: xfs or ext4"},
 					&cli.StringFlag{Name: "mount", Usage: "mount the filesystem here with -o dax"},
-					&cli.DurationFlag{Name: "timeout", Value: defaultTimeout, Usage: "how long to wait for each kernel probe"},
+					&cli.DurationFlag{Name: "timeout", Value: region.DefaultTimeout, Usage: "how long to wait for each kernel probe"},
 					jsonFlag(),
 				},
 				Action: runRegionCreate,
@@ -253,7 +253,7 @@ func teardown(e *env, device string, o region.DestroyOptions) ([]region.Kept, er
 	if err != nil || memdev == "" {
 		return nil, err // without a memdev nothing can have been built on it
 	}
-	return regionManager(e, defaultTimeout).Teardown(memdev, o)
+	return regionManager(e, region.DefaultTimeout).Teardown(memdev, o)
 }
 
 // keptJSON is a region destroyed with its namespaces' labels kept, and the
@@ -351,7 +351,7 @@ func destroyEach(c *cli.Context, usage string, resolve, check, destroy func(*reg
 	if err != nil {
 		return nil, err
 	}
-	m := regionManager(e, defaultTimeout)
+	m := regionManager(e, region.DefaultTimeout)
 	names := c.Args().Slice()
 	for i, name := range names {
 		if slices.Contains(names[:i], name) {

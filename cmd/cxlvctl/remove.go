@@ -80,7 +80,7 @@ func runRemove(c *cli.Context) error {
 		return err
 	}
 	o := region.DestroyOptions{Force: true, KeepNamespaces: keep}
-	m := regionManager(e, defaultTimeout)
+	m := regionManager(e, region.DefaultTimeout)
 	// Every check of every device before the first write.
 	for _, r := range todo {
 		if err := checkRemove(e, m, r, force, o, release); err != nil {
