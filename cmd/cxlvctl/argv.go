@@ -21,8 +21,10 @@ import (
 // command's own, then its parents', then the global flags), as
 // `--name=value`; short flags combine (-jv); `--` ends the flags, so names
 // that start with '-' can follow it; the names follow a `--` of their own.
-// An unknown command or flag, a value flag without its value or a value
-// that cannot parse is a usage error (exit 2) naming the fix.
+// An unknown command or flag or a value flag without its value is a usage
+// error (exit 2) naming the fix; a value that does not parse is refused by
+// the flag's own value as urfave/cli sets it (flagValue), before any
+// command runs.
 func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 	if len(args) == 0 {
 		return args, nil
@@ -131,9 +133,6 @@ func readFlag(defs [][]cli.Flag, path, args []string, i *int) ([]flagToken, erro
 		}
 		if value == "" {
 			return nil, usagef("--%s needs a value%s, not an empty one", f.Names()[0], valueHint(f))
-		}
-		if err := checkValue(f, value); err != nil {
-			return nil, err
 		}
 		return []flagToken{{lvl, "--" + f.Names()[0] + "=" + value}}, nil
 	}
@@ -270,31 +269,10 @@ func editDistance(a, b string) int {
 
 // valueHint says what a value flag wants, for its error messages.
 func valueHint(f cli.Flag) string {
-	if _, ok := f.(*cli.DurationFlag); ok {
-		return ", a duration such as 30s or 2m"
+	if g, ok := f.(*cli.GenericFlag); ok {
+		if _, ok := g.Value.(*flagValue[time.Duration]); ok {
+			return ", a duration such as 30s or 2m"
+		}
 	}
 	return ""
-}
-
-// checkValue checks a duration before anything runs; the values of
-// cli.GenericFlags check themselves when urfave/cli sets them (flagValue).
-func checkValue(f cli.Flag, value string) error {
-	if _, ok := f.(*cli.DurationFlag); ok {
-		return checkDuration(f.Names()[0], value)
-	}
-	return nil
-}
-
-func checkDuration(name, value string) error {
-	d, err := time.ParseDuration(value)
-	if err != nil {
-		if _, nerr := strconv.ParseFloat(value, 64); nerr == nil {
-			return usagef("--%s %s: a duration needs a unit: --%s %ss", name, value, name, value)
-		}
-		return usagef("--%s %s: not a duration: use e.g. 30s, 2m or 1m30s", name, value)
-	}
-	if d <= 0 {
-		return usagef("--%s %s: must be positive, e.g. 30s", name, value)
-	}
-	return nil
 }

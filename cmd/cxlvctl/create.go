@@ -59,7 +59,7 @@ func createCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-wait", Usage: "do not wait for the memdev"},
 			// The default since issue 13; kept so that older scripts run.
 			&cli.BoolFlag{Name: "wait", Hidden: true},
-			&cli.DurationFlag{Name: "timeout", Value: defaultTimeout, Usage: "how long to wait for the memdev"},
+			timeoutFlag("how long to wait for the memdev"),
 			jsonFlag(),
 		},
 		Action: runCreate,
@@ -108,7 +108,7 @@ func runCreate(c *cli.Context) error {
 		return err
 	}
 	if !c.Bool("no-wait") {
-		ctx, cancel := context.WithTimeout(c.Context, c.Duration("timeout"))
+		ctx, cancel := context.WithTimeout(c.Context, timeout(c))
 		defer cancel()
 		if made.Memdev, err = ctl.WaitMemdev(ctx, made.Name, e.progress(made.Name)); err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -108,6 +109,35 @@ func countFlag(name, usage string, words ...string) *cli.GenericFlag {
 		return v, nil
 	}
 	return &cli.GenericFlag{Name: name, Usage: usage, Value: choiceValue(words, parse)}
+}
+
+// timeoutFlag is --timeout: a positive duration with a unit, by default
+// defaultTimeout.
+func timeoutFlag(usage string) *cli.GenericFlag {
+	const name = "timeout"
+	v := &flagValue[time.Duration]{parse: func(s string) (time.Duration, error) {
+		d, err := time.ParseDuration(s)
+		switch {
+		case err == nil && d <= 0:
+			return 0, errors.New("must be positive, e.g. 30s")
+		case err == nil:
+			return d, nil
+		}
+		if _, nerr := strconv.ParseFloat(s, 64); nerr == nil {
+			return 0, fmt.Errorf("a duration needs a unit: --%s %ss", name, s)
+		}
+		return 0, errors.New("not a duration: use e.g. 30s, 2m or 1m30s")
+	}}
+	if err := v.Set(defaultTimeout.String()); err != nil {
+		panic(err)
+	}
+	return &cli.GenericFlag{Name: name, Usage: usage, Value: v}
+}
+
+// timeout is the --timeout of c's command.
+func timeout(c *cli.Context) time.Duration {
+	d, _ := parsed[time.Duration](c, "timeout")
+	return d
 }
 
 // choiceValue is one of fixed words: parse (nil: any text, checked by the

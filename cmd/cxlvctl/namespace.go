@@ -26,7 +26,7 @@ func namespaceCommand() *cli.Command {
 						Usage: "fsdax, devdax or raw"}, string(region.ModeFsdax)),
 					&cli.GenericFlag{Name: "size", Aliases: []string{"s"}, Value: sizeValue("too small: leave --size out to use the region's largest free extent"),
 						Usage: "namespace size (default: the region's largest free extent)"},
-					&cli.DurationFlag{Name: "timeout", Value: defaultTimeout, Usage: "how long to wait for the driver's probe"},
+					timeoutFlag("how long to wait for the driver's probe"),
 					jsonFlag(),
 				},
 				Action: runNamespaceCreate,
@@ -63,7 +63,7 @@ func runNamespaceCreate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ns, err := regionManager(e, c.Duration("timeout")).CreateNamespace(c.Context, spec)
+	ns, err := regionManager(e, timeout(c)).CreateNamespace(c.Context, spec)
 	if err != nil || e.dryRun {
 		return err
 	}

@@ -50,7 +50,7 @@ func regionCommand() *cli.Command {
 						Usage: "namespace to create: fsdax, devdax, raw or none (default: fsdax with --fs, else none)"},
 					&cli.GenericFlag{Name: "fs", Value: choiceValue[string]([]string{"xfs", "ext4"}, nil), Usage: "make this filesystem on the fsdax namespace: xfs or ext4"},
 					&cli.StringFlag{Name: "mount", Usage: "mount the filesystem here with -o dax"},
-					&cli.DurationFlag{Name: "timeout", Value: defaultTimeout, Usage: "how long to wait for each kernel probe"},
+					timeoutFlag("how long to wait for each kernel probe"),
 					jsonFlag(),
 				},
 				Action: runRegionCreate,
@@ -130,7 +130,7 @@ func runRegionCreate(c *cli.Context) error {
 	if spec.Namespace == "" && spec.Filesystem != "" {
 		spec.Namespace = region.ModeFsdax
 	}
-	res, err := regionManager(e, c.Duration("timeout")).Create(c.Context, spec)
+	res, err := regionManager(e, timeout(c)).Create(c.Context, spec)
 	if err != nil || e.dryRun {
 		return err
 	}
