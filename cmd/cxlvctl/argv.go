@@ -8,9 +8,6 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
-
-	"github.com/cxlv/cxlv/region"
-	"github.com/cxlv/cxlv/units"
 )
 
 // normalizeArgs rewrites a command line into the one form urfave/cli v2
@@ -24,8 +21,10 @@ import (
 // command's own, then its parents', then the global flags), as
 // `--name=value`; short flags combine (-jv); `--` ends the flags, so names
 // that start with '-' can follow it; the names follow a `--` of their own.
-// An unknown command or flag, a value flag without its value or a value
-// that cannot parse is a usage error (exit 2) naming the fix.
+// An unknown command or flag or a value flag without its value is a usage
+// error (exit 2) naming the fix; a value that does not parse is refused by
+// the flag's own value as urfave/cli sets it (flagValue), before any
+// command runs.
 func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 	if len(args) == 0 {
 		return args, nil
@@ -135,9 +134,6 @@ func readFlag(defs [][]cli.Flag, path, args []string, i *int) ([]flagToken, erro
 		if value == "" {
 			return nil, usagef("--%s needs a value%s, not an empty one", f.Names()[0], valueHint(f))
 		}
-		if err := checkValue(path, f, value); err != nil {
-			return nil, err
-		}
 		return []flagToken{{lvl, "--" + f.Names()[0] + "=" + value}}, nil
 	}
 	// -jv: single-letter flags combined, getopt style: a flag that takes a
@@ -231,6 +227,11 @@ func unknownCommand(path []string, name string, commands []*cli.Command) error {
 
 // closest is the candidate nearest to s: within an edit distance of a
 // third of its length (at least 2), or one that s starts or that starts s.
+// urfave/cli v2's own (App.Suggest) does not do this: it takes the best
+// Jaro-Winkler score with no cutoff, so any word, frobnicate too, gets a
+// "did you mean", hidden names (__complete) and help among the answers; it
+// looks at one command's flags, not its parents', and prints to stdout
+// beside the error rather than in its one line.
 func closest(s string, candidates []string) string {
 	best, bestDist := "", 0
 	for _, c := range candidates {
@@ -268,89 +269,10 @@ func editDistance(a, b string) int {
 
 // valueHint says what a value flag wants, for its error messages.
 func valueHint(f cli.Flag) string {
-	if _, ok := f.(*cli.DurationFlag); ok {
-		return ", a duration such as 30s or 2m"
+	if g, ok := f.(*cli.GenericFlag); ok {
+		if _, ok := g.Value.(*flagValue[time.Duration]); ok {
+			return ", a duration such as 30s or 2m"
+		}
 	}
 	return ""
-}
-
-// flagChecks check values before anything runs, by "command path/flag":
-// what urfave/cli cannot know (a serial is a number, 0 is no size).
-var flagChecks = map[string]func(string) error{
-	"create/serial":          checkSerial,
-	"create/read-latency":    checkFigure(units.ParseLatency),
-	"create/write-latency":   checkFigure(units.ParseLatency),
-	"create/read-bandwidth":  checkFigure(units.ParseBandwidth),
-	"create/write-bandwidth": checkFigure(units.ParseBandwidth),
-	"create/size":            checkNonZeroSize("a device needs at least 256M of reserved memory"),
-	"region create/size":     checkNonZeroSize("a region is at least 256M, in 256M steps; leave --size out to use all free capacity"),
-	"namespace create/size":  checkNonZeroSize("leave --size out to use the region's largest free extent"),
-	"ranges/size":            checkNonZeroSize("give the size of the memmap= range to suggest, e.g. --size 2G"),
-	// region create takes "none" (no namespace); namespace create makes one.
-	"namespace create/mode": checkNamespaceMode,
-}
-
-func checkValue(path []string, f cli.Flag, value string) error {
-	name := f.Names()[0]
-	if _, ok := f.(*cli.DurationFlag); ok {
-		return checkDuration(name, value)
-	}
-	if check := flagChecks[strings.Join(path, " ")+"/"+name]; check != nil {
-		if err := check(value); err != nil {
-			return usagef("--%s %s: %v", name, value, err)
-		}
-	}
-	return nil
-}
-
-func checkNamespaceMode(value string) error {
-	switch region.Mode(value) {
-	case region.ModeFsdax, region.ModeDevdax, region.ModeRaw:
-		return nil
-	}
-	return fmt.Errorf("namespace create needs --mode fsdax, devdax or raw")
-}
-
-func checkDuration(name, value string) error {
-	d, err := time.ParseDuration(value)
-	if err != nil {
-		if _, nerr := strconv.ParseFloat(value, 64); nerr == nil {
-			return usagef("--%s %s: a duration needs a unit: --%s %ss", name, value, name, value)
-		}
-		return usagef("--%s %s: not a duration: use e.g. 30s, 2m or 1m30s", name, value)
-	}
-	if d <= 0 {
-		return usagef("--%s %s: must be positive, e.g. 30s", name, value)
-	}
-	return nil
-}
-
-// checkSerial: a device serial is a number, and not 0: the nvdimm labels of
-// a memdev name its serial, and 0 would not bring them back.
-func checkSerial(value string) error {
-	v, err := strconv.ParseUint(value, 0, 64)
-	if err != nil {
-		return fmt.Errorf("a serial is a number (decimal or 0x hex), not a size")
-	}
-	if v == 0 {
-		return fmt.Errorf("serial 0 is refused: namespace labels need a non-zero serial to be found again; leave --serial out to derive one from --memstart")
-	}
-	return nil
-}
-
-// checkFigure: a CDAT figure must parse and fit its entry.
-func checkFigure(parse func(string) (uint32, error)) func(string) error {
-	return func(value string) error {
-		_, err := parse(value)
-		return err
-	}
-}
-
-func checkNonZeroSize(hint string) func(string) error {
-	return func(value string) error {
-		if v, err := units.ParseSize(value); err == nil && v == 0 {
-			return fmt.Errorf("too small: %s", hint)
-		}
-		return nil // the command parses the rest and says what is wrong
-	}
 }

@@ -58,33 +58,14 @@ func completeCommand() *cli.Command {
 	}
 }
 
-// What a positional argument completes to, from the command's ArgsUsage
-// ("cxlvN", "regionN..."), and what a flag's value completes to, by
-// "command path/flag" or by flag name alone: a kind of live name
-// (sysfs.NameKinds) or fixed choices separated by "|".
-var (
-	argKinds = map[string]string{
-		"cxlvN": "cxlv", "memN": "memdev", "decoderX.Y": "decoder",
-		"regionN": "region", "namespaceX.Y": "namespace", "namespaceR.N": "namespace",
-		"START": freeBorrowed, "cxlvN|memN": "cxlv-memdev",
-	}
-	flagValues = map[string]string{
-		"device": "cxlv", "memdev": "memdev", "decoder": "root-decoder",
-		"region create/namespace": "fsdax|devdax|raw|none",
-		"region create/fs":        "xfs|ext4",
-		"region create/type":      "pmem|ram",
-		"region create/online":    "movable|normal|none",
-		"create/ways":             "2|4|8",
-		"create/host-bridges":     "1|2|4",
-		"create/granularity":      "256|512|1K|2K|4K|8K|16K",
-		"namespace create/region": "nd-region",
-		"namespace create/mode":   "fsdax|devdax|raw",
-		"poison inject/namespace": "namespace",
-		"poison clear/namespace":  "namespace",
-		"event inject/type":       "general-media|dram|memory-module",
-		"event inject/log":        "info|warn|fail|fatal",
-	}
-)
+// argKinds: what a positional argument completes to, by the placeholder
+// of the command's ArgsUsage ("cxlvN", "regionN..."): a kind of live name
+// (sysfs.NameKinds). A flag's value completes from the flag's own value
+// type (completer).
+var argKinds = map[string]string{
+	"cxlvN": "cxlv", "memN": "memdev", "regionN": "region", "namespaceR.N": "namespace",
+	"START": freeBorrowed, "cxlvN|memN": "cxlv-memdev",
+}
 
 // argWords are the candidates for a command's arguments, from its
 // ArgsUsage ("[cxlvN|memN...]", "bash|zsh|fish", "START"): for each
@@ -93,16 +74,14 @@ var (
 // know (FILE, COMMAND) offers nothing. Brackets and "..." are usage
 // notation, never words.
 func argWords(sysRoot, usage string) []string {
-	first, _, _ := strings.Cut(usage, " ")
-	first = strings.TrimSuffix(strings.Trim(first, "[]"), "...")
+	first, alternatives := firstArg(usage)
 	if kind, ok := argKinds[first]; ok {
-		return values(sysRoot, kind)
+		return liveNames(sysRoot, kind)
 	}
 	var words []string
-	for _, alt := range strings.Split(first, "|") {
-		alt = strings.TrimSuffix(alt, "...")
+	for _, alt := range alternatives {
 		if kind, ok := argKinds[alt]; ok {
-			words = append(words, values(sysRoot, kind)...)
+			words = append(words, liveNames(sysRoot, kind)...)
 		} else if literalWord.MatchString(alt) {
 			words = append(words, alt)
 		}
@@ -110,17 +89,20 @@ func argWords(sysRoot, usage string) []string {
 	return words
 }
 
+// firstArg is the first argument of an ArgsUsage without the usage
+// notation ("[cxlvN|memN...]" is "cxlvN|memN"), and its alternatives.
+func firstArg(usage string) (first string, alternatives []string) {
+	first, _, _ = strings.Cut(usage, " ")
+	first = strings.TrimSuffix(strings.Trim(first, "[]"), "...")
+	for _, alt := range strings.Split(first, "|") {
+		alternatives = append(alternatives, strings.TrimSuffix(alt, "..."))
+	}
+	return first, alternatives
+}
+
 // literalWord is a word a command takes as it is (bash, all), not a
 // placeholder (cxlvN, FILE).
 var literalWord = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
-
-// values lists the candidates of a kind or a choice list.
-func values(sysRoot, what string) []string {
-	if strings.Contains(what, "|") {
-		return strings.Split(what, "|")
-	}
-	return liveNames(sysRoot, what)
-}
 
 // candidate is one completion and what it is, in one line ("" for names).
 type candidate struct{ value, desc string }
@@ -135,9 +117,8 @@ func completeWords(app *cli.App, sysRoot string, words []string) []candidate {
 	cur := words[len(words)-1]
 	commands, flags := app.Commands, app.Flags
 	var cmd *cli.Command
-	var path []string
 	used := map[string]bool{}
-	valueOf := "" // flag whose value the current word is
+	var valueOf cli.Flag // the flag whose value the current word is
 	for i := 0; i < len(words)-1; i++ {
 		w := words[i]
 		if strings.HasPrefix(w, "-") && w != "--" {
@@ -148,7 +129,7 @@ func completeWords(app *cli.App, sysRoot string, words []string) []candidate {
 			}
 			if f != nil && takesValue(f) && !hasValue {
 				if i+1 == len(words)-1 {
-					valueOf = f.Names()[0] // an alias (-t) completes as its flag (--type)
+					valueOf = f
 				} else if name == "sysfs-root" {
 					sysRoot = words[i+1]
 				}
@@ -158,27 +139,26 @@ func completeWords(app *cli.App, sysRoot string, words []string) []candidate {
 		}
 		if sub := findCommand(commands, w); sub != nil {
 			cmd, commands, flags = sub, sub.Subcommands, sub.Flags
-			path = append(path, sub.Name)
 		} else {
 			used[w] = true
 		}
 	}
 	// --flag=value: the value completes, with the flag in front of it.
 	prefix := ""
-	if name, value, ok := strings.Cut(cur, "="); ok && strings.HasPrefix(cur, "-") && valueOf == "" {
+	if name, value, ok := strings.Cut(cur, "="); ok && strings.HasPrefix(cur, "-") && valueOf == nil {
 		if f := findFlag(flags, strings.TrimLeft(name, "-")); f != nil && takesValue(f) {
-			prefix, cur, valueOf = name+"=", value, f.Names()[0]
+			prefix, cur, valueOf = name+"=", value, f
 		}
 	}
 	var candidates []candidate
 	switch {
-	case valueOf != "":
-		what, ok := flagValues[strings.Join(path, " ")+"/"+valueOf]
-		if !ok {
-			what = flagValues[valueOf]
-		}
-		for _, v := range values(sysRoot, what) {
-			candidates = append(candidates, candidate{value: v})
+	case valueOf != nil:
+		if g, ok := valueOf.(*cli.GenericFlag); ok {
+			if values, ok := g.Value.(completer); ok {
+				for _, v := range values.candidates(sysRoot) {
+					candidates = append(candidates, candidate{value: v})
+				}
+			}
 		}
 	case strings.HasPrefix(cur, "-"):
 		for _, f := range flags {

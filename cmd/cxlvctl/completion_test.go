@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/completions"
+	"github.com/cxlv/cxlv/sysfs"
 )
 
 // poison completes a cxl_virt device or its memdev, and a namespace.
@@ -235,3 +237,26 @@ print -r -- "$out"`,
 
 // terminalEscapes are the control sequences zle draws with.
 var terminalEscapes = regexp.MustCompile("\x1b(\\[[0-9;?]*[a-zA-Z]|[=>])|\x08")
+
+// Every placeholder argKinds knows is one a command's ArgsUsage has, and
+// its kind one liveNames lists: renaming a placeholder fails here rather
+// than silently dropping its completion. (Flags complete from their own
+// value types, and examples are checked by TestExamplesUseRealFlags.)
+func TestArgKindsNameRealPlaceholders(t *testing.T) {
+	placeholders := map[string]bool{}
+	eachCommand(newApp(io.Discard, io.Discard).Commands, true, func(_ string, c *cli.Command) {
+		first, alternatives := firstArg(c.ArgsUsage)
+		placeholders[first] = true
+		for _, alt := range alternatives {
+			placeholders[alt] = true
+		}
+	})
+	for placeholder, kind := range argKinds {
+		if !placeholders[placeholder] {
+			t.Errorf("argKinds has %q, which no command's ArgsUsage names", placeholder)
+		}
+		if kind != freeBorrowed && !slices.Contains(sysfs.NameKinds, kind) {
+			t.Errorf("argKinds[%q] = %q, not one of sysfs.NameKinds", placeholder, kind)
+		}
+	}
+}

@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/hostmem"
-	"github.com/cxlv/cxlv/region"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/units"
 )
@@ -43,22 +41,24 @@ func createCommand() *cli.Command {
 			"range, whose start and size are multiples of N x 256M. `cxlvctl region create\n" +
 			"--device cxlvN` then makes one region over all N.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "memstart", Usage: "start of the reserved or borrowed range (e.g. 6G, 0x180000000; default: one that fits, else borrowed)"},
+			&cli.GenericFlag{Name: "memstart", Value: sizeValue("the first MiB of physical memory is never a reserved range; leave --memstart out to pick one, or give a start `cxlvctl ranges` lists"),
+				Usage: "start of the reserved or borrowed range (e.g. 6G, 0x180000000; default: one that fits, else borrowed)"},
 			&cli.BoolFlag{Name: "borrow", Usage: "borrow the range from System RAM even when a reserved one fits (at --memstart if given)"},
-			&cli.StringFlag{Name: "size", Usage: "bytes of the range the device uses (e.g. 2G)"},
+			&cli.GenericFlag{Name: "size", Value: sizeValue("too small: a device needs at least 256M of reserved memory"), Usage: "bytes of the range the device uses (e.g. 2G)"},
 			&cli.BoolFlag{Name: "pmem", Usage: "persistent memory (needed for regions and namespaces on Linux 6.1)"},
-			&cli.StringFlag{Name: "serial", Usage: "device serial number (default: derived from memstart)"},
-			&cli.StringFlag{Name: "read-latency", Usage: "read latency of the device's memory (e.g. 250ns; default 250ns)"},
-			&cli.StringFlag{Name: "write-latency", Usage: "write latency of the device's memory (e.g. 300ns; default 300ns)"},
-			&cli.StringFlag{Name: "read-bandwidth", Usage: "read bandwidth of the device's memory (e.g. 30G for 30 GB/s; default 30G)"},
-			&cli.StringFlag{Name: "write-bandwidth", Usage: "write bandwidth of the device's memory (e.g. 25G; default 25G)"},
-			&cli.StringFlag{Name: "ways", Usage: "endpoints of an interleave set: 2, 4 or 8 (default: 1, one device)"},
-			&cli.StringFlag{Name: "host-bridges", Usage: "host bridges the set's endpoints sit behind: 1, 2 or 4 (default 1)"},
-			&cli.StringFlag{Name: "granularity", Usage: "interleave granularity of the set: 256 to 16K, a power of two (default 4K)"},
+			&cli.GenericFlag{Name: "serial", Value: serialValue(), Usage: "device serial number, decimal or 0x hex as the module reads it (010 is ten; default: derived from memstart)"},
+			&cli.GenericFlag{Name: "read-latency", Value: figureValue(units.ParseLatency), Usage: "read latency of the device's memory (e.g. 250ns; default 250ns)"},
+			&cli.GenericFlag{Name: "write-latency", Value: figureValue(units.ParseLatency), Usage: "write latency of the device's memory (e.g. 300ns; default 300ns)"},
+			&cli.GenericFlag{Name: "read-bandwidth", Value: figureValue(units.ParseBandwidth), Usage: "read bandwidth of the device's memory (e.g. 30G for 30 GB/s; default 30G)"},
+			&cli.GenericFlag{Name: "write-bandwidth", Value: figureValue(units.ParseBandwidth), Usage: "write bandwidth of the device's memory (e.g. 25G; default 25G)"},
+			countFlag("ways", "endpoints of an interleave set: 2, 4 or 8 (default: 1, one device)", "2", "4", "8"),
+			countFlag("host-bridges", "host bridges the set's endpoints sit behind: 1, 2 or 4 (default 1)", "1", "2", "4"),
+			&cli.GenericFlag{Name: "granularity", Value: choiceValue([]string{"256", "512", "1K", "2K", "4K", "8K", "16K"}, units.ParseSize),
+				Usage: "interleave granularity of the set: 256 to 16K, a power of two (default 4K)"},
 			&cli.BoolFlag{Name: "no-wait", Usage: "do not wait for the memdev"},
 			// The default since issue 13; kept so that older scripts run.
 			&cli.BoolFlag{Name: "wait", Hidden: true},
-			&cli.DurationFlag{Name: "timeout", Value: region.DefaultTimeout, Usage: "how long to wait for the memdev"},
+			timeoutFlag("how long to wait for the memdev"),
 			jsonFlag(),
 		},
 		Action: runCreate,
@@ -71,29 +71,11 @@ func runCreate(c *cli.Context) error {
 	}
 	spec := debugfs.CreateSpec{Pmem: c.Bool("pmem"), Borrow: c.Bool("borrow")}
 	// An absent flag stays 0, which Validate reports as required.
-	for _, f := range []struct {
-		name string
-		dst  *uint64
-	}{{"memstart", &spec.Memstart}, {"size", &spec.Memsize}, {"serial", &spec.Serial}} {
-		if s := c.String(f.name); s != "" {
-			v, err := units.ParseSize(s)
-			if err != nil {
-				return fmt.Errorf("--%s: %w", f.name, err)
-			}
-			*f.dst = v
-		}
-	}
-	if c.String("memstart") != "" && spec.Memstart == 0 {
-		return usagef("--memstart 0: the first MiB of physical memory is never a reserved range; leave --memstart out to pick one, or give a start `cxlvctl ranges` lists")
-	}
-	perf, err := perfFlags(c)
-	if err != nil {
-		return err
-	}
-	spec.Perf = perf
-	if spec.Interleave, err = interleaveFlags(c); err != nil {
-		return err
-	}
+	spec.Memstart, _ = parsed[uint64](c, "memstart")
+	spec.Memsize, _ = parsed[uint64](c, "size")
+	spec.Serial, _ = parsed[uint64](c, "serial")
+	spec.Perf = perfFlags(c)
+	spec.Interleave = interleaveFlags(c)
 	if err := spec.Interleave.Validate(); err != nil {
 		return err
 	}
@@ -125,7 +107,7 @@ func runCreate(c *cli.Context) error {
 		return err
 	}
 	if !c.Bool("no-wait") {
-		ctx, cancel := context.WithTimeout(c.Context, c.Duration("timeout"))
+		ctx, cancel := context.WithTimeout(c.Context, timeout(c))
 		defer cancel()
 		if made.Memdev, err = ctl.WaitMemdev(ctx, made.Name, e.progress(made.Name)); err != nil {
 			return err
@@ -146,23 +128,13 @@ func runCreate(c *cli.Context) error {
 
 // perfFlags reads the CDAT figures; a flag left out stays 0, the module's
 // default.
-func perfFlags(c *cli.Context) (sysfs.Coordinates, error) {
-	var p sysfs.Coordinates
-	for _, f := range []struct {
-		name  string
-		dst   *uint64
-		parse func(string) (uint32, error)
-	}{{"read-latency", &p.ReadLatency, units.ParseLatency}, {"write-latency", &p.WriteLatency, units.ParseLatency},
-		{"read-bandwidth", &p.ReadBandwidth, units.ParseBandwidth}, {"write-bandwidth", &p.WriteBandwidth, units.ParseBandwidth}} {
-		if s := c.String(f.name); s != "" {
-			v, err := f.parse(s)
-			if err != nil {
-				return p, fmt.Errorf("--%s: %w", f.name, err)
-			}
-			*f.dst = uint64(v)
-		}
+func perfFlags(c *cli.Context) sysfs.Coordinates {
+	figure := func(name string) uint64 {
+		v, _ := parsed[uint32](c, name)
+		return uint64(v)
 	}
-	return p, nil
+	return sysfs.Coordinates{ReadLatency: figure("read-latency"), WriteLatency: figure("write-latency"),
+		ReadBandwidth: figure("read-bandwidth"), WriteBandwidth: figure("write-bandwidth")}
 }
 
 // place picks where a device of spec.Memsize goes when no --memstart was
@@ -217,28 +189,12 @@ func refuseOverlap(e *env, spec debugfs.CreateSpec) error {
 
 // interleaveFlags reads --ways, --host-bridges and --granularity; the
 // create spec checks what they make together.
-func interleaveFlags(c *cli.Context) (debugfs.Interleave, error) {
+func interleaveFlags(c *cli.Context) debugfs.Interleave {
 	var il debugfs.Interleave
-	for _, f := range []struct {
-		name string
-		dst  *uint64
-	}{{"ways", &il.Ways}, {"host-bridges", &il.HostBridges}} {
-		if s := c.String(f.name); s != "" {
-			v, err := strconv.ParseUint(s, 10, 8)
-			if err != nil || v == 0 {
-				return il, usagef("--%s %s: a count from 1 up, e.g. --%s 2", f.name, s, f.name)
-			}
-			*f.dst = v
-		}
-	}
-	if s := c.String("granularity"); s != "" {
-		v, err := units.ParseSize(s)
-		if err != nil {
-			return il, fmt.Errorf("--granularity: %w", err)
-		}
-		il.Granularity = v
-	}
-	return il, nil
+	il.Ways, _ = parsed[uint64](c, "ways")
+	il.HostBridges, _ = parsed[uint64](c, "host-bridges")
+	il.Granularity, _ = parsed[uint64](c, "granularity")
+	return il
 }
 
 // printCapacity says how much of the range asked for became capacity.

@@ -7,7 +7,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/events"
-	"github.com/cxlv/cxlv/units"
 )
 
 func eventCommand() *cli.Command {
@@ -25,9 +24,11 @@ func eventCommand() *cli.Command {
 				"or dram event's address; a memory-module event has none. A set's cxlvN needs its memN.\n" +
 				"Linux " + events.MinKernel + "+: older cxl_pci (6.1) reads no event logs.",
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "type", Usage: "record type: " + strings.Join(events.TypeNames, "|") + " (required)"},
-				&cli.StringFlag{Name: "log", Value: events.Info.String(), Usage: "event log: " + strings.Join(events.LogNames, "|")},
-				&cli.StringFlag{Name: "dpa", Usage: "device physical address of a general-media or dram event"},
+				&cli.GenericFlag{Name: "type", Value: choiceValue(events.TypeNames, events.ParseType),
+					Usage: "record type: " + strings.Join(events.TypeNames, "|") + " (required)"},
+				withDefault(&cli.GenericFlag{Name: "log", Value: choiceValue(events.LogNames, events.ParseLog),
+					Usage: "event log: " + strings.Join(events.LogNames, "|")}, events.Info.String()),
+				&cli.GenericFlag{Name: "dpa", Value: sizeValue(""), Usage: "device physical address of a general-media or dram event"},
 			},
 			Action: runEventInject,
 		}},
@@ -37,21 +38,12 @@ func eventCommand() *cli.Command {
 // eventRequest reads the flags into a checked request.
 func eventRequest(c *cli.Context) (events.Request, error) {
 	var r events.Request
-	var err error
-	if c.String("type") == "" {
+	var given bool
+	if r.Type, given = parsed[events.Type](c, "type"); !given {
 		return r, usagef("event inject needs --type %s", strings.Join(events.TypeNames, ", "))
 	}
-	if r.Type, err = events.ParseType(c.String("type")); err != nil {
-		return r, err
-	}
-	if r.Log, err = events.ParseLog(c.String("log")); err != nil {
-		return r, err
-	}
-	if c.IsSet("dpa") {
-		v, err := units.ParseSize(c.String("dpa"))
-		if err != nil {
-			return r, usagef("--dpa: %v", err)
-		}
+	r.Log, _ = parsed[events.Log](c, "log")
+	if v, given := parsed[uint64](c, "dpa"); given {
 		r.DPA = &v
 	}
 	return r, r.Check()

@@ -20,7 +20,7 @@ func TestEventInjectRefusals(t *testing.T) {
 		{[]string{"event", "inject", "cxlv0", "--type", "dram", "--log", "loud"}, exitInvalid, `--log "loud": use one of info, warn, fail, fatal`},
 		{[]string{"event", "inject", "cxlv0", "--type", "memory-module", "--dpa", "0"}, exitInvalid, "a memory-module event has no address"},
 		{[]string{"event", "inject", "cxlv0", "--type", "dram", "--dpa", "0x1001"}, exitInvalid, "--dpa 0x1001 is not 64-byte aligned"},
-		{[]string{"event", "inject", "cxlv0", "--type", "dram", "--dpa", "1x"}, exitInvalid, "--dpa:"},
+		{[]string{"event", "inject", "cxlv0", "--type", "dram", "--dpa", "1x"}, exitInvalid, "--dpa 1x:"},
 		{[]string{"event", "inject", "--type", "dram"}, exitInvalid, "exactly one device"},
 		{[]string{"event", "inject", "cxlv0", "--type", "dram", "--dpa", "256M"}, exitInvalid, "--dpa 0x10000000 is outside mem0"},
 		{[]string{"event", "inject", "mem3", "--type", "dram"}, exitNotFound, "memdev mem3 not found"},

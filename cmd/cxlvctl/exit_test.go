@@ -141,6 +141,11 @@ func TestDryRunCreateRemove(t *testing.T) {
 	}{
 		{[]string{"create", "--memstart", "0x120000000", "--size", "512M", "--pmem", "--serial", "7", "--wait"},
 			"echo memstart=4831838208,memsize=536870912,cxltype=3,pmem=1,serial=7 > " + filepath.Join(ctl, "create") + "\n"},
+		// The serial as the module reads serial=: 010 is ten, not octal 8.
+		{[]string{"create", "--memstart", "0x120000000", "--size", "512M", "--serial", "010"},
+			"echo memstart=4831838208,memsize=536870912,cxltype=3,pmem=0,serial=10 > " + filepath.Join(ctl, "create") + "\n"},
+		{[]string{"create", "--memstart", "0x120000000", "--size", "512M", "--serial", "0x3E8"},
+			"echo memstart=4831838208,memsize=536870912,cxltype=3,pmem=0,serial=1000 > " + filepath.Join(ctl, "create") + "\n"},
 		{[]string{"create", "--memstart", "0x120000000", "--size", "512M", "--read-latency", "250ns", "--write-latency", "0.3us",
 			"--read-bandwidth", "30G", "--write-bandwidth", "25000M"},
 			"echo memstart=4831838208,memsize=536870912,cxltype=3,pmem=0,read_latency=250,write_latency=300,read_bandwidth=30000,write_bandwidth=25000 > " + filepath.Join(ctl, "create") + "\n"},
@@ -175,7 +180,7 @@ func TestCreateInterleaveSet(t *testing.T) {
 		{[]string{"--ways", "2", "--host-bridges", "4"}, "--host-bridges 4 does not divide --ways 2"},
 		{[]string{"--ways", "4", "--host-bridges", "3"}, "--host-bridges 3: a set has 1, 2 or 4 host bridges"},
 		{[]string{"--ways", "4", "--granularity", "3K"}, "--granularity 3K: use a power of two from 256 to 16K"},
-		{[]string{"--ways", "4", "--granularity", "4Q"}, `--granularity: invalid size "4Q"`},
+		{[]string{"--ways", "4", "--granularity", "4Q"}, `--granularity 4Q: invalid size "4Q"`},
 		{[]string{"--granularity", "4K"}, "add --ways 2, 4 or 8"},
 		{[]string{"--ways", "8", "--size", "2G"}, "size 2G gives 8 ways no capacity: a set needs a ways x 256M (2G) aligned block after its 8 MiB of metadata; give --size 4G or more"},
 		{[]string{"--ways", "2", "--borrow"}, "--ways 2 with --borrow: an interleave set needs a reserved range"},

@@ -51,9 +51,9 @@ func listCommand() *cli.Command {
 			&cli.BoolFlag{Name: "health", Aliases: []string{"H"}, Usage: "each memdev's health, as cxl list -H"},
 			&cli.BoolFlag{Name: "partition", Aliases: []string{"I"}, Usage: "each memdev's partition_info, as cxl list -I"},
 			&cli.BoolFlag{Name: "media-errors", Aliases: []string{"L"}, Usage: "the poison records of each memdev and region, as cxl list --media-errors"},
-			&cli.StringFlag{Name: "memdev", Aliases: []string{"m"}, Usage: "only the device of this memdev (memN)"},
+			&cli.GenericFlag{Name: "memdev", Aliases: []string{"m"}, Value: nameValue("memdev"), Usage: "only the device of this memdev (memN)"},
 			&cli.StringFlag{Name: "region", Aliases: []string{"r"}, Usage: "only this region (regionN) and its device"},
-			&cli.StringFlag{Name: "decoder", Aliases: []string{"d"}, Usage: "only the device using this decoder"},
+			&cli.GenericFlag{Name: "decoder", Aliases: []string{"d"}, Value: nameValue("root-decoder"), Usage: "only the device using this decoder"},
 			noHeadersFlag(),
 		},
 		Action: func(c *cli.Context) error {

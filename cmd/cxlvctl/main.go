@@ -25,6 +25,7 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -178,11 +179,27 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 // onUsageError makes a bad command line a one-line error with exit code 2
 // instead of urfave/cli's help dump, naming flags as they are typed (--x,
 // where Go's flag package says -x).
+// A value a flag's Set refused says "--flag value: why", as the checks
+// before the run do, unless why already says `--flag "value"`
+// (events.ParseLog, region.ParseOnline).
 func onUsageError(_ *cli.Context, err error, _ bool) error {
-	return usagef("%s", singleDashFlag.ReplaceAllString(err.Error(), "$1--$2"))
+	msg := err.Error()
+	if m := refusedValue.FindStringSubmatch(msg); m != nil {
+		value, _ := strconv.Unquote(m[1])
+		why := msg[len(m[0]):]
+		if strings.Contains(why, "--"+m[2]+" "+m[1]) {
+			return usagef("%s", why)
+		}
+		return usagef("--%s %s: %s", m[2], value, why)
+	}
+	return usagef("%s", singleDashFlag.ReplaceAllString(msg, "$1--$2"))
 }
 
-var singleDashFlag = regexp.MustCompile(`(^|[\s:])-([a-z][a-z0-9-]+)`)
+var (
+	singleDashFlag = regexp.MustCompile(`(^|[\s:])-([a-z][a-z0-9-]+)`)
+	// refusedValue is how Go's flag package words an error of Set.
+	refusedValue = regexp.MustCompile(`^invalid value ("(?:[^"\\]|\\.)*") for flag -([a-z0-9-]+): `)
+)
 
 // configureCommands gives every command, registered here or by another
 // file, the one-line usage errors and no "help" subcommand (-h stays).

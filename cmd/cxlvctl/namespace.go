@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -19,10 +21,12 @@ func namespaceCommand() *cli.Command {
 				Name:  "create",
 				Usage: "create a namespace (the sysfs sequence of `ndctl create-namespace`)",
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "region", Aliases: []string{"r"}, Usage: "nd region (regionN, as region list shows it); required"},
-					&cli.StringFlag{Name: "mode", Aliases: []string{"m"}, Value: string(region.ModeFsdax), Usage: "fsdax, devdax or raw"},
-					&cli.StringFlag{Name: "size", Aliases: []string{"s"}, Usage: "namespace size (default: the region's largest free extent)"},
-					&cli.DurationFlag{Name: "timeout", Value: region.DefaultTimeout, Usage: "how long to wait for the driver's probe"},
+					&cli.GenericFlag{Name: "region", Aliases: []string{"r"}, Value: nameValue("nd-region"), Usage: "nd region (regionN, as region list shows it); required"},
+					withDefault(&cli.GenericFlag{Name: "mode", Aliases: []string{"m"}, Value: choiceValue(modeNames(), parseNamespaceMode),
+						Usage: "fsdax, devdax or raw"}, string(region.ModeFsdax)),
+					&cli.GenericFlag{Name: "size", Aliases: []string{"s"}, Value: sizeValue("too small: leave --size out to use the region's largest free extent"),
+						Usage: "namespace size (default: the region's largest free extent)"},
+					timeoutFlag("how long to wait for the driver's probe"),
 					jsonFlag(),
 				},
 				Action: runNamespaceCreate,
@@ -52,21 +56,14 @@ func runNamespaceCreate(c *cli.Context) error {
 	if c.String("region") == "" {
 		return usagef("namespace create needs --region regionN")
 	}
-	mode, err := region.ParseMode(c.String("mode"))
-	if err != nil {
-		return err
-	}
-	spec := region.NamespaceSpec{Region: c.String("region"), Mode: mode}
-	if s := c.String("size"); s != "" {
-		if spec.Size, err = units.ParseSize(s); err != nil {
-			return fmt.Errorf("--size: %w", err)
-		}
-	}
+	spec := region.NamespaceSpec{Region: c.String("region")}
+	spec.Mode, _ = parsed[region.Mode](c, "mode")
+	spec.Size, _ = parsed[uint64](c, "size")
 	e, err := newEnv(c)
 	if err != nil {
 		return err
 	}
-	ns, err := regionManager(e, c.Duration("timeout")).CreateNamespace(c.Context, spec)
+	ns, err := regionManager(e, timeout(c)).CreateNamespace(c.Context, spec)
 	if err != nil || e.dryRun {
 		return err
 	}
@@ -75,6 +72,25 @@ func runNamespaceCreate(c *cli.Context) error {
 	}
 	printNamespace(e, ns)
 	return nil
+}
+
+// parseNamespaceMode: namespace create makes a namespace, so "none",
+// which region create takes, is no mode here.
+func parseNamespaceMode(s string) (region.Mode, error) {
+	if !slices.Contains(modeNames(), s) {
+		return "", errors.New("namespace create needs --mode fsdax, devdax or raw")
+	}
+	return region.Mode(s), nil
+}
+
+// modeNames are the namespace modes, as --mode and --namespace take them,
+// then extra ones.
+func modeNames(extra ...region.Mode) []string {
+	var names []string
+	for _, m := range append([]region.Mode{region.ModeFsdax, region.ModeDevdax, region.ModeRaw}, extra...) {
+		names = append(names, string(m))
+	}
+	return names
 }
 
 // printNamespace prints one line about a namespace that was made or came back.

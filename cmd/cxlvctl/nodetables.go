@@ -30,8 +30,8 @@ func nodeTablesCommand() *cli.Command {
 			"is tainted (TAINT_OVERRIDDEN_ACPI_TABLE). Without --memstart: every reserved range.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "archive to write (required; e.g. /boot/cxlv-acpi.cpio)"},
-			&cli.StringFlag{Name: "memstart", Usage: "start of one reserved range to make a node (with --size)"},
-			&cli.StringFlag{Name: "size", Usage: "size of that range (a multiple of 256M)"},
+			&cli.GenericFlag{Name: "memstart", Value: sizeValue(""), Usage: "start of one reserved range to make a node (with --size)"},
+			&cli.GenericFlag{Name: "size", Value: sizeValue(""), Usage: "size of that range (a multiple of 256M)"},
 			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "overwrite --output if it exists (as dracut --force)"},
 			jsonFlag(),
 		},
@@ -62,18 +62,12 @@ func runNodeTables(c *cli.Context) error {
 		return usagef("node-tables needs --output FILE, the archive to write (e.g. -o /boot/cxlv-acpi.cpio)")
 	}
 	var windows []hostmem.Range
-	switch start, size := c.String("memstart"), c.String("size"); {
-	case start != "" && size != "":
-		var w hostmem.Range
-		var err error
-		if w.Start, err = units.ParseSize(start); err != nil {
-			return fmt.Errorf("--memstart: %w", err)
-		}
-		if w.Size, err = units.ParseSize(size); err != nil {
-			return fmt.Errorf("--size: %w", err)
-		}
-		windows = []hostmem.Range{w}
-	case start != "" || size != "":
+	start, hasStart := parsed[uint64](c, "memstart")
+	size, hasSize := parsed[uint64](c, "size")
+	switch {
+	case hasStart && hasSize:
+		windows = []hostmem.Range{{Start: start, Size: size}}
+	case hasStart || hasSize:
 		return usagef("--memstart and --size go together (or leave both out for every reserved range)")
 	}
 	output, err := filepath.Abs(c.String("output"))

@@ -9,7 +9,6 @@ import (
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/poison"
-	"github.com/cxlv/cxlv/units"
 )
 
 const poisonAddressHelp = "Exactly one address: --dpa (the memdev's device physical address; a set's cxlvN\n" +
@@ -51,10 +50,10 @@ func poisonSendCommand(op poison.Op, usage string) *cli.Command {
 		ArgsUsage:   "cxlvN|memN",
 		Description: fmt.Sprintf(poisonAddressHelp, op),
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "dpa", Usage: "device physical address"},
-			&cli.StringFlag{Name: "hpa", Usage: "host physical address in a region of the device"},
-			&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "namespace (namespaceR.N) the --offset is into"},
-			&cli.StringFlag{Name: "offset", Usage: "byte offset into the --namespace's data"},
+			&cli.GenericFlag{Name: "dpa", Value: sizeValue(""), Usage: "device physical address"},
+			&cli.GenericFlag{Name: "hpa", Value: sizeValue(""), Usage: "host physical address in a region of the device"},
+			&cli.GenericFlag{Name: "namespace", Aliases: []string{"n"}, Value: nameValue("namespace"), Usage: "namespace (namespaceR.N) the --offset is into"},
+			&cli.GenericFlag{Name: "offset", Value: sizeValue(""), Usage: "byte offset into the --namespace's data"},
 		},
 		Action: func(c *cli.Context) error { return runPoisonSend(c, op) },
 	}
@@ -68,15 +67,10 @@ func poisonSpec(c *cli.Context, verb string) (poison.Spec, error) {
 		name string
 		dst  **uint64
 	}{{"dpa", &spec.DPA}, {"hpa", &spec.HPA}} {
-		if !c.IsSet(f.name) {
-			continue
+		if v, given := parsed[uint64](c, f.name); given {
+			forms = append(forms, "--"+f.name)
+			*f.dst = &v
 		}
-		forms = append(forms, "--"+f.name)
-		v, err := units.ParseSize(c.String(f.name))
-		if err != nil {
-			return spec, usagef("--%s: %v", f.name, err)
-		}
-		*f.dst = &v
 	}
 	if c.IsSet("namespace") != c.IsSet("offset") {
 		return spec, usagef("poison %s: --namespace and --offset go together", verb)
@@ -84,11 +78,7 @@ func poisonSpec(c *cli.Context, verb string) (poison.Spec, error) {
 	if c.IsSet("namespace") {
 		forms = append(forms, "--namespace")
 		spec.Namespace = c.String("namespace")
-		v, err := units.ParseSize(c.String("offset"))
-		if err != nil {
-			return spec, usagef("--offset: %v", err)
-		}
-		spec.Offset = v
+		spec.Offset, _ = parsed[uint64](c, "offset")
 	}
 	switch len(forms) {
 	case 0:

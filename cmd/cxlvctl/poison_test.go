@@ -72,7 +72,7 @@ func TestPoisonRefusals(t *testing.T) {
 		{poisonFixture, []string{"poison", "inject", "cxlv0"}, exitInvalid, "poison inject needs an address: --dpa, --hpa or --namespace with --offset"},
 		{poisonFixture, []string{"poison", "inject", "cxlv0", "--dpa", "0", "--hpa", "0x110000000"}, exitInvalid, "poison inject takes one address, got --dpa and --hpa"},
 		{poisonFixture, []string{"poison", "clear", "cxlv0", "--namespace", "namespace0.0"}, exitInvalid, "--namespace and --offset go together"},
-		{poisonFixture, []string{"poison", "inject", "cxlv0", "--dpa", "1x"}, exitInvalid, "--dpa:"},
+		{poisonFixture, []string{"poison", "inject", "cxlv0", "--dpa", "1x"}, exitInvalid, "--dpa 1x:"},
 		{poisonFixture, []string{"poison", "inject", "cxlv0", "--dpa", "0x1008"}, exitInvalid, "DPA 0x1008 is not 64-byte aligned"},
 		{poisonFixture, []string{"poison", "inject", "cxlv0", "--dpa", "256M"}, exitInvalid, "DPA 0x10000000 is outside mem0"},
 		{poisonFixture, []string{"poison", "inject", "cxlv0", "--hpa", "0x120000000"}, exitInvalid, "outside the regions of cxlv0"},

@@ -18,7 +18,8 @@ func rangesCommand() *cli.Command {
 		Flags: []cli.Flag{
 			noHeadersFlag(),
 			jsonFlag(),
-			&cli.StringFlag{Name: "size", Value: "2G", Usage: "size of the memmap= range to suggest"},
+			withDefault(&cli.GenericFlag{Name: "size", Value: sizeValue("too small: give the size of the memmap= range to suggest, e.g. --size 2G"),
+				Usage: "size of the memmap= range to suggest"}, "2G"),
 		},
 		Action: runRanges,
 	}
@@ -54,10 +55,7 @@ type rangesJSON struct {
 }
 
 func runRanges(c *cli.Context) error {
-	size, err := units.ParseSize(c.String("size"))
-	if err != nil {
-		return fmt.Errorf("--size: %w", err)
-	}
+	size, _ := parsed[uint64](c, "size")
 	e, err := newEnv(c)
 	if err != nil {
 		return err

@@ -37,16 +37,20 @@ func regionCommand() *cli.Command {
 					"reconfigure-device --mode=system-ram; dax_pmem and kmem loaded); region destroy\n" +
 					"gives the memory back first. The output says which path it took (memory_path).",
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "device", Usage: "cxl_virt device (cxlvN)"},
-					&cli.StringFlag{Name: "memdev", Usage: "CXL memdev (memN), e.g. QEMU's emulated device"},
-					&cli.StringFlag{Name: "type", Aliases: []string{"t"}, Value: region.TypePmem, Usage: "region type: pmem or ram"},
-					&cli.StringFlag{Name: "online", Usage: "ram: what the memory becomes: movable, normal or none (default: movable)"},
-					&cli.StringFlag{Name: "size", Aliases: []string{"s"}, Usage: "region size, a multiple of 256M (default: all free capacity)"},
+					&cli.GenericFlag{Name: "device", Value: nameValue("cxlv"), Usage: "cxl_virt device (cxlvN)"},
+					&cli.GenericFlag{Name: "memdev", Value: nameValue("memdev"), Usage: "CXL memdev (memN), e.g. QEMU's emulated device"},
+					withDefault(&cli.GenericFlag{Name: "type", Aliases: []string{"t"}, Value: choiceValue[string]([]string{region.TypePmem, region.TypeRAM}, nil),
+						Usage: "region type: pmem or ram"}, region.TypePmem),
+					&cli.GenericFlag{Name: "online", Value: choiceValue([]string{"movable", "normal", "none"}, region.ParseOnline),
+						Usage: "ram: what the memory becomes: movable, normal or none (default: movable)"},
+					&cli.GenericFlag{Name: "size", Aliases: []string{"s"}, Value: sizeValue("too small: a region is at least 256M, in 256M steps; leave --size out to use all free capacity"),
+						Usage: "region size, a multiple of 256M (default: all free capacity)"},
 					&cli.StringFlag{Name: "uuid", Aliases: []string{"U"}, Usage: "region uuid (default: a new one)"},
-					&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "namespace to create: fsdax, devdax, raw or none (default: fsdax with --fs, else none)"},
-					&cli.StringFlag{Name: "fs", Usage: "make this filesystem on the fsdax namespace: xfs or ext4"},
+					&cli.GenericFlag{Name: "namespace", Aliases: []string{"n"}, Value: choiceValue(modeNames(region.ModeNone), region.ParseMode),
+						Usage: "namespace to create: fsdax, devdax, raw or none (default: fsdax with --fs, else none)"},
+					&cli.GenericFlag{Name: "fs", Value: choiceValue[string]([]string{"xfs", "ext4"}, nil), Usage: "make this filesystem on the fsdax namespace: xfs or ext4"},
 					&cli.StringFlag{Name: "mount", Usage: "mount the filesystem here with -o dax"},
-					&cli.DurationFlag{Name: "timeout", Value: region.DefaultTimeout, Usage: "how long to wait for each kernel probe"},
+					timeoutFlag("how long to wait for each kernel probe"),
 					jsonFlag(),
 				},
 				Action: runRegionCreate,
@@ -106,11 +110,7 @@ func runRegionCreate(c *cli.Context) error {
 		return err
 	}
 	spec := region.Spec{UUID: c.String("uuid"), Filesystem: c.String("fs"), MountDir: c.String("mount"), Type: c.String("type")}
-	if o := c.String("online"); o != "" {
-		if spec.Online, err = region.ParseOnline(o); err != nil {
-			return err
-		}
-	}
+	spec.Online, _ = parsed[region.OnlinePolicy](c, "online")
 	switch dev, md := c.String("device"), c.String("memdev"); {
 	case (dev == "") == (md == ""):
 		return usagef("region create needs one of --device cxlvN or --memdev memN")
@@ -125,21 +125,12 @@ func runRegionCreate(c *cli.Context) error {
 		}
 		spec.Memdev = md
 	}
-	if s := c.String("size"); s != "" {
-		if spec.Size, err = units.ParseSize(s); err != nil {
-			return fmt.Errorf("--size: %w", err)
-		}
+	spec.Size, _ = parsed[uint64](c, "size")
+	spec.Namespace, _ = parsed[region.Mode](c, "namespace")
+	if spec.Namespace == "" && spec.Filesystem != "" {
+		spec.Namespace = region.ModeFsdax
 	}
-	mode := c.String("namespace")
-	if mode == "" && spec.Filesystem != "" {
-		mode = string(region.ModeFsdax)
-	}
-	if mode != "" {
-		if spec.Namespace, err = region.ParseMode(mode); err != nil {
-			return err
-		}
-	}
-	res, err := regionManager(e, c.Duration("timeout")).Create(c.Context, spec)
+	res, err := regionManager(e, timeout(c)).Create(c.Context, spec)
 	if err != nil || e.dryRun {
 		return err
 	}
