@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm: --mem 8G --append nokaslr
+# vm: --mem 8G --append nokaslr --append movablecore=4G
 # A device without a reboot (issue 17), in a guest booted with no memmap=:
 # borrow=1 takes 2 GiB of System RAM from the running kernel (the module
 # picks the range, from the top of memory down), /proc/iomem shows it held
@@ -14,9 +14,14 @@
 # the kernel image (cxlv_compat.h), which physical KASLR puts anywhere. The
 # guest's direct map uses 1 GiB pages (-cpu max), so ranges are whole,
 # aligned GiBs (a range that would cut one is refused: checked here too);
-# the 8 GiB guest has 6 GiB above 4 GiB, enough for an aligned 2 GiB run
-# whatever blocks early boot left unmovable (the first above 4 GiB and the
-# topmost; a 4 GiB q35 guest has only 2 GiB above 4 GiB).
+# the 8 GiB guest has 6 GiB above 4 GiB (a 4 GiB q35 guest only 2).
+# movablecore=4G makes the top 4 GiB ZONE_MOVABLE, where the kernel puts no
+# unmovable allocation, so an aligned 2 GiB run there always goes offline
+# (the topmost GiB never does: early boot's memblock pages). Without it the
+# page tables and slab allocated while memfill runs landed in every
+# candidate now and then (6.1, stop 36's CI: "unmovable page", no 2 GiB
+# run went offline); a host that lends RAM at run time keeps it movable
+# the same way (movablecore=, or memory onlined movable).
 # Scrubbing (issue 30): before the borrow a process fills free memory with
 # a marker and exits (memfill; some of its pages must lie in the range that
 # is then borrowed); the fresh device's label area (ndctl read-labels) and
