@@ -188,12 +188,19 @@ fi
 # runs under a hypervisor (it cannot invalidate caches for it). The module
 # lifts that for its own regions; QEMU's device needs the bit hidden.
 cpu=max
-[ "$hide_hypervisor" = 1 ] && kernel_at_least 6.2 "$kver" && cpu=max,hypervisor=off
+[ "$hide_hypervisor" = 1 ] && kernel_at_least 6.2 "$kver" && cpu=$cpu,hypervisor=off
+qemu_version=$("${qemu[0]}" --version | sed -n 's/.*version \([0-9.]*\).*/\1/p')
+# QEMU 7.2's TCG gets the flags of CMPXCHG16B from a stale condition-code
+# state: an earlier ADD's source operand becomes RFLAGS (DF, NT, IOPL...),
+# and SLUB's allocation fast path is such an ADD and CMPXCHG16B, so guests
+# died of double faults at random (test/tools/cx16-flags.c, which the guest's
+# init runs at every boot). Without CX16 the kernel takes its emulation of
+# the instruction. QEMU 10 computes the flags right.
+kernel_at_least 10.0 "$qemu_version" || cpu=$cpu,cx16=off
 # QEMU 7.2's type-3 device offers MSI-X but no event interrupt policy: 6.3+'s
 # cxl_pci then fails its probe unless the OS leaves CXL error handling to the
 # firmware (no _OSC CXL control).
-if [ "$cxl" = 1 ] && kernel_at_least 6.3 "$kver" &&
-	! kernel_at_least 8.0 "$("${qemu[0]}" --version | sed -n 's/.*version \([0-9.]*\).*/\1/p')"; then
+if [ "$cxl" = 1 ] && kernel_at_least 6.3 "$kver" && ! kernel_at_least 8.0 "$qemu_version"; then
 	append="$append pcie_ports=compat"
 fi
 

@@ -35,6 +35,8 @@ guest_script='' guest_args=() guest_boot=1
 export OUT=/out CXLV=/cxlv KVER CXLV_BOOT=$guest_boot
 KVER=$(uname -r)
 cd /cxlv || finish 125
+# No test runs on a CPU that corrupts RFLAGS (see the tool; run-vm.sh).
+test/tools/bin/cx16-flags || finish 125
 echo "=== TEST-BEGIN $guest_script ${guest_args[*]}"
 bash "$guest_script" "${guest_args[@]}" </dev/null 2>&1 | tee /out/guest.log
 finish "${PIPESTATUS[0]}"
