@@ -15,10 +15,10 @@ import (
 	"syscall"
 
 	"github.com/cxlv/cxlv/cxlverr"
-	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/host"
 	"github.com/cxlv/cxlv/poison"
 	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/virt"
 	"github.com/cxlv/cxlv/writer"
 )
 
@@ -183,7 +183,7 @@ func (in *Injector) Inject(t Target, r Request) error {
 	if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) {
 		return cxlverr.Errorf(cxlverr.ErrPermission, "%s: permission denied: run as root", what)
 	}
-	reason := debugfs.LastError(in.Host, controlFile)
+	reason := virt.LastError(in.Host, controlFile)
 	if reason == "" {
 		reason = err.Error()
 	}

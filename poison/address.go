@@ -14,9 +14,9 @@ import (
 	"strings"
 
 	"github.com/cxlv/cxlv/cxlverr"
-	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/host"
 	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/virt"
 )
 
 // LineSize is the unit of poison: the kernel and the device take 64-byte
@@ -59,11 +59,11 @@ type Device struct {
 // cxl_virt device; a memdev that is not cxl_virt's is refused (QEMU's and
 // real hardware's memory is not cxlvctl's to poison).
 func LookupDevice(root host.Root, name string) (Device, error) {
-	virtName, err := (&debugfs.Control{Host: root}).DeviceOf(name)
+	virtName, err := (&virt.Control{Host: root}).DeviceOf(name)
 	if err != nil {
 		return Device{}, err
 	}
-	id, err := debugfs.DeviceID(virtName)
+	id, err := virt.DeviceID(virtName)
 	if err != nil {
 		return Device{}, err
 	}

@@ -10,10 +10,10 @@ import (
 
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/cxlverr"
-	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/region"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/units"
+	"github.com/cxlv/cxlv/virt"
 )
 
 func removeCommand() *cli.Command {
@@ -88,7 +88,7 @@ func runRemove(c *cli.Context) error {
 		}
 	}
 	var out removedJSON
-	err = removeEach(e, todo, force, o, release, &out, func(r removal, back *debugfs.GivenBack) {
+	err = removeEach(e, todo, force, o, release, &out, func(r removal, back *virt.GivenBack) {
 		if !e.dryRun && !c.Bool("json") {
 			if release {
 				fmt.Fprintf(e.out, "removed %s; %s\n", r.what, givenBack(back))
@@ -119,7 +119,7 @@ func runRemove(c *cli.Context) error {
 
 // removeEach tears down (force) and removes each device in turn, stopping
 // at the first error, and records what it did in out.
-func removeEach(e *env, todo []removal, force bool, o region.DestroyOptions, release bool, out *removedJSON, removed func(removal, *debugfs.GivenBack)) error {
+func removeEach(e *env, todo []removal, force bool, o region.DestroyOptions, release bool, out *removedJSON, removed func(removal, *virt.GivenBack)) error {
 	for _, r := range todo {
 		if force {
 			k, err := teardown(e, r.device, o)
@@ -189,7 +189,7 @@ func resolveRemovals(e *env, names []string) ([]removal, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := debugfs.DeviceID(device); err != nil {
+		if _, err := virt.DeviceID(device); err != nil {
 			return nil, err
 		}
 		vd, err := e.host.Sys().VirtDevice(canonicalDevice(device))
@@ -220,7 +220,7 @@ func resolveRemovals(e *env, names []string) ([]removal, error) {
 
 // canonicalDevice is cxlvN for "cxlvN" or "N".
 func canonicalDevice(name string) string {
-	if id, err := debugfs.DeviceID(name); err == nil {
+	if id, err := virt.DeviceID(name); err == nil {
 		return fmt.Sprintf("cxlv%d", id)
 	}
 	return name

@@ -1,10 +1,10 @@
-// Package debugfs drives the cxl_virt control files: it builds and checks
+// Package virt drives the cxl_virt control files: it builds and checks
 // the create and remove strings, finds the control files (debugfs, or the
 // /sys/bus/cxl_virt pair every cxl_virt has besides), writes
 // them through a writer.Writer, turns the kernel's errno and the module's
 // last_error reason into one line a person can act on, and names the cxlvN
 // device a create made.
-package debugfs
+package virt
 
 import (
 	"fmt"
