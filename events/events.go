@@ -15,10 +15,9 @@ import (
 	"syscall"
 
 	"github.com/cxlv/cxlv/cxlverr"
-	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/host"
-	"github.com/cxlv/cxlv/poison"
 	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/virt"
 	"github.com/cxlv/cxlv/writer"
 )
 
@@ -92,9 +91,9 @@ func (r Request) Check() error {
 	}
 	// The record's Physical Address holds flags in bits 5:0 (CXL r3.0
 	// Table 8-43): a line, as poison's.
-	if *r.DPA%poison.LineSize != 0 {
+	if *r.DPA%virt.LineSize != 0 {
 		return cxlverr.Invalidf("--dpa %#x is not 64-byte aligned: an event's address is a 64-byte line; use %#x",
-			*r.DPA, *r.DPA&^(poison.LineSize-1))
+			*r.DPA, *r.DPA&^(virt.LineSize-1))
 	}
 	return nil
 }
@@ -108,9 +107,6 @@ type Target struct {
 	Host   string // the memdev's PCI function
 }
 
-// controlFile is the module's injection file under debugfs cxl/cxlv.
-const controlFile = "inject_event"
-
 // Injector injects records on one system, every write through W.
 type Injector struct {
 	Host host.Root
@@ -120,15 +116,16 @@ type Injector struct {
 // Resolve finds the endpoint of a DEVICE argument (cxlvN of one endpoint,
 // or memN) and checks the request's DPA against its capacity.
 func (in *Injector) Resolve(name string, r Request) (Target, error) {
-	dev, err := poison.LookupDevice(in.Host, name)
+	dev, err := virt.ResolveMemdevs(in.Host.Sys(), name)
 	if err != nil {
 		return Target{}, err
 	}
-	if len(dev.Memdevs) > 1 {
+	memdevs := dev.Memdevs()
+	if len(memdevs) > 1 {
 		return Target{}, cxlverr.Invalidf("%s is an interleave set of %d memdevs (%s): an event is one endpoint's; name its memdev instead",
-			dev.Virt.Name, len(dev.Memdevs), strings.Join(dev.Memdevs, " "))
+			dev.Virt.Name, len(memdevs), strings.Join(memdevs, " "))
 	}
-	m, err := in.Host.Sys().Memdev(dev.Memdevs[0])
+	m, err := in.Host.Sys().Memdev(memdevs[0])
 	if err != nil {
 		return Target{}, err
 	}
@@ -147,7 +144,7 @@ const MinKernel = cxlverr.KernelEvents
 // inject_event, then a kernel whose cxl_pci does not take the endpoint's MSI
 // (6.1 reads no event logs, so it allocates no vector: no msi_irqs).
 func (in *Injector) Check(t Target) error {
-	if f := in.Host.Debugfs("cxl", "cxlv", controlFile); !sysfs.Exists(f) {
+	if f := virt.DebugfsFile(in.Host, virt.EventFile); !sysfs.Exists(f) {
 		return cxlverr.Errorf(cxlverr.ErrNotSupported, "event inject: no %s: mount debugfs (mount -t debugfs none %s) or load a cxl_virt with event injection (`cxlvctl version` names it)",
 			f, in.Host.Debugfs())
 	}
@@ -175,7 +172,7 @@ func (in *Injector) Inject(t Target, r Request) error {
 	if err := in.Check(t); err != nil {
 		return err
 	}
-	err := in.W.Write(in.Host.Debugfs("cxl", "cxlv", controlFile), request(t, r))
+	err := in.W.Write(virt.DebugfsFile(in.Host, virt.EventFile), request(t, r))
 	if err == nil {
 		return nil
 	}
@@ -183,7 +180,7 @@ func (in *Injector) Inject(t Target, r Request) error {
 	if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) {
 		return cxlverr.Errorf(cxlverr.ErrPermission, "%s: permission denied: run as root", what)
 	}
-	reason := debugfs.LastError(in.Host, controlFile)
+	reason := virt.LastError(in.Host, virt.EventFile)
 	if reason == "" {
 		reason = err.Error()
 	}

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/internal/hostfixture"
 	"github.com/cxlv/cxlv/units"
+	"github.com/cxlv/cxlv/virt"
 )
 
 func TestParseIomemFixture(t *testing.T) {
@@ -95,8 +95,8 @@ func TestHostReadFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Only the kernel's own first page is reserved outside the firmware map.
-	if len(hm.Usable(debugfs.MinDeviceSize)) != 0 || hm.Hidden {
-		t.Errorf("usable = %+v, hidden %v; want none: all big ranges are firmware ranges", hm.Usable(debugfs.MinDeviceSize), hm.Hidden)
+	if len(hm.Usable(virt.MinDeviceSize)) != 0 || hm.Hidden {
+		t.Errorf("usable = %+v, hidden %v; want none: all big ranges are firmware ranges", hm.Usable(virt.MinDeviceSize), hm.Hidden)
 	}
 	if len(hm.SystemRAM) != 2 {
 		t.Errorf("System RAM = %+v", hm.SystemRAM)
@@ -140,7 +140,7 @@ func TestReadBorrowed(t *testing.T) {
 		{Range: Range{0x1d0000000, 512 * units.MiB}, Sources: []string{SourceBorrowed},
 			UsedBy: []Used{{Device: "cxlv0", Range: Range{0x1d0000000, 512 * units.MiB}}}},
 	}
-	if got := hm.Usable(debugfs.MinDeviceSize); !reflect.DeepEqual(got, want) {
+	if got := hm.Usable(virt.MinDeviceSize); !reflect.DeepEqual(got, want) {
 		t.Errorf("Usable = %+v\nwant     %+v", got, want)
 	}
 	if r, ok := hm.Fit(512*units.MiB, units.MiB); !ok || r != (Range{0x1b0000000, 512 * units.MiB}) {

@@ -14,14 +14,10 @@ import (
 	"strings"
 
 	"github.com/cxlv/cxlv/cxlverr"
-	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/host"
 	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/virt"
 )
-
-// LineSize is the unit of poison: the kernel and the device take 64-byte
-// aligned DPAs and poison 64 bytes at a time (CXL r3.0 8.2.9.8.4.2).
-const LineSize = 64
 
 // Spec is an address in one of its three forms: exactly one of DPA, HPA
 // or Namespace is set.
@@ -46,45 +42,10 @@ type Target struct {
 	Region string
 }
 
-// Device is what a DEVICE argument names: a cxl_virt device, or one
-// memdev of it.
-type Device struct {
-	Virt sysfs.VirtDevice
-	// Memdevs are the memdevs the argument covers: all of the device's
-	// for cxlvN, the one named for memN.
-	Memdevs []string
-}
-
-// LookupDevice resolves a DEVICE argument, cxlvN or memN, to its
-// cxl_virt device; a memdev that is not cxl_virt's is refused (QEMU's and
-// real hardware's memory is not cxlvctl's to poison).
-func LookupDevice(root host.Root, name string) (Device, error) {
-	virtName, err := (&debugfs.Control{Host: root}).DeviceOf(name)
-	if err != nil {
-		return Device{}, err
-	}
-	id, err := debugfs.DeviceID(virtName)
-	if err != nil {
-		return Device{}, err
-	}
-	d, err := root.Sys().VirtDevice(fmt.Sprintf("cxlv%d", id))
-	if err != nil {
-		return Device{}, err
-	}
-	dev := Device{Virt: d, Memdevs: d.Memdevs}
-	if strings.HasPrefix(name, "mem") {
-		dev.Memdevs = []string{name}
-	}
-	if len(dev.Memdevs) == 0 {
-		return dev, cxlverr.Errorf(cxlverr.ErrBusy, "%s has no memdev yet (state %q): wait until `cxlvctl list` shows it", d.Name, d.State)
-	}
-	return dev, nil
-}
-
 // Resolve turns spec into the memdev and DPA it names on dev, refusing an
 // address that is not 64-byte aligned or lies outside the device, its
 // regions or the namespace.
-func Resolve(root host.Root, dev Device, spec Spec) (Target, error) {
+func Resolve(root host.Root, dev virt.Device, spec Spec) (Target, error) {
 	switch {
 	case spec.DPA != nil:
 		return resolveDPA(root, dev, *spec.DPA)
@@ -101,22 +62,23 @@ func Resolve(root host.Root, dev Device, spec Spec) (Target, error) {
 }
 
 func checkAligned(what string, addr uint64) error {
-	if addr%LineSize != 0 {
-		return cxlverr.Invalidf("%s is not 64-byte aligned: poison comes in 64-byte lines; use %#x", what, addr&^(LineSize-1))
+	if addr%virt.LineSize != 0 {
+		return cxlverr.Invalidf("%s is not 64-byte aligned: poison comes in 64-byte lines; use %#x", what, addr&^(virt.LineSize-1))
 	}
 	return nil
 }
 
-func resolveDPA(root host.Root, dev Device, dpa uint64) (Target, error) {
+func resolveDPA(root host.Root, dev virt.Device, dpa uint64) (Target, error) {
 	what := fmt.Sprintf("DPA %#x", dpa)
 	if err := checkAligned(what, dpa); err != nil {
 		return Target{}, err
 	}
-	if len(dev.Memdevs) > 1 {
+	memdevs := dev.Memdevs()
+	if len(memdevs) > 1 {
 		return Target{}, cxlverr.Invalidf("%s is an interleave set of %d memdevs (%s): a DPA is one memdev's; name it instead of %s",
-			dev.Virt.Name, len(dev.Memdevs), strings.Join(dev.Memdevs, " "), dev.Virt.Name)
+			dev.Virt.Name, len(memdevs), strings.Join(memdevs, " "), dev.Virt.Name)
 	}
-	m, err := root.Sys().Memdev(dev.Memdevs[0])
+	m, err := root.Sys().Memdev(memdevs[0])
 	if err != nil {
 		return Target{}, err
 	}
@@ -134,15 +96,13 @@ func resolveDPA(root host.Root, dev Device, dpa uint64) (Target, error) {
 // ways (cxl_virt's root decoders do not XOR): the HPA offset's chunk of
 // granularity bytes goes to position chunk % ways, at DPA offset
 // (chunk / ways) * granularity within that endpoint decoder.
-func resolveHPA(t *sysfs.Topology, dev Device, hpa uint64, what string) (Target, error) {
+func resolveHPA(t *sysfs.Topology, dev virt.Device, hpa uint64, what string) (Target, error) {
 	if err := checkAligned(what, hpa); err != nil {
 		return Target{}, err
 	}
 	var mapped []string
-	for _, l := range t.Links() {
-		if l.Virt == nil || l.Virt.Name != dev.Virt.Name {
-			continue
-		}
+	// A device not in the topology has no region.
+	if l, err := virt.LinkOf(t, dev.Virt.Name); err == nil {
 		for _, rl := range l.Regions {
 			r := rl.Region
 			if !r.Committed {
@@ -164,7 +124,7 @@ func resolveHPA(t *sysfs.Topology, dev Device, hpa uint64, what string) (Target,
 	return Target{}, cxlverr.Invalidf("%s is outside the regions of %s (%s)", what, dev.Virt.Name, strings.Join(mapped, ", "))
 }
 
-func regionTarget(t *sysfs.Topology, dev Device, r *sysfs.Region, hpa uint64, what string) (Target, error) {
+func regionTarget(t *sysfs.Topology, dev virt.Device, r *sysfs.Region, hpa uint64, what string) (Target, error) {
 	if r.InterleaveWays == 0 || r.InterleaveGranularity == 0 || uint64(len(r.Targets)) != r.InterleaveWays {
 		return Target{}, fmt.Errorf("%s: %s has %d targets for %d ways at granularity %d: cannot translate",
 			what, r.Name, len(r.Targets), r.InterleaveWays, r.InterleaveGranularity)
@@ -180,8 +140,8 @@ func regionTarget(t *sysfs.Topology, dev Device, r *sysfs.Region, hpa uint64, wh
 	if dec.DPAResource == nil {
 		return Target{}, cxlverr.Errorf(cxlverr.ErrPermission, "%s: the DPA of %s is readable by root only: run as root", what, decoderName)
 	}
-	if !slices.Contains(dev.Memdevs, m.Name) {
-		return Target{}, cxlverr.Invalidf("%s maps to %s, not to %s: name %s or %s", what, m.Name, strings.Join(dev.Memdevs, " "), m.Name, dev.Virt.Name)
+	if memdevs := dev.Memdevs(); !slices.Contains(memdevs, m.Name) {
+		return Target{}, cxlverr.Invalidf("%s maps to %s, not to %s: name %s or %s", what, m.Name, strings.Join(memdevs, " "), m.Name, dev.Virt.Name)
 	}
 	h := hpa
 	return Target{Device: dev.Virt.Name, Memdev: m.Name, DPA: *dec.DPAResource + dpaOffset, HPA: &h, Region: r.Name}, nil
@@ -192,7 +152,7 @@ func regionTarget(t *sysfs.Topology, dev Device, r *sysfs.Region, hpa uint64, wh
 // device's resource (the namespace's start plus the info block and the
 // struct page reserve), a raw namespace's at its own. A sector
 // namespace's BTT remaps blocks, so an offset there has no fixed address.
-func resolveNamespace(root host.Root, dev Device, name string, offset uint64) (Target, error) {
+func resolveNamespace(root host.Root, dev virt.Device, name string, offset uint64) (Target, error) {
 	t, err := root.Sys().Topology()
 	if err != nil {
 		return Target{}, err

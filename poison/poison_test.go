@@ -13,6 +13,7 @@ import (
 	"github.com/cxlv/cxlv/internal/fixturetest"
 	"github.com/cxlv/cxlv/internal/hostfixture"
 	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/virt"
 	"github.com/cxlv/cxlv/writer"
 	"github.com/cxlv/cxlv/writer/writertest"
 )
@@ -26,9 +27,9 @@ func u64(v uint64) *uint64 { return &v }
 
 func resolve(t *testing.T, root host.Root, device string, spec Spec) (Target, error) {
 	t.Helper()
-	dev, err := LookupDevice(root, device)
+	dev, err := virt.ResolveMemdevs(root.Sys(), device)
 	if err != nil {
-		t.Fatalf("LookupDevice(%s): %v", device, err)
+		t.Fatalf("ResolveMemdevs(%s): %v", device, err)
 	}
 	return Resolve(root, dev, spec)
 }
@@ -90,29 +91,6 @@ func TestResolveRefusals(t *testing.T) {
 	}
 }
 
-func TestLookupDevice(t *testing.T) {
-	root := hostfixture.Root(t, regionFixture)
-	for _, tc := range []struct {
-		name    string
-		memdevs string
-		kind    error
-	}{
-		{"cxlv0", "mem0", nil},
-		{"mem0", "mem0", nil},
-		{"mem7", "", cxlverr.ErrNotFound}, // no such memdev
-		{"cxlv3", "", cxlverr.ErrNotFound},
-		{"disk0", "", cxlverr.ErrInvalid},
-	} {
-		d, err := LookupDevice(root, tc.name)
-		switch {
-		case tc.kind != nil && !errors.Is(err, tc.kind):
-			t.Errorf("%s: %v, want %v", tc.name, err, tc.kind)
-		case tc.kind == nil && (err != nil || strings.Join(d.Memdevs, " ") != tc.memdevs):
-			t.Errorf("%s: %v %v, want %s", tc.name, d.Memdevs, err, tc.memdevs)
-		}
-	}
-}
-
 // 6.1 has neither trigger_poison_list nor the debugfs files: the typed
 // refusal, and nothing written.
 func TestKernelTooOld(t *testing.T) {
@@ -170,7 +148,7 @@ func TestListReadsItsTracefsInstance(t *testing.T) {
 		}
 		for i, dpa := range []uint64{0x1000, 0x200000} {
 			r := records[i]
-			if r.Memdev != "mem0" || r.DPA != dpa || r.Length != LineSize || r.Source != "Injected" ||
+			if r.Memdev != "mem0" || r.DPA != dpa || r.Length != virt.LineSize || r.Source != "Injected" ||
 				r.Region != "region0" || r.HPA == nil || *r.HPA != 0x110000000+dpa || r.Flags != nil || r.OverflowTime != 0 {
 				t.Errorf("record %d: %+v (HPA %v), want DPA %#x at HPA %#x in region0, Injected", i, r, r.HPA, dpa, 0x110000000+dpa)
 			}
@@ -195,7 +173,7 @@ func TestSendWritesTheDPA(t *testing.T) {
 	root := hostfixture.Root(t, poisonFixture)
 	rec := &writertest.Recorder{}
 	p := &Poisoner{Host: root, W: rec}
-	dev, err := LookupDevice(root, "cxlv0")
+	dev, err := virt.ResolveMemdevs(root.Sys(), "cxlv0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,15 +235,15 @@ func TestResolveHPAOnASetAgreesWithTheKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, err := LookupDevice(root, "cxlv0")
+	dev, err := virt.ResolveMemdevs(root.Sys(), "cxlv0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(dev.Memdevs) != 4 {
-		t.Fatalf("cxlv0's memdevs %v, want the 4 of the set", dev.Memdevs)
+	if len(dev.Memdevs()) != 4 {
+		t.Fatalf("cxlv0's memdevs %v, want the 4 of the set", dev.Memdevs())
 	}
 	positions := map[uint64]bool{}
-	for _, memdev := range dev.Memdevs {
+	for _, memdev := range dev.Memdevs() {
 		records, err := ParseTrace(string(trace), memdev)
 		if err != nil || len(records) != 1 || records[0].HPA == nil {
 			t.Fatalf("%s: records %+v (%v), want one with an HPA", memdev, records, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/units"
+	"github.com/cxlv/cxlv/virt"
 	"github.com/cxlv/cxlv/writer"
 )
 
@@ -208,7 +209,7 @@ func (m *Manager) plan(s Spec) (plan, error) {
 		return plan{}, err
 	}
 	// Refused before anything is written: the kernel's refusal is a WARN.
-	if err := m.Host.Sys().VirtCommitsRefused(md.Name); err != nil {
+	if err := virt.CommitsRefused(m.Host.Sys(), md.Name); err != nil {
 		return plan{}, err
 	}
 	if s.Type == TypeRAM {

@@ -71,7 +71,7 @@ func hintFor(err error, h host.Root) string {
 // VM: committing a region must invalidate CPU caches
 // (cxl_region_invalidate_memregion), which the kernel will not do when the
 // CPU reports a hypervisor. cxl_virt lifts it for its own regions unless
-// loaded with coherent_regions=0 (sysfs.VirtCommitsRefused says so first).
+// loaded with coherent_regions=0 (virt.CommitsRefused says so first).
 const hypervisorHint = "this CPU reports a hypervisor, and Linux 6.2+ refuses to commit CXL regions in a VM " +
 	"(dmesg: Failed to synchronize CPU cache state): a cxl_virt device's regions commit when cxl_virt is loaded with coherent_regions=1 " +
 	"(/sys/bus/cxl_virt/cache_invalidation: skipped); other devices need bare metal, or a VM with the bit hidden (QEMU -cpu ...,hypervisor=off)"

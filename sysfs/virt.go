@@ -1,10 +1,8 @@
 package sysfs
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -116,36 +114,6 @@ func (f FS) VirtHooks() ([]VirtHook, error) {
 		hooks = append(hooks, VirtHook{Name: c[0], State: c[1], Target: c[2], Kernels: c[3], Switch: c[4], Why: c[5]})
 	}
 	return hooks, nil
-}
-
-// VirtCommitsRefused returns a *CacheInvalidationError when the kernel will
-// refuse to commit a region on memdev, a cxl_virt device's memdev, because
-// the CPU cannot invalidate its caches and the module does not lift that.
-func (f FS) VirtCommitsRefused(memdev string) error {
-	state := f.VirtCacheInvalidation()
-	if state != CacheInvalidationOff && state != CacheInvalidationUnavailable {
-		return nil
-	}
-	d, err := f.VirtDeviceOf(memdev)
-	if err != nil || d == nil {
-		return err
-	}
-	return &CacheInvalidationError{State: state}
-}
-
-// VirtDeviceOf returns the cxl_virt device (or interleave set) that has
-// memdev, or nil when none has it or cxl_virt is not loaded.
-func (f FS) VirtDeviceOf(memdev string) (*VirtDevice, error) {
-	devices, err := f.VirtDevices()
-	if err != nil && !errors.Is(err, cxlverr.ErrNotSupported) {
-		return nil, err
-	}
-	for i := range devices {
-		if slices.Contains(devices[i].Memdevs, memdev) {
-			return &devices[i], nil
-		}
-	}
-	return nil, nil
 }
 
 // VirtDevices lists the cxl_virt devices.

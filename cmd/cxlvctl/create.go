@@ -7,10 +7,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/cxlverr"
-	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/hostmem"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/units"
+	"github.com/cxlv/cxlv/virt"
 )
 
 func createCommand() *cli.Command {
@@ -69,7 +69,7 @@ func runCreate(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("create takes no arguments, got %q", c.Args().First())
 	}
-	spec := debugfs.CreateSpec{Pmem: c.Bool("pmem"), Borrow: c.Bool("borrow")}
+	spec := virt.CreateSpec{Pmem: c.Bool("pmem"), Borrow: c.Bool("borrow")}
 	// An absent flag stays 0, which Validate reports as required.
 	spec.Memstart, _ = parsed[uint64](c, "memstart")
 	spec.Memsize, _ = parsed[uint64](c, "size")
@@ -140,7 +140,7 @@ func perfFlags(c *cli.Context) sysfs.Coordinates {
 // place picks where a device of spec.Memsize goes when no --memstart was
 // given: the first reserved or free borrowed range that fits, else RAM
 // borrowed from the kernel; an interleave set only on a range that fits.
-func place(e *env, spec debugfs.CreateSpec) (debugfs.CreateSpec, error) {
+func place(e *env, spec virt.CreateSpec) (virt.CreateSpec, error) {
 	hm, err := hostmem.Read(e.host)
 	if err != nil {
 		return spec, err
@@ -160,7 +160,7 @@ func place(e *env, spec debugfs.CreateSpec) (debugfs.CreateSpec, error) {
 
 // announceBorrow says, before the create (and in a dry run), that the
 // device's range is taken from System RAM rather than a reserved range.
-func announceBorrow(e *env, spec debugfs.CreateSpec) {
+func announceBorrow(e *env, spec virt.CreateSpec) {
 	where := "where the module finds blocks it can offline (above 4G, one node; `cxlvctl ranges` shows it afterwards)"
 	if spec.Memstart != 0 {
 		where = fmt.Sprintf("at %#x", spec.Memstart)
@@ -171,7 +171,7 @@ func announceBorrow(e *env, spec debugfs.CreateSpec) {
 
 // refuseOverlap refuses a range that overlaps a device's, as the module
 // would (EEXIST), naming that device.
-func refuseOverlap(e *env, spec debugfs.CreateSpec) error {
+func refuseOverlap(e *env, spec virt.CreateSpec) error {
 	devs, err := e.host.Sys().VirtDevices()
 	if err != nil {
 		return nil // no module: the create says so
@@ -189,8 +189,8 @@ func refuseOverlap(e *env, spec debugfs.CreateSpec) error {
 
 // interleaveFlags reads --ways, --host-bridges and --granularity; the
 // create spec checks what they make together.
-func interleaveFlags(c *cli.Context) debugfs.Interleave {
-	var il debugfs.Interleave
+func interleaveFlags(c *cli.Context) virt.Interleave {
+	var il virt.Interleave
 	il.Ways, _ = parsed[uint64](c, "ways")
 	il.HostBridges, _ = parsed[uint64](c, "host-bridges")
 	il.Granularity, _ = parsed[uint64](c, "granularity")

@@ -17,6 +17,7 @@ import (
 	"github.com/cxlv/cxlv/host"
 	"github.com/cxlv/cxlv/mbox"
 	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/virt"
 )
 
 func listCommand() *cli.Command {
@@ -86,16 +87,14 @@ func printDevice(e *env, asJSON bool, name string) error {
 	if err != nil {
 		return err
 	}
-	for _, l := range t.Links() {
-		if l.Virt == nil || l.Virt.Name != name {
-			continue
-		}
-		if asJSON {
-			return writeJSON(e.out, view.Link(l, t.Regions))
-		}
-		return printTable(e.out, []sysfs.DeviceLink{l}, listOptions{headers: true}, nil)
+	l, err := virt.LinkOf(t, name)
+	if err != nil {
+		return err
 	}
-	return &cxlverr.NotFoundError{Kind: "cxl_virt device", Name: name}
+	if asJSON {
+		return writeJSON(e.out, view.Link(l, t.Regions))
+	}
+	return printTable(e.out, []sysfs.DeviceLink{l}, listOptions{headers: true}, nil)
 }
 
 func printLinks(e *env, opt listOptions) error {

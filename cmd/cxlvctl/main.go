@@ -2,7 +2,7 @@
 // and remove them, list them linked to their regions and namespaces, find
 // reserved memory for them, and complete their names in the shell.
 //
-// Commands stay thin: they parse flags, call the sysfs/debugfs/region
+// Commands stay thin: they parse flags, call the sysfs/virt/region
 // packages and print. Exit codes, for scripts:
 //
 //	0  success
@@ -31,9 +31,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/cxlverr"
-	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/host"
 	"github.com/cxlv/cxlv/sysfs"
+	"github.com/cxlv/cxlv/virt"
 	"github.com/cxlv/cxlv/writer"
 )
 
@@ -283,8 +283,8 @@ func (e *env) dryRunWriter() *writer.DryRun {
 }
 
 // control returns the cxl_virt control for this environment.
-func (e *env) control() *debugfs.Control {
-	ctl := debugfs.NewControl(e.host, e.w)
+func (e *env) control() *virt.Control {
+	ctl := virt.NewControl(e.host, e.w)
 	ctl.DryRun = e.dryRun
 	return ctl
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/poison"
+	"github.com/cxlv/cxlv/virt"
 )
 
 const poisonAddressHelp = "Exactly one address: --dpa (the memdev's device physical address; a set's cxlvN\n" +
@@ -91,15 +92,15 @@ func poisonSpec(c *cli.Context, verb string) (poison.Spec, error) {
 
 // poisonDevice checks the one DEVICE argument of a poison command and
 // looks it up.
-func poisonDevice(c *cli.Context, verb string) (*env, poison.Device, error) {
+func poisonDevice(c *cli.Context, verb string) (*env, virt.Device, error) {
 	if c.NArg() != 1 {
-		return nil, poison.Device{}, usagef("poison %s needs exactly one device (cxlvN or memN), got %d", verb, c.NArg())
+		return nil, virt.Device{}, usagef("poison %s needs exactly one device (cxlvN or memN), got %d", verb, c.NArg())
 	}
 	e, err := newEnv(c)
 	if err != nil {
-		return nil, poison.Device{}, err
+		return nil, virt.Device{}, err
 	}
-	dev, err := poison.LookupDevice(e.host, c.Args().First())
+	dev, err := virt.ResolveMemdevs(e.host.Sys(), c.Args().First())
 	return e, dev, err
 }
 
@@ -113,7 +114,7 @@ func runPoisonSend(c *cli.Context, op poison.Op) error {
 		return err
 	}
 	p := e.poisoner()
-	if err := p.Check(op, dev.Memdevs[0]); err != nil {
+	if err := p.Check(op, dev.Memdevs()[0]); err != nil {
 		return err
 	}
 	t, err := poison.Resolve(e.host, dev, spec)
@@ -140,22 +141,22 @@ func runPoisonList(c *cli.Context) error {
 		if len(names) > 1 {
 			return usagef("poison list: all names every device; give it alone")
 		}
-		virt, err := e.host.Sys().VirtDevices()
+		devices, err := e.host.Sys().VirtDevices()
 		if err != nil {
 			return err
 		}
 		names = nil
-		for _, v := range virt {
+		for _, v := range devices {
 			names = append(names, v.Name)
 		}
 	}
 	var memdevs []string
 	for _, name := range names {
-		dev, err := poison.LookupDevice(e.host, name)
+		dev, err := virt.ResolveMemdevs(e.host.Sys(), name)
 		if err != nil {
 			return err
 		}
-		for _, m := range dev.Memdevs {
+		for _, m := range dev.Memdevs() {
 			if slices.Contains(memdevs, m) {
 				return usagef("poison list: %s is named twice (%s)", m, name)
 			}

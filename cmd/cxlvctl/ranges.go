@@ -6,9 +6,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/hostmem"
 	"github.com/cxlv/cxlv/units"
+	"github.com/cxlv/cxlv/virt"
 )
 
 func rangesCommand() *cli.Command {
@@ -68,7 +68,7 @@ func runRanges(c *cli.Context) error {
 		fmt.Fprintln(e.errOut, "cxlvctl: warning: /proc/iomem hides addresses from non-root users; run as root to see every range")
 	}
 	out := rangesJSON{Reserved: []rangeJSON{}}
-	for _, r := range hm.Usable(debugfs.MinDeviceSize) {
+	for _, r := range hm.Usable(virt.MinDeviceSize) {
 		j := rangeJSON{Start: r.Start, Size: r.Size, Sources: r.Sources}
 		for _, u := range r.UsedBy {
 			j.UsedBy = append(j.UsedBy, usedJSON{Device: u.Device, Start: u.Start, Size: u.Size})

@@ -14,6 +14,7 @@ import (
 	"github.com/cxlv/cxlv/region"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/units"
+	"github.com/cxlv/cxlv/virt"
 )
 
 func regionCommand() *cli.Command {
@@ -211,7 +212,7 @@ func membersOf(sys sysfs.FS, device string) ([]string, error) {
 // notSetMember refuses a region on one memdev of an interleave set: the
 // set's root decoder interleaves across all of them.
 func notSetMember(sys sysfs.FS, memdev string) error {
-	d, err := sys.VirtDeviceOf(memdev)
+	d, err := virt.OfMemdev(sys, memdev)
 	if err != nil || d == nil || !d.Set() {
 		return err
 	}
@@ -219,32 +220,18 @@ func notSetMember(sys sysfs.FS, memdev string) error {
 		memdev, *d.Ways, d.Name, d.Name)
 }
 
-// memdevOf is the memdev of a cxl_virt device, "" before cxl_mem probed it.
-func memdevOf(sys sysfs.FS, device string) (string, error) {
-	t, err := sys.Topology()
-	if err != nil {
-		return "", err
-	}
-	for _, l := range t.Links() {
-		if l.Virt == nil || l.Virt.Name != device {
-			continue
-		}
-		if l.Memdev == nil {
-			return "", nil
-		}
-		return l.Memdev.Name, nil
-	}
-	return "", &cxlverr.NotFoundError{Kind: "cxl_virt device", Name: device}
-}
-
 // teardown destroys the namespaces (unless o.KeepNamespaces), regions and
 // DPA of a cxl_virt device for `remove --force`.
 func teardown(e *env, device string, o region.DestroyOptions) ([]region.Kept, error) {
-	memdev, err := memdevOf(e.host.Sys(), device)
-	if err != nil || memdev == "" {
+	t, err := e.host.Sys().Topology()
+	if err != nil {
+		return nil, err
+	}
+	l, err := virt.LinkOf(t, device)
+	if err != nil || l.Memdev == nil {
 		return nil, err // without a memdev nothing can have been built on it
 	}
-	return regionManager(e, region.DefaultTimeout).Teardown(memdev, o)
+	return regionManager(e, region.DefaultTimeout).Teardown(l.Memdev.Name, o)
 }
 
 // keptJSON is a region destroyed with its namespaces' labels kept, and the
@@ -260,7 +247,7 @@ type keptJSON struct {
 func keptCommand(sys sysfs.FS, k region.Kept) string {
 	target := "--memdev " + strings.Join(k.Memdevs, ",")
 	if len(k.Memdevs) > 0 {
-		if d, err := sys.VirtDeviceOf(k.Memdevs[0]); err == nil && d != nil {
+		if d, err := virt.OfMemdev(sys, k.Memdevs[0]); err == nil && d != nil {
 			target = "--device " + d.Name
 		}
 	}

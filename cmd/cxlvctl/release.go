@@ -5,8 +5,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/units"
+	"github.com/cxlv/cxlv/virt"
 )
 
 func releaseCommand() *cli.Command {
@@ -55,7 +55,7 @@ type releasedJSON struct {
 	Onlined int    `json:"onlined_blocks"`
 }
 
-func releasedOf(b *debugfs.GivenBack) *releasedJSON {
+func releasedOf(b *virt.GivenBack) *releasedJSON {
 	if b == nil {
 		return nil
 	}
@@ -63,7 +63,7 @@ func releasedOf(b *debugfs.GivenBack) *releasedJSON {
 }
 
 // givenBack says what a release gave back to the kernel.
-func givenBack(b *debugfs.GivenBack) string {
+func givenBack(b *virt.GivenBack) string {
 	if b == nil {
 		return "gave the range back to the kernel"
 	}

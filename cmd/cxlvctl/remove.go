@@ -10,10 +10,10 @@ import (
 
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/cxlverr"
-	"github.com/cxlv/cxlv/debugfs"
 	"github.com/cxlv/cxlv/region"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/units"
+	"github.com/cxlv/cxlv/virt"
 )
 
 func removeCommand() *cli.Command {
@@ -88,7 +88,7 @@ func runRemove(c *cli.Context) error {
 		}
 	}
 	var out removedJSON
-	err = removeEach(e, todo, force, o, release, &out, func(r removal, back *debugfs.GivenBack) {
+	err = removeEach(e, todo, force, o, release, &out, func(r removal, back *virt.GivenBack) {
 		if !e.dryRun && !c.Bool("json") {
 			if release {
 				fmt.Fprintf(e.out, "removed %s; %s\n", r.what, givenBack(back))
@@ -119,7 +119,7 @@ func runRemove(c *cli.Context) error {
 
 // removeEach tears down (force) and removes each device in turn, stopping
 // at the first error, and records what it did in out.
-func removeEach(e *env, todo []removal, force bool, o region.DestroyOptions, release bool, out *removedJSON, removed func(removal, *debugfs.GivenBack)) error {
+func removeEach(e *env, todo []removal, force bool, o region.DestroyOptions, release bool, out *removedJSON, removed func(removal, *virt.GivenBack)) error {
 	for _, r := range todo {
 		if force {
 			k, err := teardown(e, r.device, o)
@@ -185,23 +185,13 @@ func resolveRemovals(e *env, names []string) ([]removal, error) {
 	}
 	var out []removal
 	for _, name := range names {
-		device, err := e.control().DeviceOf(name)
+		dev, err := e.control().Resolve(name)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := debugfs.DeviceID(device); err != nil {
-			return nil, err
-		}
-		vd, err := e.host.Sys().VirtDevice(canonicalDevice(device))
-		if err != nil {
-			var nf *cxlverr.NotFoundError
-			if errors.As(err, &nf) {
-				return nil, &cxlverr.Error{Msg: fmt.Sprintf("remove: no device %s: see `cxlvctl list`", nf.Name), Err: err}
-			}
-			return nil, err
-		}
+		vd := dev.Virt
 		what := vd.Name
-		if name != device {
+		if dev.Memdev != "" {
 			if vd.Set() {
 				return nil, usagef("remove %s: %s is one of the %d memdevs (%s) of the interleave set %s, which goes as a whole: name the set (cxlvctl remove %s)",
 					name, name, len(vd.Memdevs), strings.Join(vd.Memdevs, " "), vd.Name, vd.Name)
@@ -216,14 +206,6 @@ func resolveRemovals(e *env, names []string) ([]removal, error) {
 		out = append(out, removal{device: vd.Name, what: what, vd: vd})
 	}
 	return out, nil
-}
-
-// canonicalDevice is cxlvN for "cxlvN" or "N".
-func canonicalDevice(name string) string {
-	if id, err := debugfs.DeviceID(name); err == nil {
-		return fmt.Sprintf("cxlv%d", id)
-	}
-	return name
 }
 
 // checkRemove refuses, before anything is written, what the remove of one
@@ -277,18 +259,17 @@ func refuseOnlineMemory(e *env, device string) error {
 	if err != nil {
 		return fmt.Errorf("remove %s: reading whether its memory is online: %w", device, err)
 	}
-	for _, l := range t.Links() {
-		if l.Virt == nil || l.Virt.Name != device {
+	l, err := virt.LinkOf(t, device)
+	if err != nil {
+		return nil // not in the topology: no region
+	}
+	for _, r := range l.Regions {
+		st := r.RAM
+		if st == nil || st.Summary.Online == 0 {
 			continue
 		}
-		for _, r := range l.Regions {
-			st := r.RAM
-			if st == nil || st.Summary.Online == 0 {
-				continue
-			}
-			return cxlverr.Errorf(cxlverr.ErrBusy, "remove %s: %s has %s of memory online (%s): run `cxlvctl region destroy --force %s` first (it offlines the memory), or `cxlvctl remove --force %s`",
-				device, r.Region.Name, units.FormatSize(st.Summary.OnlineBytes()), memoryWhere(st), r.Region.Name, device)
-		}
+		return cxlverr.Errorf(cxlverr.ErrBusy, "remove %s: %s has %s of memory online (%s): run `cxlvctl region destroy --force %s` first (it offlines the memory), or `cxlvctl remove --force %s`",
+			device, r.Region.Name, units.FormatSize(st.Summary.OnlineBytes()), memoryWhere(st), r.Region.Name, device)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package debugfs
+package virt
 
 import (
 	"errors"
@@ -84,13 +84,13 @@ func TestValidate(t *testing.T) {
 
 func TestDeviceID(t *testing.T) {
 	for in, want := range map[string]int{"cxlv0": 0, "cxlv15": 15} {
-		if got, err := DeviceID(in); err != nil || got != want {
-			t.Errorf("DeviceID(%q) = %d, %v; want %d", in, got, err, want)
+		if got, err := deviceID(in); err != nil || got != want {
+			t.Errorf("deviceID(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"", "cxlv", "mem0", "cxlv-1", "cxlv1x", "cxlv99999999999", "0", "3", "cxlv+3", "cxlv03"} {
-		if _, err := DeviceID(in); !errors.Is(err, cxlverr.ErrInvalid) {
-			t.Errorf("DeviceID(%q) error = %v; want cxlverr.ErrInvalid", in, err)
+		if _, err := deviceID(in); !errors.Is(err, cxlverr.ErrInvalid) {
+			t.Errorf("deviceID(%q) error = %v; want cxlverr.ErrInvalid", in, err)
 		}
 	}
 	if got := RemoveString(2, false); got != "cxlv_dev_id=2" {

@@ -1,4 +1,4 @@
-package debugfs
+package virt
 
 import (
 	"errors"

@@ -1,15 +1,17 @@
-// Package debugfs drives the cxl_virt control files: it builds and checks
-// the create and remove strings, finds the control files (debugfs, or the
-// /sys/bus/cxl_virt pair every cxl_virt has besides), writes
-// them through a writer.Writer, turns the kernel's errno and the module's
-// last_error reason into one line a person can act on, and names the cxlvN
-// device a create made.
-package debugfs
+// Package virt is the client of the cxl_virt module: its control files
+// (debugfs cxl/cxlv, or the /sys/bus/cxl_virt ones every cxl_virt has
+// besides) and the one answer to which cxl_virt device a name means. It
+// builds and checks the create, remove and release strings, writes them
+// through a writer.Writer, turns the kernel's errno and the module's
+// last_error reason into one line a person can act on, names the cxlvN a
+// create made, waits for its memdevs and onlines the memory a release gives
+// back. Resolve turns the names users type (cxlvN, memN) into a device;
+// poison and events act on what it gives.
+package virt
 
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/sysfs"
@@ -26,6 +28,12 @@ const (
 	// MaxDevices is how many cxlvN devices the module allows at once.
 	MaxDevices = 16
 )
+
+// LineSize is the unit of a device's media: the kernel and the device take
+// 64-byte aligned DPAs and poison 64 bytes at a time (CXL r3.0
+// 8.2.9.8.4.2), and an event record's address keeps flags in bits 5:0
+// (Table 8-43).
+const LineSize = 64
 
 // CreateSpec is one create request.
 type CreateSpec struct {
@@ -240,13 +248,3 @@ func RemoveString(id int, release bool) string {
 // ReleaseString is the text written to the release file for the free
 // borrowed range that starts at start.
 func ReleaseString(start uint64) string { return fmt.Sprintf("memstart=%#x", start) }
-
-// DeviceID parses a device name as list prints it: "cxlv3" is 3. A bare
-// number, a sign or a leading zero is not a name (list refuses them too).
-func DeviceID(name string) (int, error) {
-	n, err := strconv.Atoi(strings.TrimPrefix(name, "cxlv"))
-	if err != nil || n < 0 || n >= 1<<31 || name != "cxlv"+strconv.Itoa(n) {
-		return 0, cxlverr.Invalidf("invalid device name %q: use cxlvN as shown by `cxlvctl list`", name)
-	}
-	return n, nil
-}

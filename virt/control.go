@@ -1,4 +1,4 @@
-package debugfs
+package virt
 
 import (
 	"context"
@@ -54,12 +54,20 @@ func (c *Control) Files() (Files, error) {
 	}
 	bus := c.Host.Sys().Path("bus", "cxl_virt")
 	f := Files{Dir: bus, LastError: filepath.Join(bus, "last_error")}
-	dir := c.Host.Debugfs("cxl", "cxlv")
+	dir := DebugfsFile(c.Host, "")
 	if sysfs.Exists(filepath.Join(dir, "create")) && !c.lockedDown() {
 		f.Dir, f.Fallback = dir, bus
 	}
 	return f, nil
 }
+
+// EventFile is the control file that injects event records: in debugfs
+// only, with no /sys/bus/cxl_virt twin (kmod/cxlv_ctl.c).
+const EventFile = "inject_event"
+
+// DebugfsFile is the path of the control file name in debugfs (cxl/cxlv);
+// "" is that directory.
+func DebugfsFile(root host.Root, name string) string { return root.Debugfs("cxl", "cxlv", name) }
 
 // lockedDown reports kernel lockdown ([integrity] or [confidentiality]),
 // under which debugfs refuses writes.
@@ -360,40 +368,26 @@ func releasable(d sysfs.VirtDevice) error {
 	return nil
 }
 
-// DeviceOf names the cxl_virt device of name: name itself ("cxlv3" or
-// "3"), or for a memdev ("mem5") the device, or interleave set, that has
-// it (the module removes a set as a whole); a memdev no cxl_virt device
-// has is an invalid name.
-func (c *Control) DeviceOf(name string) (string, error) {
-	if n, ok := strings.CutPrefix(name, "mem"); !ok || strings.Trim(n, "0123456789") != "" || n == "" {
-		return name, nil
-	}
-	d, err := c.Host.Sys().VirtDeviceOf(name)
-	if err != nil {
-		return "", err
-	}
-	if d != nil {
-		return d.Name, nil
-	}
-	// QEMU's or hardware's: nothing remove can act on; none: unknown.
-	if _, err := c.Host.Sys().Memdev(name); err != nil {
-		return "", cxlverr.Errorf(cxlverr.ErrNotFound, "memdev %s not found: no cxl_virt device has it; use cxlvN or memN as shown by `cxlvctl list`", name)
-	}
-	return "", cxlverr.Invalidf("invalid device name %q: no cxl_virt device has memdev %s; use cxlvN as shown by `cxlvctl list`", name, name)
+// Resolve resolves the name of a device to remove (the package's Resolve),
+// in remove's words when it is not there.
+func (c *Control) Resolve(name string) (Device, error) {
+	d, err := Resolve(c.Host.Sys(), name)
+	return d, noDevice(err)
 }
 
-// device reads the cxl_virt device called name ("cxlv3" or "3").
+// device reads the cxl_virt device called name (cxlvN), in remove's words
+// when it is not there.
 func (c *Control) device(name string) (sysfs.VirtDevice, error) {
-	id, err := DeviceID(name)
-	if err != nil {
-		return sysfs.VirtDevice{}, err
-	}
-	d, err := c.Host.Sys().VirtDevice(fmt.Sprintf("cxlv%d", id))
+	d, err := lookup(c.Host.Sys(), name)
+	return d, noDevice(err)
+}
+
+func noDevice(err error) error {
 	var nf *cxlverr.NotFoundError
 	if errors.As(err, &nf) {
-		return d, &cxlverr.Error{Msg: fmt.Sprintf("remove: no device %s: see `cxlvctl list`", nf.Name), Err: err}
+		return &cxlverr.Error{Msg: fmt.Sprintf("remove: no device %s: see `cxlvctl list`", nf.Name), Err: err}
 	}
-	return d, err
+	return err
 }
 
 // WaitMemdev waits until the device's memdev is bound to cxl_mem and has
@@ -442,31 +436,29 @@ func (c *Control) memdevState(name string) (state, memdev string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	for _, l := range t.Links() {
-		if l.Virt == nil || l.Virt.Name != name {
-			continue
-		}
-		if l.Virt.State != "" && l.Virt.State != "ready" && l.Virt.State != "busy" {
-			return "device " + l.Virt.State, "", nil
-		}
-		members := l.Endpoints()
-		switch {
-		case len(members) == 0:
-			return "waiting for memdev", "", nil
-		case l.Virt.Set() && uint64(len(members)) < *l.Virt.Ways:
-			return fmt.Sprintf("waiting for memdevs (%d of %d)", len(members), *l.Virt.Ways), "", nil
-		}
-		var names []string
-		for _, m := range members {
-			names = append(names, m.Memdev.Name)
-			switch {
-			case m.Memdev.Driver == "":
-				return "waiting for cxl_mem to bind " + m.Memdev.Name, m.Memdev.Name, nil
-			case m.Endpoint == nil:
-				return "waiting for the endpoint of " + m.Memdev.Name, m.Memdev.Name, nil
-			}
-		}
-		return "ready", strings.Join(names, " "), nil
+	l, err := LinkOf(t, name)
+	if err != nil {
+		return "", "", err
 	}
-	return "", "", &cxlverr.NotFoundError{Kind: "cxl_virt device", Name: name}
+	if l.Virt.State != "" && l.Virt.State != "ready" && l.Virt.State != "busy" {
+		return "device " + l.Virt.State, "", nil
+	}
+	members := l.Endpoints()
+	switch {
+	case len(members) == 0:
+		return "waiting for memdev", "", nil
+	case l.Virt.Set() && uint64(len(members)) < *l.Virt.Ways:
+		return fmt.Sprintf("waiting for memdevs (%d of %d)", len(members), *l.Virt.Ways), "", nil
+	}
+	var names []string
+	for _, m := range members {
+		names = append(names, m.Memdev.Name)
+		switch {
+		case m.Memdev.Driver == "":
+			return "waiting for cxl_mem to bind " + m.Memdev.Name, m.Memdev.Name, nil
+		case m.Endpoint == nil:
+			return "waiting for the endpoint of " + m.Memdev.Name, m.Memdev.Name, nil
+		}
+	}
+	return "ready", strings.Join(names, " "), nil
 }
