@@ -46,6 +46,13 @@ go_test_passed() {
 # say MESSAGE: a progress line.
 say() { printf '[cxlv] %s\n' "$*"; }
 
+# show CMD...: prints the command line, then runs it (the demos' narration;
+# under errexit a failure ends the script).
+show() {
+	printf '$ %s\n' "$*"
+	"$@"
+}
+
 # expect_eq WHAT GOT WANT: fails the script unless GOT is WANT.
 expect_eq() {
 	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
