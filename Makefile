@@ -115,6 +115,7 @@ demo: deps build kmod
 	bash test/demo.sh
 
 bench: deps build kmod
+	bash test/bench/startup.sh
 	bash test/bench/run.sh
 	bash test/bench/ram-node.sh
 	bash test/bench/demotion.sh

@@ -68,60 +68,220 @@ func jsonType(v any) string {
 	return "null"
 }
 
+// fixtureTraits says what each captured tree is, in the words of
+// traitMeaning, from its setup script (test/vm/fixture-setup/<name>.sh) and
+// what the capture kept. They decide which commands succeed on it.
+var fixtureTraits = map[string]string{
+	"cxlv-bare":               "virt memmap pmem",
+	"cxlv-borrowed":           "virt pmem kmem",
+	"cxlv-kmem-bare":          "virt memmap pmem kmem",
+	"cxlv-poison-fsdax":       "virt memmap pmem region poison tracefs poison-instance",
+	"cxlv-ram-bare":           "virt memmap kmem",
+	"cxlv-ram-movable":        "virt memmap kmem region",
+	"cxlv-region-fsdax":       "virt memmap pmem region",
+	"cxlv-region-fsdax-busy":  "virt memmap pmem region",
+	"cxlv-region-fsdax-deb13": "virt memmap madt pmem region poison",
+	"cxlv-set-2x2":            "virt memmap madt pmem set region poison tracefs",
+	"firmware-one-node":       "memmap madt no-memdev",
+	"qemu-bare":               "pmem",
+	"qemu-ram-bare":           "pmem kmem poison",
+	"qemu-ram-movable":        "pmem kmem poison ram-region",
+	"qemu-region-devdax":      "pmem region",
+	"qemu-region-fsdax":       "pmem region",
+}
+
+// traitMeaning is what each word of fixtureTraits says of a tree.
+var traitMeaning = map[string]string{
+	"virt":            "cxl_virt is loaded and its cxlv0 made mem0",
+	"memmap":          "booted with memmap= at 4 GiB (where cxlv0 sits): a reserved range",
+	"madt":            "the capture has the ACPI MADT",
+	"no-memdev":       "no CXL memdev at all",
+	"pmem":            "mem0 has persistent capacity",
+	"kmem":            "the kmem driver is loaded",
+	"set":             "mem0 is one of the members of an interleave set",
+	"region":          "a region holds mem0's only endpoint decoder",
+	"ram-region":      "a RAM region holds all of mem0's volatile capacity (other decoders stay free)",
+	"poison":          "mem0 offers the poison list (trigger_poison_list)",
+	"tracefs":         "the capture has tracefs (the global trace)",
+	"poison-instance": "the capture has the trace of the instance cxlvctl's poison list reads",
+}
+
+type traits map[string]bool
+
+func fixtureTraitsOf(t *testing.T, name string) traits {
+	t.Helper()
+	words, ok := fixtureTraits[name]
+	if !ok {
+		t.Fatalf("fixture %s is not in fixtureTraits: say what it is there", name)
+	}
+	f := traits{}
+	for _, w := range strings.Fields(words) {
+		if traitMeaning[w] == "" {
+			t.Fatalf("fixture %s: unknown trait %q", name, w)
+		}
+		f[w] = true
+	}
+	return f
+}
+
+// outcome is what a command does on a tree: exit code 0, or the code and
+// the start of the error message it fails with.
+type outcome struct {
+	code int
+	head string
+}
+
+// check is one reason for a command to fail (or, with exitOK, to succeed
+// before the checks after it): a trait the tree has, or lacks.
+type check struct {
+	trait string
+	has   bool
+	fails outcome
+}
+
+func with(trait string, code int, head string) check { return check{trait, true, outcome{code, head}} }
+
+func without(trait string, code int, head string) check {
+	return check{trait, false, outcome{code, head}}
+}
+
+// expect is the outcome on a tree: the first check that applies, in the
+// order the command makes them, else success.
+func expect(f traits, checks []check) outcome {
+	for _, c := range checks {
+		if f[c.trait] == c.has {
+			return c.fails
+		}
+	}
+	return outcome{}
+}
+
+var (
+	noMemdev   = with("no-memdev", exitNotFound, "memdev mem0 not found")
+	pmemRegion = []check{
+		noMemdev,
+		without("pmem", exitInvalid, "mem0 has no persistent capacity"),
+		with("region", exitBusy, "mem0 has no free endpoint decoder"),
+	}
+	ramRegion = []check{
+		noMemdev,
+		without("kmem", exitNotSupported, "RAM regions as memory not available: module kmem is not loaded"),
+		with("region", exitBusy, "mem0 has no free endpoint decoder"),
+		with("ram-region", exitFailure, "mem0 has no free ram capacity"),
+	}
+	// `region create --memdev` refuses one memdev of a set first.
+	regionCreate = append([]check{with("set", exitInvalid, "mem0 is one of the 4 memdevs of the interleave set cxlv0")}, pmemRegion...)
+)
+
+// jsonCommand is a command line whose JSON TestJSONSchema checks, and why
+// it fails on a tree.
+type jsonCommand struct {
+	args   []string
+	checks []check
+}
+
+func jsonCommands(mountDir string) []jsonCommand {
+	return []jsonCommand{
+		{[]string{"list", "--json"}, nil},
+		// Without tracefs (or the poison list): a warning, no media errors.
+		{[]string{"list", "--json", "-H", "-I", "--media-errors"}, []check{
+			without("tracefs", exitOK, ""),
+			without("poison-instance", exitFailure, "poison list mem"),
+		}},
+		{[]string{"region", "list", "--json"}, nil},
+		{[]string{"info", "--json"}, nil},
+		{[]string{"ranges", "--json"}, nil},
+		{[]string{"--dry-run", "node-tables", "-o", "acpi.cpio", "--json"}, []check{
+			without("memmap", exitInvalid, "no reserved range of 256M or more for a node"),
+			without("madt", exitNotSupported, "no ACPI MADT"),
+		}},
+		{[]string{"--dry-run", "create", "--memstart", "4G", "--size", "1G", "--json"}, []check{
+			without("virt", exitNotSupported, "cxl_virt control files not available"),
+			with("memmap", exitBusy, "create: 0x100000000+1G overlaps cxlv0"),
+		}},
+		{[]string{"--dry-run", "region", "create", "--memdev", "mem0", "--json"}, regionCreate},
+		{[]string{"poison", "list", "mem0", "--json"}, []check{
+			noMemdev,
+			without("virt", exitInvalid, `invalid device name "mem0": no cxl_virt device has memdev mem0`),
+			without("poison", exitNotSupported, "kernel too old: poison inject, clear and list need Linux 6.4+"),
+			without("tracefs", exitNotSupported, "poison list: tracefs is not mounted"),
+			without("poison-instance", exitFailure, "poison list mem0: open"),
+		}},
+		{[]string{"--dry-run", "region", "create", "--memdev", "mem0", "--fs", "xfs", "--mount", mountDir, "--json"}, regionCreate},
+	}
+}
+
 // Every command's JSON, on every captured tree: each key has one type, the
-// one docs/json.md gives it.
+// one docs/json.md gives it. Each command succeeds or fails on each tree as
+// the tree's traits say, so none is left out unnoticed.
 func TestJSONSchema(t *testing.T) {
 	fixtures, err := filepath.Glob(filepath.Join("..", "..", "test", "fixtures", "*", "INFO"))
 	if err != nil || len(fixtures) == 0 {
 		t.Fatal("no fixtures", err)
 	}
+	if len(fixtures) != len(fixtureTraits) {
+		t.Errorf("%d fixtures, %d in fixtureTraits", len(fixtures), len(fixtureTraits))
+	}
 	seen := map[string]map[string]string{}
-	outputs := 0
+	jsonChecked := map[string]int{}
+	verify := func(what string, want outcome, code int, errText string) bool {
+		t.Helper()
+		if code != want.code || want.code != exitOK && !strings.HasPrefix(errText, want.head) {
+			t.Errorf("%s: exit %d, %q; want exit %d, %q...", what, code, errText, want.code, want.head)
+		}
+		return code == exitOK && want.code == exitOK
+	}
+	commands := jsonCommands(t.TempDir())
 	recordWrites(t)     // poison list writes its trigger
 	fixtureMailboxes(t) // list -H and -I read the mailbox
 	for _, info := range fixtures {
 		name := filepath.Base(filepath.Dir(info))
-		for _, args := range [][]string{
-			{"list", "--json"},
-			{"list", "--json", "-H", "-I", "--media-errors"},
-			{"region", "list", "--json"},
-			{"info", "--json"},
-			{"ranges", "--json"},
-			{"--dry-run", "node-tables", "-o", "acpi.cpio", "--json"},
-			{"--dry-run", "create", "--memstart", "4G", "--size", "1G", "--json"},
-			{"--dry-run", "region", "create", "--memdev", "mem0", "--json"},
-			{"poison", "list", "mem0", "--json"},
-			{"--dry-run", "region", "create", "--memdev", "mem0", "--fs", "xfs", "--mount", t.TempDir(), "--json"},
-		} {
-			out, _, rc := cxlvctl(t, name, args...)
-			if rc != 0 {
-				continue // not every command applies to every tree (a region exists, no cxl_virt)
+		f := fixtureTraitsOf(t, name)
+		for _, c := range commands {
+			what := fmt.Sprintf("%s: %q", name, c.args)
+			out, errOut, rc := cxlvctl(t, name, c.args...)
+			if verify(what, expect(f, c.checks), rc, strings.TrimPrefix(errOut, "cxlvctl: ")) {
+				jsonChecked[strings.Join(c.args, " ")]++
+				keyTypes(t, what, []byte(out), seen)
 			}
-			outputs++
-			keyTypes(t, fmt.Sprintf("%s: %q", name, args), []byte(out), seen)
 		}
 		// region create's result, from a simulated create on the tree.
-		for _, spec := range []region.Spec{
-			{Memdev: "mem0", Type: region.TypePmem, Namespace: region.ModeFsdax},
-			{Memdev: "mem0", Type: region.TypePmem, Namespace: region.ModeDevdax},
-			{Memdev: "mem0", Type: region.TypeRAM, Online: region.OnlineMovable},
+		for _, c := range []struct {
+			spec   region.Spec
+			checks []check
+		}{
+			{region.Spec{Memdev: "mem0", Type: region.TypePmem, Namespace: region.ModeFsdax}, pmemRegion},
+			{region.Spec{Memdev: "mem0", Type: region.TypePmem, Namespace: region.ModeDevdax}, pmemRegion},
+			{region.Spec{Memdev: "mem0", Type: region.TypeRAM, Online: region.OnlineMovable}, ramRegion},
 		} {
 			var tools bytes.Buffer
 			m := &region.Manager{Host: hostfixture.Root(t, name), W: &writertest.Recorder{}, Simulate: true, Tools: region.PrintTools{DryRun: &writer.DryRun{Out: &tools}}}
-			res, err := m.Create(t.Context(), spec)
+			res, err := m.Create(t.Context(), c.spec)
+			what := fmt.Sprintf("%s: region create %+v", name, c.spec)
+			code, errText := exitOK, ""
 			if err != nil {
-				continue // the tree has a region already, or no ram capacity
+				code, errText = exitCode(err), err.Error()
+			}
+			if !verify(what, expect(f, c.checks), code, errText) {
+				continue
 			}
 			data, err := json.Marshal(view.RegionCreate(res))
 			if err != nil {
 				t.Fatal(err)
 			}
-			outputs++
-			keyTypes(t, fmt.Sprintf("%s: region create %+v", name, spec), data, seen)
+			jsonChecked["region create "+c.spec.Type]++
+			keyTypes(t, what, data, seen)
 		}
 	}
-	if outputs < 40 {
-		t.Fatalf("only %d outputs checked", outputs)
+	for _, c := range commands {
+		if what := strings.Join(c.args, " "); jsonChecked[what] == 0 {
+			t.Errorf("%s: no fixture to check its JSON on", what)
+		}
+	}
+	for _, typ := range []string{region.TypePmem, region.TypeRAM} {
+		if jsonChecked["region create "+typ] == 0 {
+			t.Errorf("region create %s: no fixture to check its JSON on", typ)
+		}
 	}
 	doc := documentedKeys(t)
 	for key, types := range seen {

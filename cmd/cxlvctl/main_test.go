@@ -77,7 +77,7 @@ var refusalKinds = []struct {
 }{
 	{cxlverr.ErrInterrupted, regexp.MustCompile(`^interrupted by`)},
 	{cxlverr.ErrPermission, regexp.MustCompile(`permission denied|run as root`)},
-	{cxlverr.ErrNotSupported, regexp.MustCompile(`not available: module|run: modprobe|kernel too old|needs? Linux [0-9.]+\+|mount debugfs|^no ACPI`)},
+	{cxlverr.ErrNotSupported, regexp.MustCompile(`not available: module|run: modprobe|kernel too old|needs? Linux [0-9.]+\+|mount debugfs|tracefs is not mounted|^no ACPI`)},
 	{cxlverr.ErrBusy, regexp.MustCompile(`of memory online|in use|is busy|no free endpoint decoder|has no free space|holds data and a label|overlaps cxlv[0-9]+ |has region[0-9]+; destroy it first| is on 0x[0-9a-f]+`)},
 	{cxlverr.ErrNotFound, regexp.MustCompile(` not found$|^remove: no device |^memdev mem[0-9]+ not found: |no borrowed range starts at`)},
 	{cxlverr.ErrTimeout, regexp.MustCompile(`^timed out`)},

@@ -35,7 +35,9 @@ live_check() {
 	cxlvctl list --json >"$OUT/cxlvctl-list-$1.json" || fail "list --json ($1)"
 	cxl list -M -D -R >"$OUT/cxl-list-$1.json" || fail "cxl list ($1)"
 	ndctl list -v -R -N >"$OUT/ndctl-list-$1.json" || fail "ndctl list ($1)"
-	CXLV_LIVE_CROSSCHECK=1 $bin/cxlvctl.test -test.run 'TestLiveCrossCheck$' -test.v >"$OUT/crosscheck-$1.log" 2>&1 ||
-		{ cat "$OUT/crosscheck-$1.log"; fail "cxlvctl list --json differs from cxl list / ndctl list ($1)"; }
+	local log=$OUT/crosscheck-$1.log
+	CXLV_LIVE_CROSSCHECK=1 $bin/cxlvctl.test -test.run 'TestLiveCrossCheck$' -test.v >"$log" 2>&1 ||
+		{ cat "$log"; fail "cxlvctl list --json differs from cxl list / ndctl list ($1)"; }
+	go_test_passed TestLiveCrossCheck "$log" || { cat "$log"; fail "the live cross-check did not run ($1)"; }
 	say "ok: list --json matches cxl list and ndctl list ($1)"
 }

@@ -6,13 +6,6 @@
 # shellcheck source=test/vm/guest/cxlv.sh
 . "$CXLV/test/vm/guest/cxlv.sh"
 
-say() { printf '\n==> %s\n' "$*"; }
-# show CMD...: prints the command line, then runs it (a failure ends the demo).
-show() {
-	printf '$ %s\n' "$*"
-	"$@"
-}
-
 say "0. Debian's $(uname -r), booted with $(grep -o 'memmap=[^ ]*' /proc/cmdline); node 1 has no memory yet"
 show numactl -H
 

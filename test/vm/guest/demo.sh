@@ -8,12 +8,6 @@
 # shellcheck source=test/vm/guest/cxlv.sh
 . "$CXLV/test/vm/guest/cxlv.sh"
 
-say() { printf '\n==> %s\n' "$*"; }
-# show CMD...: prints the command line, then runs it (a failure ends the demo).
-show() {
-	printf '$ %s\n' "$*"
-	"$@"
-}
 MNT=/mnt/cxl
 
 memmap=$(grep -o 'memmap=[^ ]*' /proc/cmdline || true)

@@ -32,8 +32,26 @@ has() {
 	grep "$@" >/dev/null
 }
 
+# go_test_passed NAME LOG: the -test.v log LOG of a Go test binary shows
+# that test NAME ran and passed. The binary exits 0 with NAME skipped, or
+# with no test at all when -test.run matches none (NAME renamed).
+go_test_passed() {
+	if has -E "^--- SKIP: $1 \(" "$2"; then
+		echo "$2: $1 was skipped"
+		return 1
+	fi
+	has -E "^--- PASS: $1 \(" "$2" || { echo "$2: no '--- PASS: $1': it did not run"; return 1; }
+}
+
 # say MESSAGE: a progress line.
 say() { printf '[cxlv] %s\n' "$*"; }
+
+# show CMD...: prints the command line, then runs it (the demos' narration;
+# under errexit a failure ends the script).
+show() {
+	printf '$ %s\n' "$*"
+	"$@"
+}
 
 # expect_eq WHAT GOT WANT: fails the script unless GOT is WANT.
 expect_eq() {
