@@ -1,4 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ioport.h>
+#include <linux/pci.h>
+
+#include "cxlv.h"
+
 /**
  * DOC: cxl_virt BAR0 ownership
  *
@@ -23,12 +30,6 @@
  * concerned (and, for PCI add and delete, the PCI rescan lock); bar_lock is
  * taken last and only resource calls happen under it.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <linux/ioport.h>
-#include <linux/pci.h>
-
-#include "cxlv.h"
 
 /*
  * Span @i of BAR0: even spans are the gaps before each capability and after

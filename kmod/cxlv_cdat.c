@@ -1,4 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <linux/bits.h>
+#include <linux/build_bug.h>
+#include <linux/errno.h>
+#include <linux/minmax.h>
+#include <linux/string.h>
+#include <asm/byteorder.h>
+
+#include "cxlv_doe.h"
+
 /**
  * DOC: cxl_virt Coherent Device Attribute Table
  *
@@ -14,14 +23,6 @@
  * so each 16-bit entry holds the figure itself (cxlv_parse.h bounds them).
  * The table is built once at create and never changes: its Sequence stays 0.
  */
-#include <linux/bits.h>
-#include <linux/build_bug.h>
-#include <linux/errno.h>
-#include <linux/minmax.h>
-#include <linux/string.h>
-#include <asm/byteorder.h>
-
-#include "cxlv_doe.h"
 
 /* CDAT r1.03 Table 1: CDAT header */
 struct cxlv_cdat_header {

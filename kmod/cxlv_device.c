@@ -1,4 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/idr.h>
+#include <linux/interrupt.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+
+#include "cxlv.h"
+#include "cxlmem.h"
+#include "cxlv_events.h"
+
 /**
  * DOC: cxl_virt device lifecycle
  *
@@ -22,16 +33,6 @@
  * Attributes are read-only; the physical addresses among them are for root
  * only (0400), like the CXL core's decoder start and /proc/iomem.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <linux/idr.h>
-#include <linux/interrupt.h>
-#include <linux/mutex.h>
-#include <linux/slab.h>
-
-#include "cxlv.h"
-#include "cxlmem.h"
-#include "cxlv_events.h"
 
 static DEFINE_MUTEX(cxlv_devices_lock);
 static DEFINE_IDR(cxlv_devices);

@@ -1,4 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitfield.h>
+#include <linux/pci.h>
+#include <linux/printk.h>
+
+#include "cxlv_doe.h"
+#include "cxlpci.h"
+#include "cxlv_compat.h"
+
 /**
  * DOC: cxl_virt DOE mailbox
  *
@@ -29,15 +39,6 @@
  * width return the bytes they cover. There are no interrupts: DOE
  * Capabilities reads 0 and DOE Interrupt Enable is reserved.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <linux/bitfield.h>
-#include <linux/pci.h>
-#include <linux/printk.h>
-
-#include "cxlv_doe.h"
-#include "cxlpci.h"
-#include "cxlv_compat.h"
 
 /* PCIe r6.0 6.30.1: data object header dwords 1 and 2 */
 #define CXLV_DOE_HDR_VID	PCI_DOE_DATA_OBJECT_HEADER_1_VID

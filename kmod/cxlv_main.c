@@ -1,4 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cc_platform.h>
+#include <linux/module.h>
+#include <linux/spinlock.h>
+
+#include "cxlv.h"
+
 /**
  * DOC: cxl_virt module, bus and driver
  *
@@ -15,13 +23,6 @@
  *
  * The module refuses to load in a confidential guest (cxlv_init_check()).
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <linux/cc_platform.h>
-#include <linux/module.h>
-#include <linux/spinlock.h>
-
-#include "cxlv.h"
 
 static DEFINE_SPINLOCK(cxlv_error_lock);
 static char cxlv_error[CXLV_ERR_LEN];

@@ -1,4 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitfield.h>
+#include <linux/io.h>
+#include <linux/ioport.h>
+#include <linux/overflow.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <asm/cacheflush.h>
+
+#include "cxlv.h"
+
 /**
  * DOC: cxl_virt reserved-range handling
  *
@@ -41,17 +53,6 @@
  * parent instead of dropping it, and removal is refused before that while
  * the CXL window cannot be fenced (cxlv_window_check()).
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <linux/bitfield.h>
-#include <linux/io.h>
-#include <linux/ioport.h>
-#include <linux/overflow.h>
-#include <linux/sched.h>
-#include <linux/slab.h>
-#include <asm/cacheflush.h>
-
-#include "cxlv.h"
 
 /* Walk state for the check below; @next is the first address not seen. */
 struct cxlv_walk {

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <linux/pci.h>
+
+#include "cxlv.h"
+
 /**
  * DOC: cxl_virt software PCI domains
  *
@@ -27,9 +31,6 @@
  * The root port, which the CXL ports name as their dport, goes with the
  * domain.
  */
-#include <linux/pci.h>
-
-#include "cxlv.h"
 
 static struct cxlv_hb *cxlv_pci_hb(struct pci_bus *bus)
 {

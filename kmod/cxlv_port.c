@@ -1,4 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/notifier.h>
+#include <linux/slab.h>
+
+#include "cxlv.h"
+#include "cxl.h"
+#include "cxlmem.h"
+#include "cxlv_compat.h"
+
 /**
  * DOC: cxl_virt CXL topology
  *
@@ -32,15 +42,6 @@
  * one exists; a region opens the device's CXL window and pins the module
  * until the window can be fenced again (cxlv_window.c).
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <linux/notifier.h>
-#include <linux/slab.h>
-
-#include "cxlv.h"
-#include "cxl.h"
-#include "cxlmem.h"
-#include "cxlv_compat.h"
 
 /*
  * The CPUs' path to the host bridge, which a generic port's HMAT entries
