@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/idr.h>
 #include <linux/interrupt.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/xarray.h>
 
 #include "cxlv.h"
 #include "cxlmem.h"
@@ -35,7 +35,8 @@
  */
 
 static DEFINE_MUTEX(cxlv_devices_lock);
-static DEFINE_IDR(cxlv_devices);
+/* xa_alloc() hands out the lowest free id: cxlv0 again after removes */
+static DEFINE_XARRAY_ALLOC(cxlv_devices);
 static const struct device_type cxlv_dev_type;	/* its attributes, at the end */
 static bool cxlv_unloading;	/* no creates once module exit began */
 
@@ -181,9 +182,9 @@ static bool cxlv_live(struct cxlv_dev *cxlv)
 static struct cxlv_dev *cxlv_find_conflict(const struct cxlv_params *p)
 {
 	struct cxlv_dev *other;
-	int id;
+	unsigned long id;
 
-	idr_for_each_entry(&cxlv_devices, other, id) {
+	xa_for_each(&cxlv_devices, id, other) {
 		if (cxlv_mem_overlaps(p, &other->params)) {
 			cxlv_set_error("create: range %#llx+%#llx overlaps %s",
 				       p->memstart, p->memsize,
@@ -206,9 +207,9 @@ static int cxlv_check_endpoints(const struct cxlv_params *p)
 {
 	struct cxlv_dev *other;
 	unsigned int used = 0;
-	int id;
+	unsigned long id;
 
-	idr_for_each_entry(&cxlv_devices, other, id)
+	xa_for_each(&cxlv_devices, id, other)
 		used += other->params.ways;
 	if (used + p->ways <= CXLV_MAX_DEVICES)
 		return 0;
@@ -234,7 +235,8 @@ int cxlv_create(const struct cxlv_params *req)
 	struct cxlv_layout layout;
 	struct cxlv_dev *cxlv;
 	unsigned int pos;
-	int id, rc;
+	u32 id;
+	int rc;
 
 	if (!p.serial)
 		p.serial = cxlv_default_serial(p.memstart);
@@ -271,12 +273,12 @@ int cxlv_create(const struct cxlv_params *req)
 		rc = -ENOMEM;
 		goto unlock;
 	}
-	id = idr_alloc(&cxlv_devices, cxlv, 0, CXLV_MAX_DEVICES, GFP_KERNEL);
-	if (id < 0) {
+	rc = xa_alloc(&cxlv_devices, &id, cxlv,
+		      XA_LIMIT(0, CXLV_MAX_DEVICES - 1), GFP_KERNEL);
+	if (rc) {
 		kfree(cxlv->hbs);
 		kfree(cxlv->eps);
 		kfree(cxlv);
-		rc = id;
 		goto unlock;
 	}
 	for (pos = 0; pos < p.host_bridges; pos++) {
@@ -306,9 +308,9 @@ int cxlv_create(const struct cxlv_params *req)
 	cxlv_dev_set_bus(&cxlv->dev);
 	cxlv->dev.type = &cxlv_dev_type;
 	cxlv->dev.release = cxlv_release;
-	rc = dev_set_name(&cxlv->dev, "cxlv%d", id);
+	rc = dev_set_name(&cxlv->dev, "cxlv%u", id);
 	if (rc) {
-		cxlv_set_error("create: cannot name cxlv%d: %d", id, rc);
+		cxlv_set_error("create: cannot name cxlv%u: %d", id, rc);
 		goto err_put;
 	}
 	/* under the lock that validated it: checked and claimed in one step */
@@ -317,7 +319,7 @@ int cxlv_create(const struct cxlv_params *req)
 		goto err_put;
 	rc = device_add(&cxlv->dev);
 	if (rc) {
-		cxlv_set_error("create: cannot register cxlv%d: %d", id, rc);
+		cxlv_set_error("create: cannot register cxlv%u: %d", id, rc);
 		goto err_unclaim;
 	}
 	/* device_add() does not return probe errors */
@@ -325,7 +327,7 @@ int cxlv_create(const struct cxlv_params *req)
 	if (rc) {
 		if (rc == -EINPROGRESS) {
 			rc = -ENXIO;
-			cxlv_set_error("create: cxlv%d was not probed", id);
+			cxlv_set_error("create: cxlv%u was not probed", id);
 		}
 		device_del(&cxlv->dev);
 		goto err_unclaim;
@@ -341,7 +343,7 @@ err_unclaim:
 	/* a failed probe gave it back already */
 	cxlv_mem_unclaim(cxlv);
 err_put:
-	idr_remove(&cxlv_devices, id);
+	xa_erase(&cxlv_devices, id);
 	put_device(&cxlv->dev);
 unlock:
 	mutex_unlock(&cxlv_devices_lock);
@@ -391,7 +393,7 @@ int cxlv_remove(u32 id, bool release)
 	int rc = 0;
 
 	mutex_lock(&cxlv_devices_lock);
-	cxlv = idr_find(&cxlv_devices, id);
+	cxlv = xa_load(&cxlv_devices, id);
 	if (!cxlv) {
 		cxlv_set_error("remove: no device cxlv%u", id);
 		rc = -ENODEV;
@@ -409,7 +411,7 @@ int cxlv_remove(u32 id, bool release)
 	} else {
 		if (release)
 			start = cxlv_borrow_start(cxlv->borrow);
-		idr_remove(&cxlv_devices, id);
+		xa_erase(&cxlv_devices, id);
 		cxlv_unregister(cxlv);
 	}
 	mutex_unlock(&cxlv_devices_lock);
@@ -461,7 +463,7 @@ int cxlv_inject_event(const struct cxlv_event_request *req)
 	int rc;
 
 	mutex_lock(&cxlv_devices_lock);
-	cxlv = idr_find(&cxlv_devices, req->id);
+	cxlv = xa_load(&cxlv_devices, req->id);
 	if (!cxlv || !cxlv_live(cxlv)) {
 		cxlv_set_error("inject_event: no device cxlv%u", req->id);
 		rc = -ENODEV;
@@ -505,16 +507,15 @@ out:
 void cxlv_remove_all(void)
 {
 	struct cxlv_dev *cxlv;
-	int id;
+	unsigned long id;
 
 	mutex_lock(&cxlv_devices_lock);
 	cxlv_unloading = true;
-	idr_for_each_entry(&cxlv_devices, cxlv, id) {
-		idr_remove(&cxlv_devices, id);
+	xa_for_each(&cxlv_devices, id, cxlv) {
+		xa_erase(&cxlv_devices, id);
 		cxlv_unregister(cxlv);
 	}
 	mutex_unlock(&cxlv_devices_lock);
-	idr_destroy(&cxlv_devices);
 }
 
 static int cxlv_match_memdev(struct device *dev, CXLV_FIND_CHILD_DATA *data)
