@@ -81,12 +81,10 @@ static int cxlv_emu_setup(struct cxlv_ep *ep)
 		cfg.bridge_ways = cxlv_root_ports(cxlv);
 	}
 	emu = cxlv_emu_start(&cfg);
-
-	if (IS_ERR(emu)) {
-		cxlv_set_error("%s: cannot start emulator of endpoint %u: %ld",
-			       dev_name(&cxlv->dev), ep->pos, PTR_ERR(emu));
-		return PTR_ERR(emu);
-	}
+	if (IS_ERR(emu))
+		return dev_err_probe(&cxlv->dev, PTR_ERR(emu),
+				     "cannot start emulator of endpoint %u\n",
+				     ep->pos);
 	ep->emu = emu;
 	return 0;
 }
@@ -222,10 +220,10 @@ static int cxlv_check_endpoints(const struct cxlv_params *p)
  * cxlv_create() - validate a request and create a device for it
  * @req: the parsed request
  *
- * Return: the new device's id, or a negative errno with the reason
- * recorded: -EMFILE at the endpoint limit, -EEXIST for a range or serial
- * another device uses, the errors of cxlv_mem_validate(), or why probe
- * failed.
+ * Return: the new device's id, or a negative errno with the reason in
+ * last_error: -EMFILE at the endpoint limit, -EEXIST for a range or serial
+ * another device uses, the errors of cxlv_mem_validate(), or probe's
+ * error (whose details probe logs with dev_err_probe()).
  * Nothing is left behind on failure.
  */
 int cxlv_create(const struct cxlv_params *req)
@@ -322,12 +320,15 @@ int cxlv_create(const struct cxlv_params *req)
 		cxlv_set_error("create: cannot register cxlv%u: %d", id, rc);
 		goto err_unclaim;
 	}
-	/* device_add() does not return probe errors */
+	/* device_add() does not return probe errors; probe logged its own */
 	rc = READ_ONCE(cxlv->probe_rc);
 	if (rc) {
 		if (rc == -EINPROGRESS) {
 			rc = -ENXIO;
 			cxlv_set_error("create: cxlv%u was not probed", id);
+		} else {
+			cxlv_set_error("create: cxlv%u did not probe: %pe (the kernel log says why)",
+				       id, ERR_PTR(rc));
 		}
 		device_del(&cxlv->dev);
 		goto err_unclaim;

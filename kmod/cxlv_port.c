@@ -101,43 +101,36 @@ static int cxlv_port_add_hb(struct cxlv_hb *hb)
 	struct cxlv_ep *first = cxlv_hb_ep(hb, 0);
 	struct device *host = &cxlv->dev;
 	struct device *bridge = hb->bus->bridge;
-	const char *name = dev_name(host);
 	unsigned int rp;
 	struct cxl_port *port;
 	int rc;
 
 	rc = devm_cxl_register_pci_bus(host, bridge, hb->bus);
-	if (rc) {
-		cxlv_set_error("%s: cannot register PCI bus with CXL: %d",
-			       name, rc);
-		return rc;
-	}
+	if (rc)
+		return dev_err_probe(host, rc,
+				     "cannot register PCI bus with CXL\n");
 
 	cxlv_emu_init_bridge_regs(first->meta + CXLV_BRIDGE_REGS_OFFSET,
 				  cxlv_root_ports(cxlv));
 	port = devm_cxl_add_port(host, bridge,
 				 first->bar0 + CXLV_BRIDGE_REGS_OFFSET,
 				 hb->dport);
-	if (IS_ERR(port)) {
-		cxlv_set_error("%s: cannot add host-bridge port: %ld", name,
-			       PTR_ERR(port));
-		return PTR_ERR(port);
-	}
-	if (!port->dev.driver) {
-		cxlv_set_error("%s: host-bridge port %s found no root port",
-			       name, dev_name(&port->dev));
-		return -ENXIO;
-	}
+	if (IS_ERR(port))
+		return dev_err_probe(host, PTR_ERR(port),
+				     "cannot add host-bridge port\n");
+	if (!port->dev.driver)
+		return dev_err_probe(host, -ENXIO,
+				     "host-bridge port %s found no root port\n",
+				     dev_name(&port->dev));
 	for (rp = 0; rp < cxlv_root_ports(cxlv); rp++) {
 		struct pci_dev *pdev = pci_get_slot(hb->bus, PCI_DEVFN(rp, 0));
 
 		rc = pdev ? cxlv_port_add_root_port(port, pdev, rp) : -ENODEV;
 		pci_dev_put(pdev);
-		if (rc) {
-			cxlv_set_error("%s: cannot add root port %u to %s: %d",
-				       name, rp, dev_name(&port->dev), rc);
-			return rc;
-		}
+		if (rc)
+			return dev_err_probe(host, rc,
+					     "cannot add root port %u to %s\n",
+					     rp, dev_name(&port->dev));
 	}
 	return 0;
 }
@@ -146,12 +139,11 @@ static int cxlv_port_add_hb(struct cxlv_hb *hb)
  * cxlv_port_setup() - build the CXL objects of a device
  * @cxlv: device being probed; its PCI domains are scanned, not yet added
  *
- * Return: 0 or a negative errno, with the reason recorded.
+ * Return: 0 or a negative errno, with the reason logged.
  */
 int cxlv_port_setup(struct cxlv_dev *cxlv)
 {
 	struct device *host = &cxlv->dev;
-	const char *name = dev_name(host);
 	struct cxlv_hb *hb;
 	int rc;
 
@@ -159,8 +151,7 @@ int cxlv_port_setup(struct cxlv_dev *cxlv)
 	if (IS_ERR(cxlv->root)) {
 		rc = PTR_ERR(cxlv->root);
 		cxlv->root = NULL;
-		cxlv_set_error("%s: cannot add CXL root port: %d", name, rc);
-		return rc;
+		return dev_err_probe(host, rc, "cannot add CXL root port\n");
 	}
 
 	/* the dports first: the root decoder targets them */
@@ -172,17 +163,15 @@ int cxlv_port_setup(struct cxlv_dev *cxlv)
 		if (IS_ERR(hb->dport)) {
 			rc = PTR_ERR(hb->dport);
 			hb->dport = NULL;
-			cxlv_set_error("%s: cannot add root dport %s: %d",
-				       name, dev_name(bridge), rc);
-			return rc;
+			return dev_err_probe(host, rc,
+					     "cannot add root dport %s\n",
+					     dev_name(bridge));
 		}
 	}
 
 	rc = cxlv_root_decoder_add(cxlv);
-	if (rc) {
-		cxlv_set_error("%s: cannot add root decoder: %d", name, rc);
-		return rc;
-	}
+	if (rc)
+		return dev_err_probe(host, rc, "cannot add root decoder\n");
 	cxlv_for_each_hb(cxlv, hb)
 		cxlv_root_set_perf(cxlv->root, hb->dport, cxlv->cxlrd,
 				   CXLV_HB_LATENCY_NS, CXLV_HB_BANDWIDTH_MBS);
@@ -197,11 +186,9 @@ int cxlv_port_setup(struct cxlv_dev *cxlv)
 		struct cxl_nvdimm_bridge *nvb;
 
 		nvb = devm_cxl_add_nvdimm_bridge(host, cxlv->root);
-		if (IS_ERR(nvb)) {
-			cxlv_set_error("%s: cannot add nvdimm bridge: %ld",
-				       name, PTR_ERR(nvb));
-			return PTR_ERR(nvb);
-		}
+		if (IS_ERR(nvb))
+			return dev_err_probe(host, PTR_ERR(nvb),
+					     "cannot add nvdimm bridge\n");
 		return cxlv_badrange_attach(cxlv, nvb);
 	}
 	return 0;
