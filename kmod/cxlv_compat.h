@@ -2,11 +2,16 @@
 #ifndef __CXLV_COMPAT_H__
 #define __CXLV_COMPAT_H__
 
+#include <linux/acpi.h>
 #include <linux/device.h>
 #include <linux/hrtimer.h>
 #include <linux/pci.h>
 #include <linux/pci_ids.h>
+#include <linux/stddef.h>
+#include <linux/uuid.h>
 #include "cxl.h"
+#include "cxlmem.h"
+#include "cxlpci.h"
 #include "cxlv_features.h"
 #ifdef CXLV_HAVE_PCI_DVSEC_CXL
 #include <cxl/pci.h>
@@ -25,6 +30,12 @@
  * come from cxlv_features.h, which scripts/extract-headers.sh generates
  * from the exact kernel's sources: stable updates backport changes, so the
  * version number alone would not say what is there.
+ *
+ * Definitions the kernel has are the kernel's: compat.h supplies them, by
+ * the kernel's names, only to a kernel whose sources lack them. A layout
+ * the module must write on kernels without the kernel's struct (event,
+ * poison and CDAT records) is the module's own, asserted field by field
+ * against the kernel's where there is one (CXLV_FIELD_AT()).
  */
 
 /*
@@ -160,6 +171,61 @@ static inline void cxlv_root_set_qos_class(struct cxl_port *root,
 #endif
 }
 #endif
+
+/*
+ * Definitions 6.1's drivers/cxl headers and ACPICA lack, by the names the
+ * later kernels give them: the Events and Timestamp opcodes (CXL r3.0
+ * 8.2.9.2, 8.2.9.4), the event record UUIDs (Tables 8-43 to 8-45), Get
+ * Event Records' and Get Poison List's flags (Table 8-50, 8.2.9.8.4.1), and
+ * the CDAT structure types (CDAT r1.03 Tables 3 and 5).
+ */
+#ifndef CXLV_HAVE_EVENT_OPCODES
+#define CXL_MBOX_OP_GET_EVENT_RECORD	0x0100
+#define CXL_MBOX_OP_CLEAR_EVENT_RECORD	0x0101
+#define CXL_MBOX_OP_GET_EVT_INT_POLICY	0x0102
+#define CXL_MBOX_OP_SET_EVT_INT_POLICY	0x0103
+#endif
+#ifndef CXLV_HAVE_TIMESTAMP_OPCODES
+#define CXL_MBOX_OP_GET_TIMESTAMP	0x0300
+#define CXL_MBOX_OP_SET_TIMESTAMP	0x0301
+#endif
+/* the three came in together, with the event records */
+#ifndef CXL_EVENT_GEN_MEDIA_UUID
+#define CXL_EVENT_GEN_MEDIA_UUID	UUID_INIT(0xfbcd0a77, 0xc260, 0x417f, \
+	0x85, 0xa9, 0x08, 0x8b, 0x16, 0x21, 0xeb, 0xa6)
+#define CXL_EVENT_DRAM_UUID		UUID_INIT(0x601dcbb3, 0x9c06, 0x4eab, \
+	0xb8, 0xaf, 0x4e, 0x9b, 0xfb, 0x5c, 0x96, 0x24)
+#define CXL_EVENT_MEM_MODULE_UUID	UUID_INIT(0xfe927475, 0xdd59, 0x4339, \
+	0xa5, 0x86, 0x79, 0xba, 0xb1, 0x13, 0xb7, 0x74)
+#endif
+#ifndef CXL_GET_EVENT_FLAG_OVERFLOW
+#define CXL_GET_EVENT_FLAG_OVERFLOW	BIT(0)
+#endif
+#ifndef CXL_POISON_LEN_MULT
+#define CXL_POISON_LEN_MULT		64
+#endif
+#ifndef CXL_POISON_FLAG_OVERFLOW
+#define CXL_POISON_FLAG_OVERFLOW	BIT(1)
+#endif
+#ifndef CXL_POISON_SOURCE_INJECTED
+#define CXL_POISON_SOURCE_INJECTED	3
+#endif
+#ifndef CXLV_HAVE_ACPI_CDAT
+#define ACPI_CDAT_TYPE_DSMAS		0
+#define ACPI_CDAT_TYPE_DSLBIS		1
+#endif
+#ifndef ACPI_CDAT_DSMAS_NON_VOLATILE
+#define ACPI_CDAT_DSMAS_NON_VOLATILE	BIT(2)
+#endif
+
+/*
+ * For static_assert(): field @f of the module's struct @t is field @kf of
+ * the kernel's @kt, which starts @at bytes into @t: same place, same size.
+ */
+#define CXLV_FIELD_AT(t, f, at, kt, kf)					\
+	(offsetof(t, f) == (at) + offsetof(kt, kf) &&			\
+	 sizeof_field(t, f) == sizeof_field(kt, kf))
+#define CXLV_SAME_SIZE(t, kt)	(sizeof(t) == sizeof(kt))
 
 /*
  * 7.x moved the CXL DVSEC definitions from drivers/cxl/cxlpci.h to

@@ -53,7 +53,11 @@
 #define CXLV_DOE_DISC_TYPE		PCI_DOE_DATA_OBJECT_DISC_RSP_3_PROTOCOL
 #define CXLV_DOE_DISC_NEXT		PCI_DOE_DATA_OBJECT_DISC_RSP_3_NEXT_INDEX
 
-/* CXL r3.0 8.1.11.1 Tables 8-12 and 8-13: Read Entry request and response */
+/*
+ * CXL r3.0 8.1.11.1 Tables 8-12 and 8-13: Read Entry request and response.
+ * The kernel's CXL_DOE_TABLE_ACCESS_* are private to drivers/cxl/core/pci.c
+ * (6.1, 6.12 and 7.3 alike), where the module cannot see them.
+ */
 #define CXLV_DOE_PROT_TABLE_ACCESS	2
 #define CXLV_DOE_TA_CODE		GENMASK(7, 0)
 #define CXLV_DOE_TA_CODE_READ		0
