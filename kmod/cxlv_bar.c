@@ -1,4 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ioport.h>
+#include <linux/pci.h>
+
+#include "cxlv.h"
+
 /**
  * DOC: cxl_virt BAR0 ownership
  *
@@ -23,12 +30,6 @@
  * concerned (and, for PCI add and delete, the PCI rescan lock); bar_lock is
  * taken last and only resource calls happen under it.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <linux/ioport.h>
-#include <linux/pci.h>
-
-#include "cxlv.h"
 
 /*
  * Span @i of BAR0: even spans are the gaps before each capability and after
@@ -121,7 +122,7 @@ int cxlv_bar_init(struct cxlv_ep *ep)
  *
  * From here on the notifiers keep the covers in step with the drivers.
  *
- * Return: 0 or -EBUSY with the reason recorded.
+ * Return: 0 or -EBUSY with the reason logged.
  */
 int cxlv_bar_start(struct cxlv_ep *ep)
 {
@@ -134,9 +135,10 @@ int cxlv_bar_start(struct cxlv_ep *ep)
 	rc = cxlv_bar_sync(ep);
 	mutex_unlock(&ep->bar_lock);
 	if (rc)
-		cxlv_set_error("%s: cannot guard BAR0 at %#llx: claimed by someone else",
-			       dev_name(&ep->cxlv->dev), ep->bar0);
-	return rc;
+		return dev_err_probe(&ep->cxlv->dev, rc,
+				     "cannot guard BAR0 at %#llx: claimed by someone else\n",
+				     ep->bar0);
+	return 0;
 }
 
 /* Claims a rescanned endpoint's BAR0 where probe had it. */

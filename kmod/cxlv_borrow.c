@@ -1,4 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/io.h>
+#include <linux/ktime.h>
+#include <linux/kthread.h>
+#include <linux/list.h>
+#include <linux/memory.h>
+#include <linux/memory_hotplug.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/module.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <asm/pgtable_types.h>
+
+#include "cxlv.h"
+
 /**
  * DOC: cxl_virt borrowed memory
  *
@@ -94,24 +113,6 @@
  * add_memory() fails the range is requested again and stays borrowed.
  * rmmod gives back every borrowed range, after the devices are removed.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <linux/completion.h>
-#include <linux/io.h>
-#include <linux/ktime.h>
-#include <linux/kthread.h>
-#include <linux/list.h>
-#include <linux/memory.h>
-#include <linux/memory_hotplug.h>
-#include <linux/mm.h>
-#include <linux/mmzone.h>
-#include <linux/module.h>
-#include <linux/sched/signal.h>
-#include <linux/sched/task.h>
-#include <linux/slab.h>
-#include <asm/pgtable_types.h>
-
-#include "cxlv.h"
 
 #define CXLV_BORROW_MIN_START	SZ_4G
 #define CXLV_BORROW_FLOOR_MIN	(512ULL << 20)

@@ -1,4 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <linux/bits.h>
+#include <linux/build_bug.h>
+#include <linux/errno.h>
+#include <linux/minmax.h>
+#include <linux/string.h>
+#include <asm/byteorder.h>
+
+#include "cxlv_compat.h"
+#include "cxlv_doe.h"
+
 /**
  * DOC: cxl_virt Coherent Device Attribute Table
  *
@@ -14,34 +24,18 @@
  * so each 16-bit entry holds the figure itself (cxlv_parse.h bounds them).
  * The table is built once at create and never changes: its Sequence stays 0.
  */
-#include <linux/bits.h>
-#include <linux/build_bug.h>
-#include <linux/errno.h>
-#include <linux/minmax.h>
-#include <linux/string.h>
-#include <asm/byteorder.h>
 
-#include "cxlv_doe.h"
-
-/* CDAT r1.03 Table 1: CDAT header */
-struct cxlv_cdat_header {
-	__le32 length;
-	u8 revision;
-	u8 checksum;
-	u8 reserved[6];
-	__le32 sequence;
-} __packed;
-
-/* CDAT r1.03 Table 2: common header of every structure */
-struct cxlv_cdat_sub {
-	u8 type;
-	u8 reserved;
-	__le16 length;
-} __packed;
+/*
+ * The table header and the common header of every structure (CDAT r1.03
+ * Tables 1 and 2) are cxlpci.h's struct cdat_header and cdat_entry_header.
+ * The two structures are the module's: 6.1's ACPICA has no CDAT, later
+ * ones have their bodies (struct acpi_cdat_dsmas, acpi_cdat_dslbis), which
+ * they are asserted to match field by field.
+ */
 
 /* CDAT r1.03 Table 3: Device Scoped Memory Affinity Structure */
 struct cxlv_cdat_dsmas {
-	struct cxlv_cdat_sub hdr;
+	struct cdat_entry_header hdr;
 	u8 handle;
 	u8 flags;
 	__le16 reserved;
@@ -51,7 +45,7 @@ struct cxlv_cdat_dsmas {
 
 /* CDAT r1.03 Table 5: Device Scoped Latency and Bandwidth Information */
 struct cxlv_cdat_dslbis {
-	struct cxlv_cdat_sub hdr;
+	struct cdat_entry_header hdr;
 	u8 handle;
 	u8 flags;
 	u8 data_type;
@@ -62,23 +56,36 @@ struct cxlv_cdat_dslbis {
 } __packed;
 
 #define CXLV_CDAT_REVISION	1
-#define CXLV_CDAT_TYPE_DSMAS	0
-#define CXLV_CDAT_TYPE_DSLBIS	1
-/* CDAT r1.03 Table 3: DSMAS Flags bit 2, Non-Volatile */
-#define CXLV_DSMAS_NONVOLATILE	BIT(2)
-/* CDAT r1.03 Table 5: Flags as in ACPI 6.4 HMAT, 0 = the memory itself */
-#define CXLV_DSLBIS_MEMORY	0
-/* ACPI 6.4 Table 5.150 (HMAT SLLBI) Data Type, which DSLBIS shares */
-#define CXLV_HMAT_READ_LATENCY		1
-#define CXLV_HMAT_WRITE_LATENCY		2
-#define CXLV_HMAT_READ_BANDWIDTH	4
-#define CXLV_HMAT_WRITE_BANDWIDTH	5
 #define CXLV_LATENCY_BASE_PS	1000
 #define CXLV_BANDWIDTH_BASE_MBS	1
 
-static_assert(sizeof(struct cxlv_cdat_header) == CXLV_CDAT_HDR_LEN);
+static_assert(sizeof(struct cdat_header) == CXLV_CDAT_HDR_LEN);
 static_assert(sizeof(struct cxlv_cdat_dsmas) == CXLV_CDAT_ENTRY_LEN);
 static_assert(sizeof(struct cxlv_cdat_dslbis) == CXLV_CDAT_ENTRY_LEN);
+
+#ifdef CXLV_HAVE_ACPI_CDAT
+/* ACPICA's structures are the bodies after the common header */
+#define CXLV_DSMAS(f, kf)						\
+	CXLV_FIELD_AT(struct cxlv_cdat_dsmas, f,			\
+		      sizeof(struct acpi_cdat_header), struct acpi_cdat_dsmas, kf)
+#define CXLV_DSLBIS(f)							\
+	CXLV_FIELD_AT(struct cxlv_cdat_dslbis, f,			\
+		      sizeof(struct acpi_cdat_header), struct acpi_cdat_dslbis, f)
+static_assert(sizeof(struct cdat_entry_header) ==
+	      sizeof(struct acpi_cdat_header));
+static_assert(CXLV_DSMAS(handle, dsmad_handle) && CXLV_DSMAS(flags, flags) &&
+	      CXLV_DSMAS(reserved, reserved) &&
+	      CXLV_DSMAS(dpa_base, dpa_base_address) &&
+	      CXLV_DSMAS(dpa_length, dpa_length) &&
+	      sizeof(struct cxlv_cdat_dsmas) ==
+	      sizeof(struct acpi_cdat_header) + sizeof(struct acpi_cdat_dsmas));
+static_assert(CXLV_DSLBIS(handle) && CXLV_DSLBIS(flags) &&
+	      CXLV_DSLBIS(data_type) && CXLV_DSLBIS(reserved) &&
+	      CXLV_DSLBIS(entry_base_unit) && CXLV_DSLBIS(entry) &&
+	      CXLV_DSLBIS(reserved2) &&
+	      sizeof(struct cxlv_cdat_dslbis) ==
+	      sizeof(struct acpi_cdat_header) + sizeof(struct acpi_cdat_dslbis));
+#endif
 
 /* Appends an entry of @len bytes and returns it, zeroed. */
 static void *cxlv_cdat_add(struct cxlv_cdat *cdat, size_t len)
@@ -91,7 +98,7 @@ static void *cxlv_cdat_add(struct cxlv_cdat *cdat, size_t len)
 	return entry;
 }
 
-static void cxlv_cdat_sub(struct cxlv_cdat_sub *hdr, u8 type, u16 len)
+static void cxlv_cdat_sub(struct cdat_entry_header *hdr, u8 type, u16 len)
 {
 	hdr->type = type;
 	hdr->length = cpu_to_le16(len);
@@ -102,9 +109,10 @@ static void cxlv_cdat_add_dslbis(struct cxlv_cdat *cdat, u8 handle,
 {
 	struct cxlv_cdat_dslbis *d = cxlv_cdat_add(cdat, sizeof(*d));
 
-	cxlv_cdat_sub(&d->hdr, CXLV_CDAT_TYPE_DSLBIS, sizeof(*d));
+	cxlv_cdat_sub(&d->hdr, ACPI_CDAT_TYPE_DSLBIS, sizeof(*d));
 	d->handle = handle;
-	d->flags = CXLV_DSLBIS_MEMORY;
+	/* as HMAT's SLLBI Flags (ACPI 6.4 Table 5.150): the memory itself */
+	d->flags = ACPI_HMAT_MEMORY;
 	d->data_type = data_type;
 	d->entry_base_unit = cpu_to_le64(base);
 	d->entry[0] = cpu_to_le16(value);
@@ -120,7 +128,7 @@ static void cxlv_cdat_add_dslbis(struct cxlv_cdat *cdat, u8 handle,
 void cxlv_cdat_build(struct cxlv_cdat *cdat, u64 capacity, bool pmem,
 		     const struct cxlv_perf *perf)
 {
-	struct cxlv_cdat_header *h;
+	struct cdat_header *h;
 	struct cxlv_cdat_dsmas *m;
 	const u8 handle = 0;
 	u8 sum = 0;
@@ -132,19 +140,20 @@ void cxlv_cdat_build(struct cxlv_cdat *cdat, u64 capacity, bool pmem,
 	h->revision = CXLV_CDAT_REVISION;
 
 	m = cxlv_cdat_add(cdat, sizeof(*m));
-	cxlv_cdat_sub(&m->hdr, CXLV_CDAT_TYPE_DSMAS, sizeof(*m));
+	cxlv_cdat_sub(&m->hdr, ACPI_CDAT_TYPE_DSMAS, sizeof(*m));
 	m->handle = handle;
-	m->flags = pmem ? CXLV_DSMAS_NONVOLATILE : 0;
+	m->flags = pmem ? ACPI_CDAT_DSMAS_NON_VOLATILE : 0;
 	m->dpa_base = 0;
 	m->dpa_length = cpu_to_le64(capacity);
 
-	cxlv_cdat_add_dslbis(cdat, handle, CXLV_HMAT_READ_LATENCY,
+	/* DSLBIS Data Type is HMAT's (ACPI 6.4 Table 5.150) */
+	cxlv_cdat_add_dslbis(cdat, handle, ACPI_HMAT_READ_LATENCY,
 			     CXLV_LATENCY_BASE_PS, perf->read_latency);
-	cxlv_cdat_add_dslbis(cdat, handle, CXLV_HMAT_WRITE_LATENCY,
+	cxlv_cdat_add_dslbis(cdat, handle, ACPI_HMAT_WRITE_LATENCY,
 			     CXLV_LATENCY_BASE_PS, perf->write_latency);
-	cxlv_cdat_add_dslbis(cdat, handle, CXLV_HMAT_READ_BANDWIDTH,
+	cxlv_cdat_add_dslbis(cdat, handle, ACPI_HMAT_READ_BANDWIDTH,
 			     CXLV_BANDWIDTH_BASE_MBS, perf->read_bandwidth);
-	cxlv_cdat_add_dslbis(cdat, handle, CXLV_HMAT_WRITE_BANDWIDTH,
+	cxlv_cdat_add_dslbis(cdat, handle, ACPI_HMAT_WRITE_BANDWIDTH,
 			     CXLV_BANDWIDTH_BASE_MBS, perf->write_bandwidth);
 
 	/* CDAT r1.03 Table 1: all bytes of the table sum to 0 */

@@ -1,4 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <linux/bitfield.h>
+#include <linux/pci.h>
+
+#include "cxlv.h"
+#include "cxlpci.h"
+#include "cxlv_compat.h"
+
 /**
  * DOC: cxl_virt configuration space model
  *
@@ -29,12 +36,6 @@
  * enable it for the event logs' interrupt (cxlv_events.c), which
  * cxlv_device.c raises only while MSI Enable is set here. 6.1's never do.
  */
-#include <linux/bitfield.h>
-#include <linux/pci.h>
-
-#include "cxlv.h"
-#include "cxlpci.h"
-#include "cxlv_compat.h"
 
 #define CXLV_PCI_VENDOR_ID	0x7c73	/* as in the cxlv RFC */
 #define CXLV_PCI_DEVICE_EP	0x0110
@@ -114,46 +115,46 @@
 #define CXLV_BRIDGE_CTL_RW	GENMASK(11, 0)
 
 /* Stores the low @size bytes of @val at @reg, little-endian. */
-static void cfg_put(u8 *reg, int size, u32 val)
+static void cxlv_cfg_put(u8 *reg, int size, u32 val)
 {
 	__le32 le = cpu_to_le32(val);
 
 	memcpy(reg, &le, size);
 }
 
-static void cfg_set(struct cxlv_cfg_func *f, int off, int size, u32 val)
+static void cxlv_cfg_set(struct cxlv_cfg_func *f, int off, int size, u32 val)
 {
-	cfg_put(&f->data[off], size, val);
+	cxlv_cfg_put(&f->data[off], size, val);
 }
 
-static void cfg_rw(struct cxlv_cfg_func *f, int off, int size, u32 mask)
+static void cxlv_cfg_rw(struct cxlv_cfg_func *f, int off, int size, u32 mask)
 {
-	cfg_put(&f->wmask[off], size, mask);
+	cxlv_cfg_put(&f->wmask[off], size, mask);
 }
 
-static void cfg_rw1c(struct cxlv_cfg_func *f, int off, int size, u32 mask)
+static void cxlv_cfg_rw1c(struct cxlv_cfg_func *f, int off, int size, u32 mask)
 {
-	cfg_put(&f->w1cmask[off], size, mask);
+	cxlv_cfg_put(&f->w1cmask[off], size, mask);
 }
 
 /* Registers both header types share (PCI 3.0 6.2). */
-static void cfg_init_common(struct cxlv_cfg_func *f, u16 device, u32 class,
-			    u8 type)
+static void cxlv_cfg_init_common(struct cxlv_cfg_func *f, u16 device, u32 class,
+				 u8 type)
 {
 	memset(f, 0, sizeof(*f));
 	f->present = true;
-	cfg_set(f, PCI_VENDOR_ID, 2, CXLV_PCI_VENDOR_ID);
-	cfg_set(f, PCI_DEVICE_ID, 2, device);
-	cfg_rw(f, PCI_COMMAND, 2, CXLV_COMMAND_RW);
-	cfg_set(f, PCI_STATUS, 2, PCI_STATUS_CAP_LIST);
-	cfg_rw1c(f, PCI_STATUS, 2, CXLV_STATUS_RW1C);
-	cfg_set(f, PCI_REVISION_ID, 1, 1);
-	cfg_set(f, PCI_CLASS_PROG, 3, class);
-	cfg_rw(f, PCI_CACHE_LINE_SIZE, 1, CXLV_RW8);
-	cfg_rw(f, PCI_LATENCY_TIMER, 1, CXLV_RW8);
-	cfg_set(f, PCI_HEADER_TYPE, 1, type);
-	cfg_set(f, PCI_CAPABILITY_LIST, 1, CXLV_PCIE_CAP);
-	cfg_rw(f, PCI_INTERRUPT_LINE, 1, CXLV_RW8);
+	cxlv_cfg_set(f, PCI_VENDOR_ID, 2, CXLV_PCI_VENDOR_ID);
+	cxlv_cfg_set(f, PCI_DEVICE_ID, 2, device);
+	cxlv_cfg_rw(f, PCI_COMMAND, 2, CXLV_COMMAND_RW);
+	cxlv_cfg_set(f, PCI_STATUS, 2, PCI_STATUS_CAP_LIST);
+	cxlv_cfg_rw1c(f, PCI_STATUS, 2, CXLV_STATUS_RW1C);
+	cxlv_cfg_set(f, PCI_REVISION_ID, 1, 1);
+	cxlv_cfg_set(f, PCI_CLASS_PROG, 3, class);
+	cxlv_cfg_rw(f, PCI_CACHE_LINE_SIZE, 1, CXLV_RW8);
+	cxlv_cfg_rw(f, PCI_LATENCY_TIMER, 1, CXLV_RW8);
+	cxlv_cfg_set(f, PCI_HEADER_TYPE, 1, type);
+	cxlv_cfg_set(f, PCI_CAPABILITY_LIST, 1, CXLV_PCIE_CAP);
+	cxlv_cfg_rw(f, PCI_INTERRUPT_LINE, 1, CXLV_RW8);
 }
 
 /* PCIe 5.0 7.5.3.18: every speed up to 32 GT/s */
@@ -164,34 +165,34 @@ static void cfg_init_common(struct cxlv_cfg_func *f, u16 device, u32 class,
 				 PCI_EXP_LNKCAP2_SLS_32_0GB)
 
 /* PCIe 5.0 7.5.3: PCI Express Capability, version 2, @width at 32 GT/s. */
-static void cfg_init_pcie(struct cxlv_cfg_func *f, u8 type, u8 port,
-			  u8 width)
+static void cxlv_cfg_init_pcie(struct cxlv_cfg_func *f, u8 type, u8 port,
+			       u8 width)
 {
 	int c = CXLV_PCIE_CAP;
 
-	cfg_set(f, c, 1, PCI_CAP_ID_EXP);
-	cfg_set(f, c + PCI_EXP_FLAGS, 2,
-		FIELD_PREP(PCI_EXP_FLAGS_TYPE, type) |
-		FIELD_PREP(PCI_EXP_FLAGS_VERS, CXLV_EXP_FLAGS_VERSION));
-	cfg_set(f, c + PCI_EXP_DEVCAP, 4, PCI_EXP_DEVCAP_RBER |
-		FIELD_PREP(PCI_EXP_DEVCAP_PAYLOAD, 1));
-	cfg_rw(f, c + PCI_EXP_DEVCTL, 2, CXLV_EXP_DEVCTL_RW);
-	cfg_rw1c(f, c + PCI_EXP_DEVSTA, 2, CXLV_EXP_DEVSTA_RW1C);
-	cfg_set(f, c + PCI_EXP_LNKCAP, 4, PCI_EXP_LNKCAP_SLS_32_0GB |
-		FIELD_PREP(PCI_EXP_LNKCAP_MLW, width) |
-		FIELD_PREP(PCI_EXP_LNKCAP_PN, port));
-	cfg_rw(f, c + PCI_EXP_LNKCTL, 2, CXLV_EXP_LNKCTL_RW);
-	cfg_set(f, c + PCI_EXP_LNKSTA, 2, PCI_EXP_LNKSTA_CLS_32_0GB |
-		FIELD_PREP(PCI_EXP_LNKSTA_NLW, width));
-	cfg_rw1c(f, c + PCI_EXP_LNKSTA, 2, PCI_EXP_LNKSTA_LBMS |
-		 PCI_EXP_LNKSTA_LABS);
-	cfg_rw(f, c + PCI_EXP_DEVCTL2, 2, CXLV_RW16);
-	cfg_set(f, c + PCI_EXP_LNKCAP2, 4, CXLV_EXP_LNKCAP2_SLS);
-	cfg_set(f, c + PCI_EXP_LNKCTL2, 2, PCI_EXP_LNKCTL2_TLS_32_0GT);
-	cfg_rw(f, c + PCI_EXP_LNKCTL2, 2, CXLV_RW16);
+	cxlv_cfg_set(f, c, 1, PCI_CAP_ID_EXP);
+	cxlv_cfg_set(f, c + PCI_EXP_FLAGS, 2,
+		     FIELD_PREP(PCI_EXP_FLAGS_TYPE, type) |
+		     FIELD_PREP(PCI_EXP_FLAGS_VERS, CXLV_EXP_FLAGS_VERSION));
+	cxlv_cfg_set(f, c + PCI_EXP_DEVCAP, 4, PCI_EXP_DEVCAP_RBER |
+		     FIELD_PREP(PCI_EXP_DEVCAP_PAYLOAD, 1));
+	cxlv_cfg_rw(f, c + PCI_EXP_DEVCTL, 2, CXLV_EXP_DEVCTL_RW);
+	cxlv_cfg_rw1c(f, c + PCI_EXP_DEVSTA, 2, CXLV_EXP_DEVSTA_RW1C);
+	cxlv_cfg_set(f, c + PCI_EXP_LNKCAP, 4, PCI_EXP_LNKCAP_SLS_32_0GB |
+		     FIELD_PREP(PCI_EXP_LNKCAP_MLW, width) |
+		     FIELD_PREP(PCI_EXP_LNKCAP_PN, port));
+	cxlv_cfg_rw(f, c + PCI_EXP_LNKCTL, 2, CXLV_EXP_LNKCTL_RW);
+	cxlv_cfg_set(f, c + PCI_EXP_LNKSTA, 2, PCI_EXP_LNKSTA_CLS_32_0GB |
+		     FIELD_PREP(PCI_EXP_LNKSTA_NLW, width));
+	cxlv_cfg_rw1c(f, c + PCI_EXP_LNKSTA, 2, PCI_EXP_LNKSTA_LBMS |
+		      PCI_EXP_LNKSTA_LABS);
+	cxlv_cfg_rw(f, c + PCI_EXP_DEVCTL2, 2, CXLV_RW16);
+	cxlv_cfg_set(f, c + PCI_EXP_LNKCAP2, 4, CXLV_EXP_LNKCAP2_SLS);
+	cxlv_cfg_set(f, c + PCI_EXP_LNKCTL2, 2, PCI_EXP_LNKCTL2_TLS_32_0GT);
+	cxlv_cfg_rw(f, c + PCI_EXP_LNKCTL2, 2, CXLV_RW16);
 	if (type == PCI_EXP_TYPE_ROOT_PORT) {
-		cfg_rw(f, c + PCI_EXP_RTCTL, 2, CXLV_EXP_RTCTL_RW);
-		cfg_rw1c(f, c + PCI_EXP_RTSTA, 4, PCI_EXP_RTSTA_PME);
+		cxlv_cfg_rw(f, c + PCI_EXP_RTCTL, 2, CXLV_EXP_RTCTL_RW);
+		cxlv_cfg_rw1c(f, c + PCI_EXP_RTSTA, 4, PCI_EXP_RTSTA_PME);
 	}
 }
 
@@ -200,19 +201,19 @@ static void cfg_init_pcie(struct cxlv_cfg_func *f, u8 type, u8 port,
  * 1 vector, no per-vector masking: Enable, Multiple Message Enable, the
  * address (dword aligned) and the data are what software writes.
  */
-static void cfg_init_msi(struct cxlv_cfg_func *f)
+static void cxlv_cfg_init_msi(struct cxlv_cfg_func *f)
 {
 	int c = CXLV_MSI_CAP;
 
 	static_assert(CXLV_PCIE_CAP + PCI_CAP_EXP_ENDPOINT_SIZEOF_V2 <=
 		      CXLV_MSI_CAP);
-	cfg_set(f, c, 1, PCI_CAP_ID_MSI);
-	cfg_set(f, c + PCI_MSI_FLAGS, 2, PCI_MSI_FLAGS_64BIT);
-	cfg_rw(f, c + PCI_MSI_FLAGS, 2, PCI_MSI_FLAGS_ENABLE |
-	       PCI_MSI_FLAGS_QSIZE);
-	cfg_rw(f, c + PCI_MSI_ADDRESS_LO, 4, ~3U);
-	cfg_rw(f, c + PCI_MSI_ADDRESS_HI, 4, CXLV_RW32);
-	cfg_rw(f, c + PCI_MSI_DATA_64, 2, CXLV_RW16);
+	cxlv_cfg_set(f, c, 1, PCI_CAP_ID_MSI);
+	cxlv_cfg_set(f, c + PCI_MSI_FLAGS, 2, PCI_MSI_FLAGS_64BIT);
+	cxlv_cfg_rw(f, c + PCI_MSI_FLAGS, 2, PCI_MSI_FLAGS_ENABLE |
+		    PCI_MSI_FLAGS_QSIZE);
+	cxlv_cfg_rw(f, c + PCI_MSI_ADDRESS_LO, 4, ~3U);
+	cxlv_cfg_rw(f, c + PCI_MSI_ADDRESS_HI, 4, CXLV_RW32);
+	cxlv_cfg_rw(f, c + PCI_MSI_DATA_64, 2, CXLV_RW16);
 }
 
 /**
@@ -228,21 +229,21 @@ bool cxlv_cfg_msi_enabled(const struct cxlv_cfg_func *f)
 	       PCI_MSI_FLAGS_ENABLE;
 }
 
-static void cfg_ext_header(struct cxlv_cfg_func *f, int off, u16 id, u8 ver,
-			   int next)
+static void cxlv_cfg_ext_header(struct cxlv_cfg_func *f, int off, u16 id,
+				u8 ver, int next)
 {
-	cfg_set(f, off, 4, FIELD_PREP(CXLV_EXT_CAP_ID, id) |
-		FIELD_PREP(CXLV_EXT_CAP_VER, ver) |
-		FIELD_PREP(CXLV_EXT_CAP_NEXT, next));
+	cxlv_cfg_set(f, off, 4, FIELD_PREP(CXLV_EXT_CAP_ID, id) |
+		     FIELD_PREP(CXLV_EXT_CAP_VER, ver) |
+		     FIELD_PREP(CXLV_EXT_CAP_NEXT, next));
 }
 
-static void cfg_dvsec_header(struct cxlv_cfg_func *f, int off, u8 rev,
-			     u16 len, u16 id)
+static void cxlv_cfg_dvsec_header(struct cxlv_cfg_func *f, int off, u8 rev,
+				  u16 len, u16 id)
 {
-	cfg_set(f, off + PCI_DVSEC_HEADER1, 4, CXLV_DVSEC_VENDOR_ID |
-		FIELD_PREP(CXLV_DVSEC_REVISION, rev) |
-		FIELD_PREP(PCI_DVSEC_HEADER1_LENGTH_MASK, len));
-	cfg_set(f, off + PCI_DVSEC_HEADER2, 2, id);
+	cxlv_cfg_set(f, off + PCI_DVSEC_HEADER1, 4, CXLV_DVSEC_VENDOR_ID |
+		     FIELD_PREP(CXLV_DVSEC_REVISION, rev) |
+		     FIELD_PREP(PCI_DVSEC_HEADER1_LENGTH_MASK, len));
+	cxlv_cfg_set(f, off + PCI_DVSEC_HEADER2, 2, id);
 }
 
 /**
@@ -254,41 +255,41 @@ void cxlv_cfg_init_rp(struct cxlv_cfg_func *f, const struct cxlv_ep *ep)
 {
 	u64 base = ep->pci_res.start, limit = ep->pci_res.end;
 
-	cfg_init_common(f, CXLV_PCI_DEVICE_RP,
-			FIELD_PREP(CXLV_CLASS_CODE, PCI_CLASS_BRIDGE_PCI),
-			PCI_HEADER_TYPE_BRIDGE);
-	cfg_set(f, PCI_PRIMARY_BUS, 1, 0);
-	cfg_set(f, PCI_SECONDARY_BUS, 1, ep->rp + 1);
-	cfg_set(f, PCI_SUBORDINATE_BUS, 1, ep->rp + 1);
-	cfg_rw(f, PCI_PRIMARY_BUS, 4, CXLV_RW32);
+	cxlv_cfg_init_common(f, CXLV_PCI_DEVICE_RP,
+			     FIELD_PREP(CXLV_CLASS_CODE, PCI_CLASS_BRIDGE_PCI),
+			     PCI_HEADER_TYPE_BRIDGE);
+	cxlv_cfg_set(f, PCI_PRIMARY_BUS, 1, 0);
+	cxlv_cfg_set(f, PCI_SECONDARY_BUS, 1, ep->rp + 1);
+	cxlv_cfg_set(f, PCI_SUBORDINATE_BUS, 1, ep->rp + 1);
+	cxlv_cfg_rw(f, PCI_PRIMARY_BUS, 4, CXLV_RW32);
 
 	/* I/O and non-prefetchable windows: base above limit, disabled */
-	cfg_set(f, PCI_IO_BASE, 1, CXLV_BRIDGE_IO_ADDR);
-	cfg_rw(f, PCI_IO_BASE, 1, CXLV_BRIDGE_IO_ADDR);
-	cfg_rw(f, PCI_IO_LIMIT, 1, CXLV_BRIDGE_IO_ADDR);
-	cfg_rw1c(f, PCI_SEC_STATUS, 2, CXLV_STATUS_RW1C);
-	cfg_set(f, PCI_MEMORY_BASE, 2, CXLV_BRIDGE_MEM_ADDR);
-	cfg_rw(f, PCI_MEMORY_BASE, 2, CXLV_BRIDGE_MEM_ADDR);
-	cfg_rw(f, PCI_MEMORY_LIMIT, 2, CXLV_BRIDGE_MEM_ADDR);
+	cxlv_cfg_set(f, PCI_IO_BASE, 1, CXLV_BRIDGE_IO_ADDR);
+	cxlv_cfg_rw(f, PCI_IO_BASE, 1, CXLV_BRIDGE_IO_ADDR);
+	cxlv_cfg_rw(f, PCI_IO_LIMIT, 1, CXLV_BRIDGE_IO_ADDR);
+	cxlv_cfg_rw1c(f, PCI_SEC_STATUS, 2, CXLV_STATUS_RW1C);
+	cxlv_cfg_set(f, PCI_MEMORY_BASE, 2, CXLV_BRIDGE_MEM_ADDR);
+	cxlv_cfg_rw(f, PCI_MEMORY_BASE, 2, CXLV_BRIDGE_MEM_ADDR);
+	cxlv_cfg_rw(f, PCI_MEMORY_LIMIT, 2, CXLV_BRIDGE_MEM_ADDR);
 
 	/* 64-bit prefetchable window, 1 MiB granular, over the PCI window */
-	cfg_set(f, PCI_PREF_MEMORY_BASE, 2, PCI_PREF_RANGE_TYPE_64 |
-		FIELD_PREP(CXLV_BRIDGE_MEM_ADDR,
-			   lower_32_bits(base) / CXLV_PCI_WINDOW_SIZE));
-	cfg_set(f, PCI_PREF_MEMORY_LIMIT, 2, PCI_PREF_RANGE_TYPE_64 |
-		FIELD_PREP(CXLV_BRIDGE_MEM_ADDR,
-			   lower_32_bits(limit) / CXLV_PCI_WINDOW_SIZE));
-	cfg_rw(f, PCI_PREF_MEMORY_BASE, 2, CXLV_BRIDGE_MEM_ADDR);
-	cfg_rw(f, PCI_PREF_MEMORY_LIMIT, 2, CXLV_BRIDGE_MEM_ADDR);
-	cfg_set(f, PCI_PREF_BASE_UPPER32, 4, upper_32_bits(base));
-	cfg_set(f, PCI_PREF_LIMIT_UPPER32, 4, upper_32_bits(limit));
-	cfg_rw(f, PCI_PREF_BASE_UPPER32, 4, CXLV_RW32);
-	cfg_rw(f, PCI_PREF_LIMIT_UPPER32, 4, CXLV_RW32);
+	cxlv_cfg_set(f, PCI_PREF_MEMORY_BASE, 2, PCI_PREF_RANGE_TYPE_64 |
+		     FIELD_PREP(CXLV_BRIDGE_MEM_ADDR,
+				lower_32_bits(base) / CXLV_PCI_WINDOW_SIZE));
+	cxlv_cfg_set(f, PCI_PREF_MEMORY_LIMIT, 2, PCI_PREF_RANGE_TYPE_64 |
+		     FIELD_PREP(CXLV_BRIDGE_MEM_ADDR,
+				lower_32_bits(limit) / CXLV_PCI_WINDOW_SIZE));
+	cxlv_cfg_rw(f, PCI_PREF_MEMORY_BASE, 2, CXLV_BRIDGE_MEM_ADDR);
+	cxlv_cfg_rw(f, PCI_PREF_MEMORY_LIMIT, 2, CXLV_BRIDGE_MEM_ADDR);
+	cxlv_cfg_set(f, PCI_PREF_BASE_UPPER32, 4, upper_32_bits(base));
+	cxlv_cfg_set(f, PCI_PREF_LIMIT_UPPER32, 4, upper_32_bits(limit));
+	cxlv_cfg_rw(f, PCI_PREF_BASE_UPPER32, 4, CXLV_RW32);
+	cxlv_cfg_rw(f, PCI_PREF_LIMIT_UPPER32, 4, CXLV_RW32);
 
-	cfg_rw(f, PCI_BRIDGE_CONTROL, 2, CXLV_BRIDGE_CTL_RW);
+	cxlv_cfg_rw(f, PCI_BRIDGE_CONTROL, 2, CXLV_BRIDGE_CTL_RW);
 	/* the port number is the CXL dport id the host-bridge port sees */
-	cfg_init_pcie(f, PCI_EXP_TYPE_ROOT_PORT, ep->rp,
-		      cxlv_cdat_link_width(&ep->cxlv->params.perf));
+	cxlv_cfg_init_pcie(f, PCI_EXP_TYPE_ROOT_PORT, ep->rp,
+			   cxlv_cdat_link_width(&ep->cxlv->params.perf));
 }
 
 /**
@@ -303,68 +304,68 @@ void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, struct cxlv_ep *ep)
 	u32 size_lo, media = p->pmem ? CXLV_DVSEC_NONVOLATILE : 0;
 	int d = CXLV_EXT_DVSEC_DEV, r = CXLV_EXT_DVSEC_REGLOC;
 
-	cfg_init_common(f, CXLV_PCI_DEVICE_EP,
-			FIELD_PREP(CXLV_CLASS_CODE, PCI_CLASS_MEMORY_CXL) |
-			FIELD_PREP(CXLV_CLASS_PROG_IF, CXL_MEMORY_PROGIF),
-			PCI_HEADER_TYPE_NORMAL);
-	cfg_set(f, PCI_BASE_ADDRESS_0, 4, lower_32_bits(ep->bar0) |
-		PCI_BASE_ADDRESS_MEM_TYPE_64 | PCI_BASE_ADDRESS_MEM_PREFETCH);
-	cfg_rw(f, PCI_BASE_ADDRESS_0, 4, ~(CXLV_BAR_SIZE - 1));
-	cfg_set(f, PCI_BASE_ADDRESS_1, 4, upper_32_bits(ep->bar0));
-	cfg_rw(f, PCI_BASE_ADDRESS_1, 4, CXLV_RW32);
-	cfg_set(f, PCI_SUBSYSTEM_VENDOR_ID, 2, CXLV_PCI_VENDOR_ID);
-	cfg_set(f, PCI_SUBSYSTEM_ID, 2, CXLV_PCI_DEVICE_EP);
-	cfg_init_pcie(f, PCI_EXP_TYPE_ENDPOINT, 0,
-		      cxlv_cdat_link_width(&p->perf));
-	cfg_set(f, CXLV_PCIE_CAP + PCI_CAP_LIST_NEXT, 1, CXLV_MSI_CAP);
-	cfg_init_msi(f);
+	cxlv_cfg_init_common(f, CXLV_PCI_DEVICE_EP,
+			     FIELD_PREP(CXLV_CLASS_CODE, PCI_CLASS_MEMORY_CXL) |
+			     FIELD_PREP(CXLV_CLASS_PROG_IF, CXL_MEMORY_PROGIF),
+			     PCI_HEADER_TYPE_NORMAL);
+	cxlv_cfg_set(f, PCI_BASE_ADDRESS_0, 4, lower_32_bits(ep->bar0) |
+		     PCI_BASE_ADDRESS_MEM_TYPE_64 | PCI_BASE_ADDRESS_MEM_PREFETCH);
+	cxlv_cfg_rw(f, PCI_BASE_ADDRESS_0, 4, ~(CXLV_BAR_SIZE - 1));
+	cxlv_cfg_set(f, PCI_BASE_ADDRESS_1, 4, upper_32_bits(ep->bar0));
+	cxlv_cfg_rw(f, PCI_BASE_ADDRESS_1, 4, CXLV_RW32);
+	cxlv_cfg_set(f, PCI_SUBSYSTEM_VENDOR_ID, 2, CXLV_PCI_VENDOR_ID);
+	cxlv_cfg_set(f, PCI_SUBSYSTEM_ID, 2, CXLV_PCI_DEVICE_EP);
+	cxlv_cfg_init_pcie(f, PCI_EXP_TYPE_ENDPOINT, 0,
+			   cxlv_cdat_link_width(&p->perf));
+	cxlv_cfg_set(f, CXLV_PCIE_CAP + PCI_CAP_LIST_NEXT, 1, CXLV_MSI_CAP);
+	cxlv_cfg_init_msi(f);
 
 	/* PCIe 5.0 7.9.3: Device Serial Number */
-	cfg_ext_header(f, CXLV_EXT_DSN, PCI_EXT_CAP_ID_DSN, 1, d);
-	cfg_set(f, CXLV_EXT_DSN + 4, 4, lower_32_bits(serial));
-	cfg_set(f, CXLV_EXT_DSN + 8, 4, upper_32_bits(serial));
+	cxlv_cfg_ext_header(f, CXLV_EXT_DSN, PCI_EXT_CAP_ID_DSN, 1, d);
+	cxlv_cfg_set(f, CXLV_EXT_DSN + 4, 4, lower_32_bits(serial));
+	cxlv_cfg_set(f, CXLV_EXT_DSN + 8, 4, upper_32_bits(serial));
 
 	/* CXL r3.0 8.1.3: PCIe DVSEC for CXL devices, one HDM range */
-	cfg_ext_header(f, d, PCI_EXT_CAP_ID_DVSEC, 1, r);
-	cfg_dvsec_header(f, d, 1, CXLV_DVSEC_DEV_LEN, CXL_DVSEC_PCIE_DEVICE);
-	cfg_set(f, d + CXL_DVSEC_CAP_OFFSET, 2, CXLV_DVSEC_IO_CAPABLE |
-		CXL_DVSEC_MEM_CAPABLE |
-		FIELD_PREP(CXL_DVSEC_HDM_COUNT_MASK, CXLV_HDM_DECODERS));
-	cfg_set(f, d + CXL_DVSEC_CTRL_OFFSET, 2, CXLV_DVSEC_IO_ENABLE);
-	cfg_rw(f, d + CXL_DVSEC_CTRL_OFFSET, 2, CXL_DVSEC_MEM_ENABLE);
+	cxlv_cfg_ext_header(f, d, PCI_EXT_CAP_ID_DVSEC, 1, r);
+	cxlv_cfg_dvsec_header(f, d, 1, CXLV_DVSEC_DEV_LEN, CXL_DVSEC_PCIE_DEVICE);
+	cxlv_cfg_set(f, d + CXL_DVSEC_CAP_OFFSET, 2, CXLV_DVSEC_IO_CAPABLE |
+		     CXL_DVSEC_MEM_CAPABLE |
+		     FIELD_PREP(CXL_DVSEC_HDM_COUNT_MASK, CXLV_HDM_DECODERS));
+	cxlv_cfg_set(f, d + CXL_DVSEC_CTRL_OFFSET, 2, CXLV_DVSEC_IO_ENABLE);
+	cxlv_cfg_rw(f, d + CXL_DVSEC_CTRL_OFFSET, 2, CXL_DVSEC_MEM_ENABLE);
 	size_lo = (lower_32_bits(capacity) & CXL_DVSEC_MEM_SIZE_LOW_MASK) |
 		  CXL_DVSEC_MEM_INFO_VALID | CXL_DVSEC_MEM_ACTIVE |
 		  FIELD_PREP(CXLV_DVSEC_MEDIA_TYPE, media) |
 		  FIELD_PREP(CXLV_DVSEC_MEM_CLASS, media);
-	cfg_set(f, d + CXL_DVSEC_RANGE_SIZE_HIGH(0), 4,
-		upper_32_bits(capacity));
-	cfg_set(f, d + CXL_DVSEC_RANGE_SIZE_LOW(0), 4, size_lo);
-	cfg_rw(f, d + CXL_DVSEC_RANGE_BASE_HIGH(0), 4, CXLV_RW32);
-	cfg_rw(f, d + CXL_DVSEC_RANGE_BASE_LOW(0), 4,
-	       CXL_DVSEC_MEM_BASE_LOW_MASK);
+	cxlv_cfg_set(f, d + CXL_DVSEC_RANGE_SIZE_HIGH(0), 4,
+		     upper_32_bits(capacity));
+	cxlv_cfg_set(f, d + CXL_DVSEC_RANGE_SIZE_LOW(0), 4, size_lo);
+	cxlv_cfg_rw(f, d + CXL_DVSEC_RANGE_BASE_HIGH(0), 4, CXLV_RW32);
+	cxlv_cfg_rw(f, d + CXL_DVSEC_RANGE_BASE_LOW(0), 4,
+		    CXL_DVSEC_MEM_BASE_LOW_MASK);
 
 	/* CXL r3.0 8.1.9: Register Locator, both blocks in BAR0 */
-	cfg_ext_header(f, r, PCI_EXT_CAP_ID_DVSEC, 1, CXLV_EXT_DOE);
-	cfg_dvsec_header(f, r, 0, CXLV_DVSEC_REGLOC_LEN,
-			 CXL_DVSEC_REG_LOCATOR);
+	cxlv_cfg_ext_header(f, r, PCI_EXT_CAP_ID_DVSEC, 1, CXLV_EXT_DOE);
+	cxlv_cfg_dvsec_header(f, r, 0, CXLV_DVSEC_REGLOC_LEN,
+			      CXL_DVSEC_REG_LOCATOR);
 	r += CXL_DVSEC_REG_LOCATOR_BLOCK1_OFFSET;
-	cfg_set(f, r, 4, FIELD_PREP(CXL_DVSEC_REG_LOCATOR_BIR_MASK, 0) |
-		FIELD_PREP(CXL_DVSEC_REG_LOCATOR_BLOCK_ID_MASK,
-			   CXL_REGLOC_RBI_MEMDEV) |
-		(CXLV_DEV_REGS_OFFSET & CXL_DVSEC_REG_LOCATOR_BLOCK_OFF_LOW_MASK));
-	cfg_set(f, r + 8, 4, FIELD_PREP(CXL_DVSEC_REG_LOCATOR_BIR_MASK, 0) |
-		FIELD_PREP(CXL_DVSEC_REG_LOCATOR_BLOCK_ID_MASK,
-			   CXL_REGLOC_RBI_COMPONENT) |
-		(CXLV_COMP_REGS_OFFSET & CXL_DVSEC_REG_LOCATOR_BLOCK_OFF_LOW_MASK));
+	cxlv_cfg_set(f, r, 4, FIELD_PREP(CXL_DVSEC_REG_LOCATOR_BIR_MASK, 0) |
+		     FIELD_PREP(CXL_DVSEC_REG_LOCATOR_BLOCK_ID_MASK,
+				CXL_REGLOC_RBI_MEMDEV) |
+		     (CXLV_DEV_REGS_OFFSET & CXL_DVSEC_REG_LOCATOR_BLOCK_OFF_LOW_MASK));
+	cxlv_cfg_set(f, r + 8, 4, FIELD_PREP(CXL_DVSEC_REG_LOCATOR_BIR_MASK, 0) |
+		     FIELD_PREP(CXL_DVSEC_REG_LOCATOR_BLOCK_ID_MASK,
+				CXL_REGLOC_RBI_COMPONENT) |
+		     (CXLV_COMP_REGS_OFFSET & CXL_DVSEC_REG_LOCATOR_BLOCK_OFF_LOW_MASK));
 
 	/* PCIe r6.0 7.9.24: DOE, the last capability; cxlv_doe.c has the rest */
-	cfg_ext_header(f, CXLV_EXT_DOE, PCI_EXT_CAP_ID_DOE,
-		       CXLV_DOE_CAP_VERSION, 0);
+	cxlv_cfg_ext_header(f, CXLV_EXT_DOE, PCI_EXT_CAP_ID_DOE,
+			    CXLV_DOE_CAP_VERSION, 0);
 	f->doe = &ep->doe;
 }
 
 /* The DOE register @where falls in, relative to the capability, or 0. */
-static int cfg_doe_reg(const struct cxlv_cfg_func *f, int where)
+static int cxlv_cfg_doe_reg(const struct cxlv_cfg_func *f, int where)
 {
 	int reg = where - CXLV_EXT_DOE;
 
@@ -383,7 +384,7 @@ static int cfg_doe_reg(const struct cxlv_cfg_func *f, int where)
  */
 u32 cxlv_cfg_read(const struct cxlv_cfg_func *f, int where, int size)
 {
-	int doe = cfg_doe_reg(f, where);
+	int doe = cxlv_cfg_doe_reg(f, where);
 	__le32 le = 0;
 
 	if (doe) {
@@ -405,7 +406,7 @@ u32 cxlv_cfg_read(const struct cxlv_cfg_func *f, int where, int size)
  */
 void cxlv_cfg_write(struct cxlv_cfg_func *f, int where, int size, u32 val)
 {
-	int doe = cfg_doe_reg(f, where);
+	int doe = cxlv_cfg_doe_reg(f, where);
 	__le32 le32 = cpu_to_le32(val);
 	const u8 *le = (const u8 *)&le32;
 	int i;

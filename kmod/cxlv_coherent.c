@@ -1,4 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kprobes.h>
+#include <linux/list.h>
+#include <linux/memregion.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "cxlv.h"
+
 /**
  * DOC: cxl_virt regions on a CPU that reports a hypervisor
  *
@@ -48,19 +62,6 @@
  * endpoints' teardown waits for the CXL core's region lock that the
  * deleting task holds over the reset; the reference does not rely on it.)
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <linux/kprobes.h>
-#include <linux/list.h>
-#include <linux/memregion.h>
-#include <linux/module.h>
-#include <linux/moduleparam.h>
-#include <linux/mutex.h>
-#include <linux/sched.h>
-#include <linux/slab.h>
-#include <linux/spinlock.h>
-
-#include "cxlv.h"
 
 enum cxlv_coherent_state {
 	CXLV_COHERENT_NONE,		/* the CXL core never invalidates */

@@ -2,11 +2,16 @@
 #ifndef __CXLV_COMPAT_H__
 #define __CXLV_COMPAT_H__
 
+#include <linux/acpi.h>
 #include <linux/device.h>
 #include <linux/hrtimer.h>
 #include <linux/pci.h>
 #include <linux/pci_ids.h>
+#include <linux/stddef.h>
+#include <linux/uuid.h>
 #include "cxl.h"
+#include "cxlmem.h"
+#include "cxlpci.h"
 #include "cxlv_features.h"
 #ifdef CXLV_HAVE_PCI_DVSEC_CXL
 #include <cxl/pci.h>
@@ -17,11 +22,20 @@
  *
  * The one place that knows which kernel the module is built for. The base
  * is Debian 12's 6.1; every difference the module meets up to Debian's
- * 6.12 and trixie-backports' 7.3 is a helper or a constant here, named
- * after what it does, so the other files read the same on every kernel. The CXLV_HAVE_* switches come
- * from cxlv_features.h, which scripts/extract-headers.sh generates from the
- * exact kernel's sources: stable updates backport changes, so the version
- * number alone would not say what is there.
+ * 6.12 and trixie-backports' 7.3 is a switch, a constant or a thin shim
+ * here, named after what it does, so the other files read the same on
+ * every kernel. Where a kernel needs steps of its own rather than another
+ * name (cxlv_port_add_root_port(), cxlv_root_set_perf()), the file that
+ * takes them holds them, under the same switch. The CXLV_HAVE_* switches
+ * come from cxlv_features.h, which scripts/extract-headers.sh generates
+ * from the exact kernel's sources: stable updates backport changes, so the
+ * version number alone would not say what is there.
+ *
+ * Definitions the kernel has are the kernel's: compat.h supplies them, by
+ * the kernel's names, only to a kernel whose sources lack them. A layout
+ * the module must write on kernels without the kernel's struct (event,
+ * poison and CDAT records) is the module's own, asserted field by field
+ * against the kernel's where there is one (CXLV_FIELD_AT()).
  */
 
 /*
@@ -127,131 +141,91 @@ cxlv_hrtimer_setup(struct hrtimer *timer,
 
 /*
  * 6.17 took the target list out of cxl_decoder_add(): the decoder carries
- * it in cxld->target_map. Adds a decoder whose targets are dport ids
- * 0..@ways-1, in that order.
+ * it in cxld->target_map (of u32 in 7.3).
  */
-static inline int cxlv_decoder_add(struct cxl_decoder *cxld, int ways)
+static inline int cxlv_decoder_add(struct cxl_decoder *cxld,
+				   int target_map[CXL_DECODER_MAX_INTERLEAVE])
 {
 #ifdef CXLV_HAVE_DECODER_TARGET_MAP
-	int *target_map = cxld->target_map;
-#else
-	int target_map[CXL_DECODER_MAX_INTERLEAVE] = { 0 };
-#endif
-	int i;
-
-	for (i = 0; i < ways; i++)
-		target_map[i] = i;
-#ifdef CXLV_HAVE_DECODER_TARGET_MAP
+	static_assert(sizeof(cxld->target_map) ==
+		      CXL_DECODER_MAX_INTERLEAVE * sizeof(*target_map));
+	memcpy(cxld->target_map, target_map, sizeof(cxld->target_map));
 	return cxl_decoder_add(cxld);
 #else
 	return cxl_decoder_add(cxld, target_map);
 #endif
 }
 
-/**
- * cxlv_port_add_root_port() - make a root port a dport of its host bridge
- * @port: the host-bridge port, bound to cxl_port
- * @rp: a root port below it
- * @port_id: the root port's LNKCAP port number
- *
- * Up to 6.x, cxl_port's probe enumerates a switch port's dports and sets up
- * its decoders. Later kernels do both when the first endpoint below it
- * enumerates (cxl_port's add_dport), and only for a root port that names a
- * component register block in a Register Locator DVSEC; cxl_virt's root
- * port has none (CXL r3.0 8.1.9 makes it optional there). So on those
- * kernels the module does the same steps, in the same order, with no
- * component registers for the dport, before any endpoint can probe.
- *
- * Context: cxlvN's probe, under its device lock and the PCI rescan lock.
- * Takes the port's lock after cxlvN's, the order of those kernels'
- * find_or_add_dport() (the port's host, then the port), which also means
- * that their endpoint probes wait for cxlvN's lock (cxlv_unregister()).
- *
- * Return: 0 or a negative errno.
+/*
+ * 6.9 added struct cxl_root, whose ops sit behind a pointer in 6.x and are
+ * embedded in 7.x. Gives the root @ops' qos_class op.
  */
-static inline int cxlv_port_add_root_port(struct cxl_port *port,
-					  struct pci_dev *rp, int port_id)
-{
-#ifdef CXLV_HAVE_LAZY_DPORTS
-	struct cxl_dport *dport;
-	int rc;
-
-	guard(device)(&port->dev);
-	if (!port->dev.driver)
-		return -ENXIO;
-	/* the first dport sets the port up, as cxl_port_add_dport() does */
-	if (!port->nr_dports) {
-		rc = cxl_port_setup_regs(port, port->component_reg_phys);
-		if (rc)
-			return rc;
-		rc = devm_cxl_switch_port_decoders_setup(port);
-		if (rc)
-			return rc;
-	}
-	dport = devm_cxl_add_dport(port, &rp->dev, port_id, CXL_RESOURCE_NONE);
-	if (IS_ERR(dport))
-		return PTR_ERR(dport);
-	cxl_port_update_decoder_targets(port, dport);
-#endif
-	return 0;
-}
-
 #ifdef CXLV_HAVE_CXL_ROOT
-/* cxl_virt's one QoS Throttling Group: every device and root decoder */
-#define CXLV_QTG_ID	0
-
-static inline int cxlv_root_qos_class(struct cxl_root *cxl_root,
-				      struct access_coordinate *coord,
-				      int entries, int *qos_class)
+static inline void cxlv_root_set_qos_class(struct cxl_port *root,
+					   const struct cxl_root_ops *ops)
 {
-	int i;
-
-	for (i = 0; i < entries; i++)
-		qos_class[i] = CXLV_QTG_ID;
-	return entries;
-}
-#endif
-
-/**
- * cxlv_root_set_perf() - what a platform gives the CXL core for performance
- * @root: the CXL root port
- * @dport: its dport for the host bridge
- * @cxlrd: its root decoder over that host bridge
- * @latency: ns from the CPUs to the host bridge
- * @bandwidth: MB/s from the CPUs to the host bridge
- *
- * From 6.9 the CXL core computes a device's performance from its CDAT
- * (core/cdat.c) only if the root has a qos_class op, the host bridge's
- * dport has access coordinates and a root decoder carries the qos_class
- * that op hands out; cxl_acpi takes them from the QTG _DSM, HMAT's generic
- * port and CFMWS. The op sits behind a pointer in 6.x and is embedded in
- * struct cxl_root in 7.x; 6.1 has none of this and reads no CDAT figures.
- */
-static inline void cxlv_root_set_perf(struct cxl_port *root,
-				      struct cxl_dport *dport,
-				      struct cxl_root_decoder *cxlrd,
-				      u32 latency, u32 bandwidth)
-{
-#ifdef CXLV_HAVE_CXL_ROOT
 #ifdef CXLV_HAVE_ROOT_OPS_PTR
-	static const struct cxl_root_ops ops = {
-		.qos_class = cxlv_root_qos_class,
-	};
-
-	to_cxl_root(root)->ops = &ops;
+	to_cxl_root(root)->ops = ops;
 #else
-	to_cxl_root(root)->ops.qos_class = cxlv_root_qos_class;
-#endif
-	for (int i = 0; i < ACCESS_COORDINATE_MAX; i++)
-		dport->coord[i] = (struct access_coordinate) {
-			.read_latency = latency,
-			.write_latency = latency,
-			.read_bandwidth = bandwidth,
-			.write_bandwidth = bandwidth,
-		};
-	cxlrd->qos_class = CXLV_QTG_ID;
+	to_cxl_root(root)->ops.qos_class = ops->qos_class;
 #endif
 }
+#endif
+
+/*
+ * Definitions 6.1's drivers/cxl headers and ACPICA lack, by the names the
+ * later kernels give them: the Events and Timestamp opcodes (CXL r3.0
+ * 8.2.9.2, 8.2.9.4), the event record UUIDs (Tables 8-43 to 8-45), Get
+ * Event Records' and Get Poison List's flags (Table 8-50, 8.2.9.8.4.1), and
+ * the CDAT structure types (CDAT r1.03 Tables 3 and 5).
+ */
+#ifndef CXLV_HAVE_EVENT_OPCODES
+#define CXL_MBOX_OP_GET_EVENT_RECORD	0x0100
+#define CXL_MBOX_OP_CLEAR_EVENT_RECORD	0x0101
+#define CXL_MBOX_OP_GET_EVT_INT_POLICY	0x0102
+#define CXL_MBOX_OP_SET_EVT_INT_POLICY	0x0103
+#endif
+#ifndef CXLV_HAVE_TIMESTAMP_OPCODES
+#define CXL_MBOX_OP_GET_TIMESTAMP	0x0300
+#define CXL_MBOX_OP_SET_TIMESTAMP	0x0301
+#endif
+/* the three came in together, with the event records */
+#ifndef CXL_EVENT_GEN_MEDIA_UUID
+#define CXL_EVENT_GEN_MEDIA_UUID	UUID_INIT(0xfbcd0a77, 0xc260, 0x417f, \
+	0x85, 0xa9, 0x08, 0x8b, 0x16, 0x21, 0xeb, 0xa6)
+#define CXL_EVENT_DRAM_UUID		UUID_INIT(0x601dcbb3, 0x9c06, 0x4eab, \
+	0xb8, 0xaf, 0x4e, 0x9b, 0xfb, 0x5c, 0x96, 0x24)
+#define CXL_EVENT_MEM_MODULE_UUID	UUID_INIT(0xfe927475, 0xdd59, 0x4339, \
+	0xa5, 0x86, 0x79, 0xba, 0xb1, 0x13, 0xb7, 0x74)
+#endif
+#ifndef CXL_GET_EVENT_FLAG_OVERFLOW
+#define CXL_GET_EVENT_FLAG_OVERFLOW	BIT(0)
+#endif
+#ifndef CXL_POISON_LEN_MULT
+#define CXL_POISON_LEN_MULT		64
+#endif
+#ifndef CXL_POISON_FLAG_OVERFLOW
+#define CXL_POISON_FLAG_OVERFLOW	BIT(1)
+#endif
+#ifndef CXL_POISON_SOURCE_INJECTED
+#define CXL_POISON_SOURCE_INJECTED	3
+#endif
+#ifndef CXLV_HAVE_ACPI_CDAT
+#define ACPI_CDAT_TYPE_DSMAS		0
+#define ACPI_CDAT_TYPE_DSLBIS		1
+#endif
+#ifndef ACPI_CDAT_DSMAS_NON_VOLATILE
+#define ACPI_CDAT_DSMAS_NON_VOLATILE	BIT(2)
+#endif
+
+/*
+ * For static_assert(): field @f of the module's struct @t is field @kf of
+ * the kernel's @kt, which starts @at bytes into @t: same place, same size.
+ */
+#define CXLV_FIELD_AT(t, f, at, kt, kf)					\
+	(offsetof(t, f) == (at) + offsetof(kt, kf) &&			\
+	 sizeof_field(t, f) == sizeof_field(kt, kf))
+#define CXLV_SAME_SIZE(t, kt)	(sizeof(t) == sizeof(kt))
 
 /*
  * 7.x moved the CXL DVSEC definitions from drivers/cxl/cxlpci.h to

@@ -1,4 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/mutex.h>
+#include <linux/security.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "cxlv.h"
+#include "cxlmem.h"
+#include "cxlv_compat.h"
+
 /**
  * DOC: cxl_virt control files
  *
@@ -28,19 +42,6 @@
  * one-line reason, or is empty after a success. Requests are serialised
  * from parsing to the recorded reason, so a reason belongs to one request.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <linux/capability.h>
-#include <linux/debugfs.h>
-#include <linux/fs.h>
-#include <linux/mutex.h>
-#include <linux/security.h>
-#include <linux/slab.h>
-#include <linux/uaccess.h>
-
-#include "cxlv.h"
-#include "cxlmem.h"
-#include "cxlv_compat.h"
 
 static DEFINE_MUTEX(cxlv_ctl_lock);
 static struct dentry *cxlv_debugfs;

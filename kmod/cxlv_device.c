@@ -1,4 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/interrupt.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include "cxlv.h"
+#include "cxlmem.h"
+#include "cxlv_events.h"
+
 /**
  * DOC: cxl_virt device lifecycle
  *
@@ -22,19 +33,10 @@
  * Attributes are read-only; the physical addresses among them are for root
  * only (0400), like the CXL core's decoder start and /proc/iomem.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <linux/idr.h>
-#include <linux/interrupt.h>
-#include <linux/mutex.h>
-#include <linux/slab.h>
-
-#include "cxlv.h"
-#include "cxlmem.h"
-#include "cxlv_events.h"
 
 static DEFINE_MUTEX(cxlv_devices_lock);
-static DEFINE_IDR(cxlv_devices);
+/* xa_alloc() hands out the lowest free id: cxlv0 again after removes */
+static DEFINE_XARRAY_ALLOC(cxlv_devices);
 static const struct device_type cxlv_dev_type;	/* its attributes, at the end */
 static bool cxlv_unloading;	/* no creates once module exit began */
 
@@ -79,12 +81,10 @@ static int cxlv_emu_setup(struct cxlv_ep *ep)
 		cfg.bridge_ways = cxlv_root_ports(cxlv);
 	}
 	emu = cxlv_emu_start(&cfg);
-
-	if (IS_ERR(emu)) {
-		cxlv_set_error("%s: cannot start emulator of endpoint %u: %ld",
-			       dev_name(&cxlv->dev), ep->pos, PTR_ERR(emu));
-		return PTR_ERR(emu);
-	}
+	if (IS_ERR(emu))
+		return dev_err_probe(&cxlv->dev, PTR_ERR(emu),
+				     "cannot start emulator of endpoint %u\n",
+				     ep->pos);
 	ep->emu = emu;
 	return 0;
 }
@@ -180,9 +180,9 @@ static bool cxlv_live(struct cxlv_dev *cxlv)
 static struct cxlv_dev *cxlv_find_conflict(const struct cxlv_params *p)
 {
 	struct cxlv_dev *other;
-	int id;
+	unsigned long id;
 
-	idr_for_each_entry(&cxlv_devices, other, id) {
+	xa_for_each(&cxlv_devices, id, other) {
 		if (cxlv_mem_overlaps(p, &other->params)) {
 			cxlv_set_error("create: range %#llx+%#llx overlaps %s",
 				       p->memstart, p->memsize,
@@ -205,9 +205,9 @@ static int cxlv_check_endpoints(const struct cxlv_params *p)
 {
 	struct cxlv_dev *other;
 	unsigned int used = 0;
-	int id;
+	unsigned long id;
 
-	idr_for_each_entry(&cxlv_devices, other, id)
+	xa_for_each(&cxlv_devices, id, other)
 		used += other->params.ways;
 	if (used + p->ways <= CXLV_MAX_DEVICES)
 		return 0;
@@ -220,10 +220,10 @@ static int cxlv_check_endpoints(const struct cxlv_params *p)
  * cxlv_create() - validate a request and create a device for it
  * @req: the parsed request
  *
- * Return: the new device's id, or a negative errno with the reason
- * recorded: -EMFILE at the endpoint limit, -EEXIST for a range or serial
- * another device uses, the errors of cxlv_mem_validate(), or why probe
- * failed.
+ * Return: the new device's id, or a negative errno with the reason in
+ * last_error: -EMFILE at the endpoint limit, -EEXIST for a range or serial
+ * another device uses, the errors of cxlv_mem_validate(), or probe's
+ * error (whose details probe logs with dev_err_probe()).
  * Nothing is left behind on failure.
  */
 int cxlv_create(const struct cxlv_params *req)
@@ -233,7 +233,8 @@ int cxlv_create(const struct cxlv_params *req)
 	struct cxlv_layout layout;
 	struct cxlv_dev *cxlv;
 	unsigned int pos;
-	int id, rc;
+	u32 id;
+	int rc;
 
 	if (!p.serial)
 		p.serial = cxlv_default_serial(p.memstart);
@@ -270,12 +271,12 @@ int cxlv_create(const struct cxlv_params *req)
 		rc = -ENOMEM;
 		goto unlock;
 	}
-	id = idr_alloc(&cxlv_devices, cxlv, 0, CXLV_MAX_DEVICES, GFP_KERNEL);
-	if (id < 0) {
+	rc = xa_alloc(&cxlv_devices, &id, cxlv,
+		      XA_LIMIT(0, CXLV_MAX_DEVICES - 1), GFP_KERNEL);
+	if (rc) {
 		kfree(cxlv->hbs);
 		kfree(cxlv->eps);
 		kfree(cxlv);
-		rc = id;
 		goto unlock;
 	}
 	for (pos = 0; pos < p.host_bridges; pos++) {
@@ -305,9 +306,9 @@ int cxlv_create(const struct cxlv_params *req)
 	cxlv_dev_set_bus(&cxlv->dev);
 	cxlv->dev.type = &cxlv_dev_type;
 	cxlv->dev.release = cxlv_release;
-	rc = dev_set_name(&cxlv->dev, "cxlv%d", id);
+	rc = dev_set_name(&cxlv->dev, "cxlv%u", id);
 	if (rc) {
-		cxlv_set_error("create: cannot name cxlv%d: %d", id, rc);
+		cxlv_set_error("create: cannot name cxlv%u: %d", id, rc);
 		goto err_put;
 	}
 	/* under the lock that validated it: checked and claimed in one step */
@@ -316,15 +317,18 @@ int cxlv_create(const struct cxlv_params *req)
 		goto err_put;
 	rc = device_add(&cxlv->dev);
 	if (rc) {
-		cxlv_set_error("create: cannot register cxlv%d: %d", id, rc);
+		cxlv_set_error("create: cannot register cxlv%u: %d", id, rc);
 		goto err_unclaim;
 	}
-	/* device_add() does not return probe errors */
+	/* device_add() does not return probe errors; probe logged its own */
 	rc = READ_ONCE(cxlv->probe_rc);
 	if (rc) {
 		if (rc == -EINPROGRESS) {
 			rc = -ENXIO;
-			cxlv_set_error("create: cxlv%d was not probed", id);
+			cxlv_set_error("create: cxlv%u was not probed", id);
+		} else {
+			cxlv_set_error("create: cxlv%u did not probe: %pe (the kernel log says why)",
+				       id, ERR_PTR(rc));
 		}
 		device_del(&cxlv->dev);
 		goto err_unclaim;
@@ -340,7 +344,7 @@ err_unclaim:
 	/* a failed probe gave it back already */
 	cxlv_mem_unclaim(cxlv);
 err_put:
-	idr_remove(&cxlv_devices, id);
+	xa_erase(&cxlv_devices, id);
 	put_device(&cxlv->dev);
 unlock:
 	mutex_unlock(&cxlv_devices_lock);
@@ -390,7 +394,7 @@ int cxlv_remove(u32 id, bool release)
 	int rc = 0;
 
 	mutex_lock(&cxlv_devices_lock);
-	cxlv = idr_find(&cxlv_devices, id);
+	cxlv = xa_load(&cxlv_devices, id);
 	if (!cxlv) {
 		cxlv_set_error("remove: no device cxlv%u", id);
 		rc = -ENODEV;
@@ -408,7 +412,7 @@ int cxlv_remove(u32 id, bool release)
 	} else {
 		if (release)
 			start = cxlv_borrow_start(cxlv->borrow);
-		idr_remove(&cxlv_devices, id);
+		xa_erase(&cxlv_devices, id);
 		cxlv_unregister(cxlv);
 	}
 	mutex_unlock(&cxlv_devices_lock);
@@ -460,7 +464,7 @@ int cxlv_inject_event(const struct cxlv_event_request *req)
 	int rc;
 
 	mutex_lock(&cxlv_devices_lock);
-	cxlv = idr_find(&cxlv_devices, req->id);
+	cxlv = xa_load(&cxlv_devices, req->id);
 	if (!cxlv || !cxlv_live(cxlv)) {
 		cxlv_set_error("inject_event: no device cxlv%u", req->id);
 		rc = -ENODEV;
@@ -504,16 +508,15 @@ out:
 void cxlv_remove_all(void)
 {
 	struct cxlv_dev *cxlv;
-	int id;
+	unsigned long id;
 
 	mutex_lock(&cxlv_devices_lock);
 	cxlv_unloading = true;
-	idr_for_each_entry(&cxlv_devices, cxlv, id) {
-		idr_remove(&cxlv_devices, id);
+	xa_for_each(&cxlv_devices, id, cxlv) {
+		xa_erase(&cxlv_devices, id);
 		cxlv_unregister(cxlv);
 	}
 	mutex_unlock(&cxlv_devices_lock);
-	idr_destroy(&cxlv_devices);
 }
 
 static int cxlv_match_memdev(struct device *dev, CXLV_FIND_CHILD_DATA *data)

@@ -1,4 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitfield.h>
+#include <linux/pci.h>
+#include <linux/printk.h>
+
+#include "cxlv_doe.h"
+#include "cxlpci.h"
+#include "cxlv_compat.h"
+
 /**
  * DOC: cxl_virt DOE mailbox
  *
@@ -29,15 +39,6 @@
  * width return the bytes they cover. There are no interrupts: DOE
  * Capabilities reads 0 and DOE Interrupt Enable is reserved.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <linux/bitfield.h>
-#include <linux/pci.h>
-#include <linux/printk.h>
-
-#include "cxlv_doe.h"
-#include "cxlpci.h"
-#include "cxlv_compat.h"
 
 /* PCIe r6.0 6.30.1: data object header dwords 1 and 2 */
 #define CXLV_DOE_HDR_VID	PCI_DOE_DATA_OBJECT_HEADER_1_VID
@@ -52,7 +53,11 @@
 #define CXLV_DOE_DISC_TYPE		PCI_DOE_DATA_OBJECT_DISC_RSP_3_PROTOCOL
 #define CXLV_DOE_DISC_NEXT		PCI_DOE_DATA_OBJECT_DISC_RSP_3_NEXT_INDEX
 
-/* CXL r3.0 8.1.11.1 Tables 8-12 and 8-13: Read Entry request and response */
+/*
+ * CXL r3.0 8.1.11.1 Tables 8-12 and 8-13: Read Entry request and response.
+ * The kernel's CXL_DOE_TABLE_ACCESS_* are private to drivers/cxl/core/pci.c
+ * (6.1, 6.12 and 7.3 alike), where the module cannot see them.
+ */
 #define CXLV_DOE_PROT_TABLE_ACCESS	2
 #define CXLV_DOE_TA_CODE		GENMASK(7, 0)
 #define CXLV_DOE_TA_CODE_READ		0

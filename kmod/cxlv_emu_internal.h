@@ -57,7 +57,10 @@ struct cxlv_mbox_state {
 	struct cxlv_events events;
 };
 
-/* CXL r3.0 8.2.9.8.3.1 Get Health Info output payload, not in 6.1 cxlmem.h */
+/*
+ * CXL r3.0 8.2.9.8.3.1 Get Health Info output payload: not in 6.1's
+ * cxlmem.h, asserted against the kernel's where it has one (cxlv_mbox.c)
+ */
 struct cxlv_health_info {
 	u8 health_status;
 	u8 media_status;

@@ -15,6 +15,7 @@
 #include <linux/string.h>
 #include <linux/uuid.h>
 #include "cxlmem.h"
+#include "cxlv_compat.h"
 #include "cxlv_emu_internal.h"
 
 /**
@@ -58,6 +59,13 @@
  * Handlers may run with preemption off, even in hard interrupt context
  * (cxlv_mbox.c), so the logs are under a raw spinlock that injections take
  * too.
+ */
+
+/*
+ * The records and payloads below are the module's: 6.1 has none of them.
+ * Where the kernel has its own (struct cxl_event_record_raw and the payloads
+ * in cxlmem.h), they are asserted to match field by field after them; the
+ * kernel's names later fields that these call reserved (CXL r3.1).
  */
 
 /* CXL r3.0 8.2.9.2.1 Table 8-42 Common Event Record, first 48 bytes */
@@ -124,7 +132,51 @@ static_assert(sizeof(struct cxlv_event_get_out) +
 	      CXLV_EVENT_LOG_RECORDS * CXLV_EVENT_RECORD_SIZE <=
 	      CXLV_MBOX_PAYLOAD_SIZE);
 
-#define CXLV_EVENT_GET_OVERFLOW		BIT(0)	/* 8.2.9.2.2 Flags */
+#ifdef CXLV_HAVE_EVENT_RECORDS
+#define CXLV_RECORD(t, f, kf)						\
+	CXLV_FIELD_AT(t, f, 0, struct cxl_event_record_raw, kf)
+#define CXLV_HDR(f)	CXLV_RECORD(struct cxlv_event_hdr, f, event.generic.hdr.f)
+#define CXLV_MEDIA(f)	CXLV_RECORD(struct cxlv_event_media, f, event.media_hdr.f)
+static_assert(sizeof(struct cxl_event_record_raw) == CXLV_EVENT_RECORD_SIZE &&
+	      CXL_EVENT_TYPE_MAX == CXLV_EVENT_LOGS);
+static_assert(CXLV_RECORD(struct cxlv_event_hdr, id, id) &&
+	      CXLV_HDR(length) && CXLV_HDR(flags) && CXLV_HDR(handle) &&
+	      CXLV_HDR(related_handle) && CXLV_HDR(timestamp) &&
+	      CXLV_HDR(maint_op_class) && sizeof(struct cxlv_event_hdr) ==
+	      offsetof(struct cxl_event_record_raw, event.generic.data));
+static_assert(CXLV_MEDIA(phys_addr) && CXLV_MEDIA(descriptor) &&
+	      CXLV_MEDIA(type) && CXLV_MEDIA(transaction_type) &&
+	      CXLV_MEDIA(validity_flags) && CXLV_MEDIA(channel) &&
+	      CXLV_MEDIA(rank));
+static_assert(CXLV_RECORD(struct cxlv_event_module, event_type,
+			  event.mem_module.event_type) &&
+	      CXLV_RECORD(struct cxlv_event_module, health,
+			  event.mem_module.info));
+
+#define CXLV_GET(f, kf)							\
+	CXLV_FIELD_AT(struct cxlv_event_get_out, f, 0,			\
+		      struct cxl_get_event_payload, kf)
+static_assert(CXLV_GET(flags, flags) && CXLV_GET(reserved1, reserved1) &&
+	      CXLV_GET(overflow_count, overflow_err_count) &&
+	      CXLV_GET(first_overflow_ts, first_overflow_timestamp) &&
+	      CXLV_GET(last_overflow_ts, last_overflow_timestamp) &&
+	      CXLV_GET(count, record_count) && CXLV_GET(reserved2, reserved2) &&
+	      offsetof(struct cxlv_event_get_out, record) ==
+	      offsetof(struct cxl_get_event_payload, records) &&
+	      CXLV_SAME_SIZE(struct cxlv_event_get_out,
+			     struct cxl_get_event_payload));
+
+#define CXLV_CLEAR(f, kf)						\
+	CXLV_FIELD_AT(struct cxlv_event_clear_in, f, 0,			\
+		      struct cxl_mbox_clear_event_payload, kf)
+static_assert(CXLV_CLEAR(log, event_log) && CXLV_CLEAR(flags, clear_flags) &&
+	      CXLV_CLEAR(count, nr_recs) && CXLV_CLEAR(reserved, reserved) &&
+	      offsetof(struct cxlv_event_clear_in, handle) ==
+	      offsetof(struct cxl_mbox_clear_event_payload, handles) &&
+	      CXLV_SAME_SIZE(struct cxlv_event_clear_in,
+			     struct cxl_mbox_clear_event_payload));
+#endif
+
 #define CXLV_EVENT_CLEAR_ALL		BIT(0)	/* 8.2.9.2.3 Clear Event Flags */
 #define CXLV_EVENT_PA_VOLATILE		BIT(0)	/* Table 8-43 Physical Address */
 /* 8.2.9.2.4 Table 8-52 Interrupt Settings */
@@ -136,14 +188,9 @@ static_assert(sizeof(struct cxlv_event_get_out) +
 
 /* The UUIDs of Tables 8-43, 8-44 and 8-45 */
 static const uuid_t cxlv_event_uuid[] = {
-	[CXLV_EVENT_GENERAL_MEDIA] = UUID_INIT(0xfbcd0a77, 0xc260, 0x417f, 0x85,
-					       0xa9, 0x08, 0x8b, 0x16, 0x21,
-					       0xeb, 0xa6),
-	[CXLV_EVENT_DRAM] = UUID_INIT(0x601dcbb3, 0x9c06, 0x4eab, 0xb8, 0xaf,
-				      0x4e, 0x9b, 0xfb, 0x5c, 0x96, 0x24),
-	[CXLV_EVENT_MEMORY_MODULE] = UUID_INIT(0xfe927475, 0xdd59, 0x4339, 0xa5,
-					       0x86, 0x79, 0xba, 0xb1, 0x13,
-					       0xb7, 0x74),
+	[CXLV_EVENT_GENERAL_MEDIA] = CXL_EVENT_GEN_MEDIA_UUID,
+	[CXLV_EVENT_DRAM] = CXL_EVENT_DRAM_UUID,
+	[CXLV_EVENT_MEMORY_MODULE] = CXL_EVENT_MEM_MODULE_UUID,
 };
 
 /* Shows a bit per non-empty log; the host only reads the register. */
@@ -291,7 +338,7 @@ u16 cxlv_events_get(const struct cxlv_emu_config *cfg,
 	memset(out, 0, sizeof(*out));
 	raw_spin_lock_irqsave(&events->lock, flags);
 	if (log->overflow) {
-		out->flags = CXLV_EVENT_GET_OVERFLOW;
+		out->flags = CXL_GET_EVENT_FLAG_OVERFLOW;
 		out->overflow_count = cpu_to_le16(log->overflow);
 		out->first_overflow_ts = cpu_to_le64(log->first_overflow_ts);
 		out->last_overflow_ts = cpu_to_le64(log->last_overflow_ts);

@@ -7,6 +7,14 @@
 
 #include "cxlv_parse.h"
 
+/**
+ * DOC: cxl_virt event log state
+ *
+ * One &struct cxlv_events per emulated endpoint, part of its mailbox state:
+ * the four event logs and their interrupt policy, which the event commands
+ * of cxlv_events.c answer on and inject_event fills.
+ */
+
 struct cxlv_emu_config;
 struct cxlv_mbox_cmd;
 

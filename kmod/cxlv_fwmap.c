@@ -1,4 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/mount.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "cxlv.h"
+
 /**
  * DOC: cxl_virt's reading of the firmware memory map
  *
@@ -12,15 +22,6 @@
  * through a private sysfs mount, so the caller's mount namespace (a chroot,
  * a bind mount over /sys) cannot show the module another map.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <linux/file.h>
-#include <linux/fs.h>
-#include <linux/mount.h>
-#include <linux/slab.h>
-#include <linux/string.h>
-
-#include "cxlv.h"
 
 #define CXLV_FWMAP_MAX	1024	/* entries read at most; e820 holds 128 */
 #define CXLV_FWMAP_ATTR	64	/* longest value read: "System RAM\n", "0x..." */

@@ -1,4 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/device.h>
+#include <linux/kernel.h>
+#include <linux/sysfs.h>
+
+#include "cxlv.h"
+#include "cxlv_emu.h"
+
 /**
  * DOC: cxl_virt's hooks into other drivers
  *
@@ -10,14 +19,6 @@
  * it, through one function declared in cxlv.h; none of them moves an
  * instruction pointer, so the module never taints the kernel for them.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <linux/device.h>
-#include <linux/kernel.h>
-#include <linux/sysfs.h>
-
-#include "cxlv.h"
-#include "cxlv_emu.h"
 
 /*
  * A hook: its name, the state its owner reports and the four facts that do

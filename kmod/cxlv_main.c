@@ -1,4 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cc_platform.h>
+#include <linux/module.h>
+#include <linux/spinlock.h>
+
+#include "cxlv.h"
+
 /**
  * DOC: cxl_virt module, bus and driver
  *
@@ -8,20 +16,25 @@
  * host for the CXL root port: the CXL core refuses to hang dports off a
  * device without a driver. The topology is built in the driver's probe.
  *
- * Also keeps the reason of the last failed create or remove, which the
- * root-only ``last_error`` files return. The control files that create and
+ * cxl_test makes its devices platform devices; cxl_virt keeps a bus of its
+ * own because the bus is its ABI (Documentation/ABI/testing): the control
+ * files (create, remove, release, borrowed, last_error, hooks,
+ * cache_invalidation) are attributes of the bus, where they work without
+ * debugfs, and /sys/bus/cxl_virt/devices lists exactly the cxlvN devices
+ * with their attributes. cxlvctl, the tests and the captured fixtures read
+ * both; platform devices would scatter the devices among every other
+ * driver's and leave the control files nowhere but debugfs. The driver
+ * binds every device on the bus, and nothing else does.
+ *
+ * Also keeps the reason of the last failed control-file request, which the
+ * root-only ``last_error`` files return; probe's own failures go to the
+ * kernel log (dev_err_probe()), last_error names only the device and the
+ * error. The control files that create and
  * remove go live only once the driver and the notifiers (regions on the
  * CXL bus, endpoints on the PCI bus) are in place, and go first on unload.
  *
  * The module refuses to load in a confidential guest (cxlv_init_check()).
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <linux/cc_platform.h>
-#include <linux/module.h>
-#include <linux/spinlock.h>
-
-#include "cxlv.h"
 
 static DEFINE_SPINLOCK(cxlv_error_lock);
 static char cxlv_error[CXLV_ERR_LEN];

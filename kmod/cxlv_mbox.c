@@ -6,6 +6,7 @@
 #include <linux/string.h>
 #include <linux/uuid.h>
 #include "cxlmem.h"
+#include "cxlv_compat.h"
 #include "cxlv_emu_internal.h"
 
 /**
@@ -37,16 +38,6 @@
 #define CXLV_EFFECT_IMMEDIATE_POLICY_CHANGE	BIT(3)
 #define CXLV_EFFECT_IMMEDIATE_LOG_CHANGE	BIT(4)
 
-/* CXL r3.0 8.2.9.2 Events command set, not in 6.1's cxlmem.h */
-#define CXLV_MBOX_OP_GET_EVENT_RECORDS		0x0100
-#define CXLV_MBOX_OP_CLEAR_EVENT_RECORDS	0x0101
-#define CXLV_MBOX_OP_GET_EVENT_POLICY		0x0102
-#define CXLV_MBOX_OP_SET_EVENT_POLICY		0x0103
-
-/* CXL r3.0 8.2.9.4 Timestamp command set, not in 6.1's cxlmem.h */
-#define CXLV_MBOX_OP_GET_TIMESTAMP	0x0300
-#define CXLV_MBOX_OP_SET_TIMESTAMP	0x0301
-
 /* Input length of commands whose input is not a fixed size. */
 #define CXLV_MBOX_VARIABLE	SIZE_MAX
 
@@ -59,6 +50,22 @@
 #define CXLV_HEALTH_TEMPERATURE_C	25
 
 static const uuid_t cxlv_cel_uuid = DEFINE_CXL_CEL_UUID;
+
+#ifdef CXLV_HAVE_HEALTH_INFO
+#define CXLV_HEALTH(f, kf)						\
+	CXLV_FIELD_AT(struct cxlv_health_info, f, 0,			\
+		      struct cxl_get_health_info, kf)
+static_assert(CXLV_HEALTH(health_status, health_status) &&
+	      CXLV_HEALTH(media_status, media_status) &&
+	      CXLV_HEALTH(additional_status, add_status) &&
+	      CXLV_HEALTH(life_used, life_used) &&
+	      CXLV_HEALTH(device_temperature, device_temp) &&
+	      CXLV_HEALTH(dirty_shutdown_count, dirty_shutdown_cnt) &&
+	      CXLV_HEALTH(corrected_volatile_errors, cor_vol_err_cnt) &&
+	      CXLV_HEALTH(corrected_persistent_errors, cor_per_err_cnt) &&
+	      CXLV_SAME_SIZE(struct cxlv_health_info,
+			     struct cxl_get_health_info));
+#endif
 
 struct cxlv_mbox_op {
 	u16 opcode;
@@ -215,23 +222,23 @@ static u16 cxlv_mbox_set_timestamp(const struct cxlv_emu_config *cfg,
 
 static const struct cxlv_mbox_op cxlv_mbox_ops[] = {
 	{
-		.opcode = CXLV_MBOX_OP_GET_EVENT_RECORDS,
+		.opcode = CXL_MBOX_OP_GET_EVENT_RECORD,
 		.in_len = CXLV_EVENT_GET_IN_LEN,
 		.handle = cxlv_events_get,
 	},
 	{
-		.opcode = CXLV_MBOX_OP_CLEAR_EVENT_RECORDS,
+		.opcode = CXL_MBOX_OP_CLEAR_EVENT_RECORD,
 		.effect = CXLV_EFFECT_IMMEDIATE_LOG_CHANGE,
 		.in_len = CXLV_MBOX_VARIABLE,
 		.handle = cxlv_events_clear,
 	},
 	{
-		.opcode = CXLV_MBOX_OP_GET_EVENT_POLICY,
+		.opcode = CXL_MBOX_OP_GET_EVT_INT_POLICY,
 		.in_len = 0,
 		.handle = cxlv_events_get_policy,
 	},
 	{
-		.opcode = CXLV_MBOX_OP_SET_EVENT_POLICY,
+		.opcode = CXL_MBOX_OP_SET_EVT_INT_POLICY,
 		.effect = CXLV_EFFECT_IMMEDIATE_CONFIG_CHANGE,
 		.in_len = CXLV_EVENT_POLICY_LEN,
 		.handle = cxlv_events_set_policy,
@@ -293,12 +300,12 @@ static const struct cxlv_mbox_op cxlv_mbox_ops[] = {
 		.handle = cxlv_poison_clear,
 	},
 	{
-		.opcode = CXLV_MBOX_OP_GET_TIMESTAMP,
+		.opcode = CXL_MBOX_OP_GET_TIMESTAMP,
 		.in_len = 0,
 		.handle = cxlv_mbox_get_timestamp,
 	},
 	{
-		.opcode = CXLV_MBOX_OP_SET_TIMESTAMP,
+		.opcode = CXL_MBOX_OP_SET_TIMESTAMP,
 		.effect = CXLV_EFFECT_IMMEDIATE_POLICY_CHANGE,
 		.in_len = sizeof(__le64),
 		.handle = cxlv_mbox_set_timestamp,

@@ -1,4 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitfield.h>
+#include <linux/io.h>
+#include <linux/ioport.h>
+#include <linux/overflow.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <asm/cacheflush.h>
+
+#include "cxlv.h"
+
 /**
  * DOC: cxl_virt reserved-range handling
  *
@@ -41,17 +53,6 @@
  * parent instead of dropping it, and removal is refused before that while
  * the CXL window cannot be fenced (cxlv_window_check()).
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <linux/bitfield.h>
-#include <linux/io.h>
-#include <linux/ioport.h>
-#include <linux/overflow.h>
-#include <linux/sched.h>
-#include <linux/slab.h>
-#include <asm/cacheflush.h>
-
-#include "cxlv.h"
 
 /* Walk state for the check below; @next is the first address not seen. */
 struct cxlv_walk {
@@ -408,17 +409,15 @@ int cxlv_mem_setup(struct cxlv_dev *cxlv)
 	if (rc)
 		return rc;
 	cxlv_for_each_ep(cxlv, ep) {
-		if (cxlv_mem_flush(ep)) {
-			cxlv_set_error("%s: cannot map the PCI window of endpoint %u to flush it",
-				       dev_name(&cxlv->dev), ep->pos);
-			return -ENOMEM;
-		}
+		if (cxlv_mem_flush(ep))
+			return dev_err_probe(&cxlv->dev, -ENOMEM,
+					     "cannot map the PCI window of endpoint %u to flush it\n",
+					     ep->pos);
 		ep->meta = ioremap(ep->bar0, CXLV_META_MAP_SIZE);
-		if (!ep->meta) {
-			cxlv_set_error("%s: cannot map metadata area of endpoint %u",
-				       dev_name(&cxlv->dev), ep->pos);
-			return -ENOMEM;
-		}
+		if (!ep->meta)
+			return dev_err_probe(&cxlv->dev, -ENOMEM,
+					     "cannot map metadata area of endpoint %u\n",
+					     ep->pos);
 	}
 	return 0;
 }
@@ -429,9 +428,9 @@ static int cxlv_mem_guard_span(struct cxlv_dev *cxlv, u64 start, u64 size)
 	if (devm_request_mem_region(&cxlv->dev, start, size,
 				    "cxl_virt metadata"))
 		return 0;
-	cxlv_set_error("%s: cannot guard the metadata at %#llx+%#llx: claimed by someone else",
-		       dev_name(&cxlv->dev), start, size);
-	return -EBUSY;
+	return dev_err_probe(&cxlv->dev, -EBUSY,
+			     "cannot guard the metadata at %#llx+%#llx: claimed by someone else\n",
+			     start, size);
 }
 
 /**
@@ -443,7 +442,7 @@ static int cxlv_mem_guard_span(struct cxlv_dev *cxlv, u64 start, u64 size)
  * bridge's block with an HDM decoder is the exception: the host-bridge
  * port's driver maps it (all of it on 6.1) and holds it while bound.
  *
- * Return: 0 or -EBUSY with the reason recorded.
+ * Return: 0 or -EBUSY with the reason logged.
  */
 int cxlv_mem_guard(struct cxlv_dev *cxlv)
 {

@@ -1,12 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/**
- * DOC: cxl_virt control-file parsers
- *
- * Turns the text written to the create and remove files into a request, or
- * into an errno plus a one-line reason (see cxlv_parse.h for the grammar and
- * the errno of each class). Pure functions of their input: no allocation, no
- * locking, no global state, so a user-space harness can build this file.
- */
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/limits.h>
@@ -15,6 +7,15 @@
 #include <asm/page.h>
 
 #include "cxlv_parse.h"
+
+/**
+ * DOC: cxl_virt control-file parsers
+ *
+ * Turns the text written to the create and remove files into a request, or
+ * into an errno plus a one-line reason (see cxlv_parse.h for the grammar and
+ * the errno of each class). Pure functions of their input: no allocation, no
+ * locking, no global state, so a user-space harness can build this file.
+ */
 
 enum cxlv_key {
 	CXLV_KEY_MEMSTART,

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <linux/pci.h>
+
+#include "cxlv.h"
+
 /**
  * DOC: cxl_virt software PCI domains
  *
@@ -27,9 +31,6 @@
  * The root port, which the CXL ports name as their dport, goes with the
  * domain.
  */
-#include <linux/pci.h>
-
-#include "cxlv.h"
 
 static struct cxlv_hb *cxlv_pci_hb(struct pci_bus *bus)
 {
@@ -143,21 +144,19 @@ static void cxlv_pci_remove(void *data)
 static int cxlv_pci_check_claims(struct cxlv_ep *ep)
 {
 	struct pci_dev *pdev = cxlv_pci_get_ep(ep);
-	const char *name = dev_name(&ep->cxlv->dev);
+	struct device *host = &ep->cxlv->dev;
 	struct resource *bar;
 	int rc = 0;
 
-	if (!pdev) {
-		cxlv_set_error("%s: endpoint %u not found on the PCI bus",
-			       name, ep->pos);
-		return -ENODEV;
-	}
+	if (!pdev)
+		return dev_err_probe(host, -ENODEV,
+				     "endpoint %u not found on the PCI bus\n",
+				     ep->pos);
 	bar = &pdev->resource[0];
-	if (!bar->parent || resource_size(bar) != CXLV_BAR_SIZE) {
-		cxlv_set_error("%s: endpoint %u BAR0 %pR not claimed", name,
-			       ep->pos, bar);
-		rc = -EBUSY;
-	}
+	if (!bar->parent || resource_size(bar) != CXLV_BAR_SIZE)
+		rc = dev_err_probe(host, -EBUSY,
+				   "endpoint %u BAR0 %pR not claimed\n",
+				   ep->pos, bar);
 	pci_dev_put(pdev);
 	return rc;
 }
@@ -192,10 +191,8 @@ int cxlv_pci_setup(struct cxlv_hb *hb)
 	}
 
 	domain = cxlv_pci_find_domain();
-	if (domain < 0) {
-		cxlv_set_error("%s: no free PCI domain", dev_name(host));
-		return domain;
-	}
+	if (domain < 0)
+		return dev_err_probe(host, domain, "no free PCI domain\n");
 	/* before the bus exists: the action must not run under our lock */
 	rc = devm_add_action(host, cxlv_pci_remove, hb);
 	if (rc)
@@ -213,9 +210,8 @@ int cxlv_pci_setup(struct cxlv_hb *hb)
 				  &resources);
 	if (!bus) {
 		pci_free_resource_list(&resources);
-		cxlv_set_error("%s: cannot create PCI domain %04x",
-			       dev_name(host), domain);
-		return -ENODEV;
+		return dev_err_probe(host, -ENODEV,
+				     "cannot create PCI domain %04x\n", domain);
 	}
 	hb->bus = bus;
 

@@ -1,4 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/notifier.h>
+#include <linux/slab.h>
+#include <linux/suspend.h>
+
+#include "cxlv.h"
+
 /**
  * DOC: cxl_virt hibernation
  *
@@ -23,13 +31,6 @@
  * The writer of /sys/power/state gets EBUSY. Suspend to RAM keeps the range
  * powered and is not refused.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <linux/notifier.h>
-#include <linux/slab.h>
-#include <linux/suspend.h>
-
-#include "cxlv.h"
 
 /**
  * cxlv_names_add() - add one name to a list

@@ -8,6 +8,7 @@
 #include <linux/memory_hotplug.h>
 #include <linux/string.h>
 #include "cxlmem.h"
+#include "cxlv_compat.h"
 #include "cxlv_emu_internal.h"
 
 /**
@@ -47,6 +48,11 @@
  * Clear Poison wrote stays in the range like any other data.
  */
 
+/*
+ * The payloads below are the module's: 6.1 has none of them. Where the
+ * kernel has its own (cxlmem.h), they are asserted to match field by field.
+ */
+
 /* CXL r3.0 8.2.9.8.4.1 Get Poison List input payload */
 struct cxlv_poison_list_in {
 	__le64 address;	/* bits 63:6 the DPA, 5:0 reserved */
@@ -76,14 +82,45 @@ struct cxlv_poison_clear_in {
 	u8 data[64];
 } __packed;
 
-#define CXLV_POISON_LINE		64
-#define CXLV_POISON_FLAG_OVERFLOW	BIT(1)	/* 8.2.9.8.4.1 flags */
-#define CXLV_POISON_SOURCE_INJECTED	0x3	/* 8.2.9.8.4.1 error source */
+/* A record's unit: one 64-byte line */
+#define CXLV_POISON_LINE		CXL_POISON_LEN_MULT
 
 static_assert(sizeof(struct cxlv_poison_list_in) == CXLV_POISON_LIST_IN_LEN);
 static_assert(sizeof(struct cxlv_poison_clear_in) == CXLV_POISON_CLEAR_IN_LEN);
 static_assert(sizeof(struct cxlv_poison_list_out) + CXLV_POISON_MAX_RECORDS *
 	      sizeof(struct cxlv_poison_record) <= CXLV_MBOX_PAYLOAD_SIZE);
+
+#ifdef CXLV_HAVE_POISON_PAYLOADS
+/* field @f of struct cxlv_poison_@s is field @kf of the kernel's @kt */
+#define CXLV_PAYLOAD(s, f, kt, kf)					\
+	CXLV_FIELD_AT(struct cxlv_poison_##s, f, 0, struct kt, kf)
+static_assert(CXLV_PAYLOAD(list_in, address, cxl_mbox_poison_in, offset) &&
+	      CXLV_PAYLOAD(list_in, length, cxl_mbox_poison_in, length) &&
+	      CXLV_SAME_SIZE(struct cxlv_poison_list_in,
+			     struct cxl_mbox_poison_in));
+static_assert(CXLV_PAYLOAD(record, address, cxl_poison_record, address) &&
+	      CXLV_PAYLOAD(record, length, cxl_poison_record, length) &&
+	      CXLV_PAYLOAD(record, reserved, cxl_poison_record, rsvd) &&
+	      CXLV_SAME_SIZE(struct cxlv_poison_record,
+			     struct cxl_poison_record));
+static_assert(CXLV_PAYLOAD(list_out, flags, cxl_mbox_poison_out, flags) &&
+	      CXLV_PAYLOAD(list_out, reserved1, cxl_mbox_poison_out, rsvd1) &&
+	      CXLV_PAYLOAD(list_out, overflow_ts, cxl_mbox_poison_out,
+			   overflow_ts) &&
+	      CXLV_PAYLOAD(list_out, count, cxl_mbox_poison_out, count) &&
+	      CXLV_PAYLOAD(list_out, reserved2, cxl_mbox_poison_out, rsvd2) &&
+	      offsetof(struct cxlv_poison_list_out, record) ==
+	      offsetof(struct cxl_mbox_poison_out, record) &&
+	      CXLV_SAME_SIZE(struct cxlv_poison_list_out,
+			     struct cxl_mbox_poison_out));
+static_assert(sizeof(struct cxl_mbox_inject_poison) ==
+	      CXLV_POISON_INJECT_IN_LEN);
+static_assert(CXLV_PAYLOAD(clear_in, address, cxl_mbox_clear_poison,
+			   address) &&
+	      CXLV_PAYLOAD(clear_in, data, cxl_mbox_clear_poison, write_data) &&
+	      CXLV_SAME_SIZE(struct cxlv_poison_clear_in,
+			     struct cxl_mbox_clear_poison));
+#endif
 
 /* Writes the data of queued Clear Poisons; gives pages back to mm. */
 static void cxlv_poison_work(struct work_struct *work)
@@ -250,13 +287,13 @@ u16 cxlv_poison_get_list(const struct cxlv_emu_config *cfg,
 		if (dpa < start || dpa - start >= length * CXLV_POISON_LINE)
 			continue;
 		out->record[n].address =
-			cpu_to_le64(dpa | CXLV_POISON_SOURCE_INJECTED);
+			cpu_to_le64(dpa | CXL_POISON_SOURCE_INJECTED);
 		out->record[n].length = cpu_to_le32(1);
 		out->record[n].reserved = 0;
 		n++;
 	}
 	if (poison->overflow_ts) {
-		out->flags = CXLV_POISON_FLAG_OVERFLOW;
+		out->flags = CXL_POISON_FLAG_OVERFLOW;
 		out->overflow_ts = cpu_to_le64(poison->overflow_ts);
 	}
 	out->count = cpu_to_le16(n);

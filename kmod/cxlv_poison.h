@@ -6,6 +6,14 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+/**
+ * DOC: cxl_virt poison list state
+ *
+ * One &struct cxlv_poison per emulated endpoint, part of its mailbox state:
+ * the poisoned lines the media error commands of cxlv_poison.c answer on,
+ * and the queue of Clear Poison writes its worker finishes.
+ */
+
 struct cxlv_emu_config;
 struct cxlv_mbox_cmd;
 

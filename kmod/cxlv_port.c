@@ -1,4 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/notifier.h>
+#include <linux/slab.h>
+
+#include "cxlv.h"
+#include "cxl.h"
+#include "cxlmem.h"
+#include "cxlv_compat.h"
+
 /**
  * DOC: cxl_virt CXL topology
  *
@@ -32,15 +42,6 @@
  * one exists; a region opens the device's CXL window and pins the module
  * until the window can be fenced again (cxlv_window.c).
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <linux/notifier.h>
-#include <linux/slab.h>
-
-#include "cxlv.h"
-#include "cxl.h"
-#include "cxlmem.h"
-#include "cxlv_compat.h"
 
 /*
  * The CPUs' path to the host bridge, which a generic port's HMAT entries
@@ -51,11 +52,113 @@
 #define CXLV_HB_LATENCY_NS	10
 #define CXLV_HB_BANDWIDTH_MBS	(CXLV_PERF_MAX + 1)
 
+/**
+ * cxlv_port_add_root_port() - make a root port a dport of its host bridge
+ * @port: the host-bridge port, bound to cxl_port
+ * @rp: a root port below it
+ * @port_id: the root port's LNKCAP port number
+ *
+ * Up to 6.x, cxl_port's probe enumerates a switch port's dports and sets up
+ * its decoders. Later kernels do both when the first endpoint below it
+ * enumerates (cxl_port's add_dport), and only for a root port that names a
+ * component register block in a Register Locator DVSEC; cxl_virt's root
+ * port has none (CXL r3.0 8.1.9 makes it optional there). So on those
+ * kernels the module does the same steps, in the same order, with no
+ * component registers for the dport, before any endpoint can probe.
+ *
+ * Context: cxlvN's probe, under its device lock and the PCI rescan lock.
+ * Takes the port's lock after cxlvN's, the order of those kernels'
+ * find_or_add_dport() (the port's host, then the port), which also means
+ * that their endpoint probes wait for cxlvN's lock (cxlv_unregister()).
+ *
+ * Return: 0 or a negative errno.
+ */
+static int cxlv_port_add_root_port(struct cxl_port *port,
+				   struct pci_dev *rp, int port_id)
+{
+#ifdef CXLV_HAVE_LAZY_DPORTS
+	struct cxl_dport *dport;
+	int rc;
+
+	guard(device)(&port->dev);
+	if (!port->dev.driver)
+		return -ENXIO;
+	/* the first dport sets the port up, as cxl_port_add_dport() does */
+	if (!port->nr_dports) {
+		rc = cxl_port_setup_regs(port, port->component_reg_phys);
+		if (rc)
+			return rc;
+		rc = devm_cxl_switch_port_decoders_setup(port);
+		if (rc)
+			return rc;
+	}
+	dport = devm_cxl_add_dport(port, &rp->dev, port_id, CXL_RESOURCE_NONE);
+	if (IS_ERR(dport))
+		return PTR_ERR(dport);
+	cxl_port_update_decoder_targets(port, dport);
+#endif
+	return 0;
+}
+
+#ifdef CXLV_HAVE_CXL_ROOT
+/* cxl_virt's one QoS Throttling Group: every device and root decoder */
+#define CXLV_QTG_ID	0
+
+static int cxlv_root_qos_class(struct cxl_root *cxl_root,
+			       struct access_coordinate *coord,
+			       int entries, int *qos_class)
+{
+	int i;
+
+	for (i = 0; i < entries; i++)
+		qos_class[i] = CXLV_QTG_ID;
+	return entries;
+}
+#endif
+
+/**
+ * cxlv_root_set_perf() - what a platform gives the CXL core for performance
+ * @root: the CXL root port
+ * @dport: its dport for the host bridge
+ * @cxlrd: its root decoder over that host bridge
+ * @latency: ns from the CPUs to the host bridge
+ * @bandwidth: MB/s from the CPUs to the host bridge
+ *
+ * From 6.9 the CXL core computes a device's performance from its CDAT
+ * (core/cdat.c) only if the root has a qos_class op, the host bridge's
+ * dport has access coordinates and a root decoder carries the qos_class
+ * that op hands out; cxl_acpi takes them from the QTG _DSM, HMAT's generic
+ * port and CFMWS. The op sits behind a pointer in 6.x and is embedded in
+ * struct cxl_root in 7.x; 6.1 has none of this and reads no CDAT figures.
+ */
+static void cxlv_root_set_perf(struct cxl_port *root, struct cxl_dport *dport,
+			       struct cxl_root_decoder *cxlrd, u32 latency,
+			       u32 bandwidth)
+{
+#ifdef CXLV_HAVE_CXL_ROOT
+	static const struct cxl_root_ops ops = {
+		.qos_class = cxlv_root_qos_class,
+	};
+
+	cxlv_root_set_qos_class(root, &ops);
+	for (int i = 0; i < ACCESS_COORDINATE_MAX; i++)
+		dport->coord[i] = (struct access_coordinate) {
+			.read_latency = latency,
+			.write_latency = latency,
+			.read_bandwidth = bandwidth,
+			.write_bandwidth = bandwidth,
+		};
+	cxlrd->qos_class = CXLV_QTG_ID;
+#endif
+}
+
 static int cxlv_root_decoder_add(struct cxlv_dev *cxlv)
 {
 	const struct cxlv_layout *l = &cxlv->layout;
+	int target_map[CXL_DECODER_MAX_INTERLEAVE] = { 0 };
 	struct cxl_root_decoder *cxlrd;
 	struct cxl_decoder *cxld;
+	unsigned int i;
 	int rc;
 
 	cxlrd = cxl_root_decoder_alloc(cxlv->root, cxlv->params.host_bridges);
@@ -76,7 +179,10 @@ static int cxlv_root_decoder_add(struct cxlv_dev *cxlv)
 	/* what cxl_acpi's pair_cxl_resource() does: regions allocate here */
 	cxlrd->res = cxlv->window_res;
 
-	rc = cxlv_decoder_add(cxld, cxlv->params.host_bridges);
+	/* the dports in id order: position p sits below target p mod H */
+	for (i = 0; i < cxlv->params.host_bridges; i++)
+		target_map[i] = i;
+	rc = cxlv_decoder_add(cxld, target_map);
 	if (rc) {
 		put_device(&cxld->dev);
 		return rc;
@@ -100,43 +206,36 @@ static int cxlv_port_add_hb(struct cxlv_hb *hb)
 	struct cxlv_ep *first = cxlv_hb_ep(hb, 0);
 	struct device *host = &cxlv->dev;
 	struct device *bridge = hb->bus->bridge;
-	const char *name = dev_name(host);
 	unsigned int rp;
 	struct cxl_port *port;
 	int rc;
 
 	rc = devm_cxl_register_pci_bus(host, bridge, hb->bus);
-	if (rc) {
-		cxlv_set_error("%s: cannot register PCI bus with CXL: %d",
-			       name, rc);
-		return rc;
-	}
+	if (rc)
+		return dev_err_probe(host, rc,
+				     "cannot register PCI bus with CXL\n");
 
 	cxlv_emu_init_bridge_regs(first->meta + CXLV_BRIDGE_REGS_OFFSET,
 				  cxlv_root_ports(cxlv));
 	port = devm_cxl_add_port(host, bridge,
 				 first->bar0 + CXLV_BRIDGE_REGS_OFFSET,
 				 hb->dport);
-	if (IS_ERR(port)) {
-		cxlv_set_error("%s: cannot add host-bridge port: %ld", name,
-			       PTR_ERR(port));
-		return PTR_ERR(port);
-	}
-	if (!port->dev.driver) {
-		cxlv_set_error("%s: host-bridge port %s found no root port",
-			       name, dev_name(&port->dev));
-		return -ENXIO;
-	}
+	if (IS_ERR(port))
+		return dev_err_probe(host, PTR_ERR(port),
+				     "cannot add host-bridge port\n");
+	if (!port->dev.driver)
+		return dev_err_probe(host, -ENXIO,
+				     "host-bridge port %s found no root port\n",
+				     dev_name(&port->dev));
 	for (rp = 0; rp < cxlv_root_ports(cxlv); rp++) {
 		struct pci_dev *pdev = pci_get_slot(hb->bus, PCI_DEVFN(rp, 0));
 
 		rc = pdev ? cxlv_port_add_root_port(port, pdev, rp) : -ENODEV;
 		pci_dev_put(pdev);
-		if (rc) {
-			cxlv_set_error("%s: cannot add root port %u to %s: %d",
-				       name, rp, dev_name(&port->dev), rc);
-			return rc;
-		}
+		if (rc)
+			return dev_err_probe(host, rc,
+					     "cannot add root port %u to %s\n",
+					     rp, dev_name(&port->dev));
 	}
 	return 0;
 }
@@ -145,12 +244,11 @@ static int cxlv_port_add_hb(struct cxlv_hb *hb)
  * cxlv_port_setup() - build the CXL objects of a device
  * @cxlv: device being probed; its PCI domains are scanned, not yet added
  *
- * Return: 0 or a negative errno, with the reason recorded.
+ * Return: 0 or a negative errno, with the reason logged.
  */
 int cxlv_port_setup(struct cxlv_dev *cxlv)
 {
 	struct device *host = &cxlv->dev;
-	const char *name = dev_name(host);
 	struct cxlv_hb *hb;
 	int rc;
 
@@ -158,8 +256,7 @@ int cxlv_port_setup(struct cxlv_dev *cxlv)
 	if (IS_ERR(cxlv->root)) {
 		rc = PTR_ERR(cxlv->root);
 		cxlv->root = NULL;
-		cxlv_set_error("%s: cannot add CXL root port: %d", name, rc);
-		return rc;
+		return dev_err_probe(host, rc, "cannot add CXL root port\n");
 	}
 
 	/* the dports first: the root decoder targets them */
@@ -171,17 +268,15 @@ int cxlv_port_setup(struct cxlv_dev *cxlv)
 		if (IS_ERR(hb->dport)) {
 			rc = PTR_ERR(hb->dport);
 			hb->dport = NULL;
-			cxlv_set_error("%s: cannot add root dport %s: %d",
-				       name, dev_name(bridge), rc);
-			return rc;
+			return dev_err_probe(host, rc,
+					     "cannot add root dport %s\n",
+					     dev_name(bridge));
 		}
 	}
 
 	rc = cxlv_root_decoder_add(cxlv);
-	if (rc) {
-		cxlv_set_error("%s: cannot add root decoder: %d", name, rc);
-		return rc;
-	}
+	if (rc)
+		return dev_err_probe(host, rc, "cannot add root decoder\n");
 	cxlv_for_each_hb(cxlv, hb)
 		cxlv_root_set_perf(cxlv->root, hb->dport, cxlv->cxlrd,
 				   CXLV_HB_LATENCY_NS, CXLV_HB_BANDWIDTH_MBS);
@@ -196,11 +291,9 @@ int cxlv_port_setup(struct cxlv_dev *cxlv)
 		struct cxl_nvdimm_bridge *nvb;
 
 		nvb = devm_cxl_add_nvdimm_bridge(host, cxlv->root);
-		if (IS_ERR(nvb)) {
-			cxlv_set_error("%s: cannot add nvdimm bridge: %ld",
-				       name, PTR_ERR(nvb));
-			return PTR_ERR(nvb);
-		}
+		if (IS_ERR(nvb))
+			return dev_err_probe(host, PTR_ERR(nvb),
+					     "cannot add nvdimm bridge\n");
 		return cxlv_badrange_attach(cxlv, nvb);
 	}
 	return 0;

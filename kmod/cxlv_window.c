@@ -1,4 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ioport.h>
+#include <linux/module.h>
+#include <linux/workqueue.h>
+
+#include "cxlv.h"
+
 /**
  * DOC: cxl_virt CXL window ownership
  *
@@ -19,13 +27,6 @@
  * Hence a window that holds anything of another owner always pins the
  * module, and module exit only ever meets fenced, empty windows.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <linux/ioport.h>
-#include <linux/module.h>
-#include <linux/workqueue.h>
-
-#include "cxlv.h"
 
 #define CXLV_REFENCE_DELAY	HZ
 
