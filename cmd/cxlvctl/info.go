@@ -147,7 +147,7 @@ func runInfo(c *cli.Context) error {
 		out.Nodes = append(out.Nodes, nj)
 	}
 	if c.Bool("json") {
-		return writeJSON(e.out, out)
+		return view.WriteJSON(e.out, out)
 	}
 	prose := proseOut(c, e)
 	fmt.Fprintf(prose, "memory: %s physical, %s usable\ncxl: %s, cxl_virt: %s\n",
@@ -193,7 +193,7 @@ func runInfo(c *cli.Context) error {
 		rows = append(rows, []string{strconv.Itoa(n.ID), kind, strconv.Itoa(n.Cores), units.HumanSize(uint64(n.MemoryBytes)),
 			view.Dash(strings.Join(dist, " ")), view.Dash(strings.Join(n.Memdevs, ",")), view.Dash(strings.Join(n.Regions, ",")), tier, access})
 	}
-	return writeTable(e.out, tableHeader(c, []string{"NODE", "KIND", "CORES", "MEMORY", "DISTANCES", "MEMDEVS", "CXL_RAM", "TIER", "CPU_ACCESS"}), rows)
+	return view.WriteTable(e.out, tableHeader(c, []string{"NODE", "KIND", "CORES", "MEMORY", "DISTANCES", "MEMDEVS", "CXL_RAM", "TIER", "CPU_ACCESS"}), rows)
 }
 
 // hostMemory reads the NUMA topology and the memory totals with ghw's

@@ -68,7 +68,7 @@ func runNamespaceCreate(c *cli.Context) error {
 		return err
 	}
 	if c.Bool("json") {
-		return writeJSON(e.out, view.NamespaceCreate(ns))
+		return view.WriteJSON(e.out, view.NamespaceCreate(ns))
 	}
 	printNamespace(e, ns)
 	return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/acpi"
+	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/hostmem"
 	"github.com/cxlv/cxlv/units"
 )
@@ -104,7 +105,7 @@ func runNodeTables(c *cli.Context) error {
 		out.Node0RAM = append(out.Node0RAM, spanJSON{Start: r.Start, Size: r.Size})
 	}
 	if c.Bool("json") {
-		return writeJSON(e.out, out)
+		return view.WriteJSON(e.out, out)
 	}
 	verb := "wrote"
 	if e.dryRun {

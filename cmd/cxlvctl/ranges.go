@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/hostmem"
 	"github.com/cxlv/cxlv/units"
 	"github.com/cxlv/cxlv/virt"
@@ -86,7 +87,7 @@ func runRanges(c *cli.Context) error {
 		out.Suggest = hostmem.MemmapArg(s)
 	}
 	if c.Bool("json") {
-		return writeJSON(e.out, out)
+		return view.WriteJSON(e.out, out)
 	}
 	prose := proseOut(c, e)
 	var rows [][]string
@@ -107,7 +108,7 @@ func runRanges(c *cli.Context) error {
 	}
 	if len(rows) == 0 {
 		fmt.Fprintln(prose, "no reserved or borrowed range of 256M or more")
-	} else if err := writeTable(e.out, tableHeader(c, []string{"START", "END", "SIZE", "SOURCE", "USED_BY", "FREE"}), rows); err != nil {
+	} else if err := view.WriteTable(e.out, tableHeader(c, []string{"START", "END", "SIZE", "SOURCE", "USED_BY", "FREE"}), rows); err != nil {
 		return err
 	}
 	for _, r := range out.Reserved {

@@ -136,7 +136,7 @@ func runRegionCreate(c *cli.Context) error {
 		return err
 	}
 	if c.Bool("json") {
-		return writeJSON(e.out, view.RegionCreate(res))
+		return view.WriteJSON(e.out, view.RegionCreate(res))
 	}
 	if res.RAMResult != nil {
 		printRAMResult(e, res)
@@ -299,7 +299,7 @@ func reportDestroyed(c *cli.Context, e *env, err error, d destroyedJSON) error {
 	case e == nil || e.dryRun || err != nil && len(d.Destroyed) == 0:
 		return err
 	case c.Bool("json"):
-		if jerr := writeJSON(e.out, d); err == nil {
+		if jerr := view.WriteJSON(e.out, d); err == nil {
 			err = jerr
 		}
 		return err
@@ -365,8 +365,8 @@ func runRegionList(c *cli.Context) error {
 		return err
 	}
 	if c.Bool("json") {
-		return writeJSON(e.out, view.RegionList(t))
+		return view.WriteJSON(e.out, view.RegionList(t))
 	}
 	header, rows := view.RegionTable(t)
-	return writeTable(e.out, tableHeader(c, header), rows)
+	return view.WriteTable(e.out, tableHeader(c, header), rows)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/units"
 	"github.com/cxlv/cxlv/virt"
 )
@@ -41,7 +42,7 @@ func runRelease(c *cli.Context) error {
 	case err != nil || e.dryRun:
 		return err
 	case c.Bool("json"):
-		return writeJSON(e.out, releasedOf(back))
+		return view.WriteJSON(e.out, releasedOf(back))
 	}
 	fmt.Fprintln(e.out, givenBack(back))
 	return nil

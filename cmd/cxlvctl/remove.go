@@ -104,7 +104,7 @@ func runRemove(c *cli.Context) error {
 		return err
 	case c.Bool("json"):
 		if len(out.Removed) > 0 || len(out.Kept) > 0 {
-			if jerr := writeJSON(e.out, out); err == nil {
+			if jerr := view.WriteJSON(e.out, out); err == nil {
 				err = jerr
 			}
 		}
