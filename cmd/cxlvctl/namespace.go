@@ -119,5 +119,5 @@ func runNamespaceDestroy(c *cli.Context) error {
 			done = append(done, name)
 			return nil
 		})
-	return reportDestroyed(c, e, err, destroyedJSON{Destroyed: done})
+	return reportDestroyed(c, e, err, view.DestroyedJSON{Destroyed: done})
 }

@@ -234,13 +234,6 @@ func teardown(e *env, device string, o region.DestroyOptions) ([]region.Kept, er
 	return regionManager(e, region.DefaultTimeout).Teardown(l.Memdev.Name, o)
 }
 
-// keptJSON is a region destroyed with its namespaces' labels kept, and the
-// command that brings them back.
-type keptJSON struct {
-	region.Kept
-	Command string `json:"bring_back"`
-}
-
 // keptCommand is the command that brings back the namespaces of a region
 // destroyed with their labels kept: region create with its uuid, on its
 // cxl_virt device (an interleave set by its name) or its memdev.
@@ -255,7 +248,7 @@ func keptCommand(sys sysfs.FS, k region.Kept) string {
 }
 
 // printKept says which labels stayed and how they come back.
-func printKept(e *env, kept []keptJSON) {
+func printKept(e *env, kept []view.KeptJSON) {
 	for _, k := range kept {
 		fmt.Fprintf(e.out, "kept the labels of %s (%s, uuid %s): bring them back with `%s`\n",
 			strings.Join(k.Namespaces, ", "), k.Region, k.UUID, k.Command)
@@ -264,7 +257,7 @@ func printKept(e *env, kept []keptJSON) {
 
 func runRegionDestroy(c *cli.Context) error {
 	o := region.DestroyOptions{Force: c.Bool("force"), KeepNamespaces: c.Bool("keep-namespaces")}
-	var kept []keptJSON
+	var kept []view.KeptJSON
 	var done []string
 	e, err := destroyEach(c, "region destroy needs region names (regionN)",
 		func(m *region.Manager, name string) error { _, err := m.Host.Sys().Region(name); return err },
@@ -284,17 +277,17 @@ func runRegionDestroy(c *cli.Context) error {
 				return err
 			}
 			if k != nil {
-				kept = append(kept, keptJSON{Kept: *k, Command: keptCommand(m.Host.Sys(), *k)})
+				kept = append(kept, view.Kept(*k, keptCommand(m.Host.Sys(), *k)))
 			}
 			done = append(done, name)
 			return nil
 		})
-	return reportDestroyed(c, e, err, destroyedJSON{Destroyed: done, Kept: kept})
+	return reportDestroyed(c, e, err, view.DestroyedJSON{Destroyed: done, Kept: kept})
 }
 
 // reportDestroyed prints what a destroy did, also when a later name
 // failed (err): what is gone, and how kept labels come back.
-func reportDestroyed(c *cli.Context, e *env, err error, d destroyedJSON) error {
+func reportDestroyed(c *cli.Context, e *env, err error, d view.DestroyedJSON) error {
 	switch {
 	case e == nil || e.dryRun || err != nil && len(d.Destroyed) == 0:
 		return err
@@ -309,12 +302,6 @@ func reportDestroyed(c *cli.Context, e *env, err error, d destroyedJSON) error {
 	}
 	printKept(e, d.Kept)
 	return err
-}
-
-// destroyedJSON is what region destroy and namespace destroy --json print.
-type destroyedJSON struct {
-	Destroyed []string   `json:"destroyed"`
-	Kept      []keptJSON `json:"kept,omitempty"`
 }
 
 // destroyEach resolves every name given, then checks each, then runs

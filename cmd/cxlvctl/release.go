@@ -42,25 +42,10 @@ func runRelease(c *cli.Context) error {
 	case err != nil || e.dryRun:
 		return err
 	case c.Bool("json"):
-		return view.WriteJSON(e.out, releasedOf(back))
+		return view.WriteJSON(e.out, view.Released(back))
 	}
 	fmt.Fprintln(e.out, givenBack(back))
 	return nil
-}
-
-// releasedJSON is a borrowed range given back, as remove --release --json
-// and release --json print it.
-type releasedJSON struct {
-	Start   uint64 `json:"start"`
-	Size    uint64 `json:"size"`
-	Onlined int    `json:"onlined_blocks"`
-}
-
-func releasedOf(b *virt.GivenBack) *releasedJSON {
-	if b == nil {
-		return nil
-	}
-	return &releasedJSON{Start: b.Start, Size: b.Size, Onlined: b.Onlined}
 }
 
 // givenBack says what a release gave back to the kernel.
