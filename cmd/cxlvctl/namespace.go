@@ -2,14 +2,12 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/region"
-	"github.com/cxlv/cxlv/units"
 )
 
 func namespaceCommand() *cli.Command {
@@ -70,7 +68,7 @@ func runNamespaceCreate(c *cli.Context) error {
 	if c.Bool("json") {
 		return view.WriteJSON(e.out, view.NamespaceCreate(ns))
 	}
-	printNamespace(e, ns)
+	view.WriteNamespaceCreate(e.out, ns)
 	return nil
 }
 
@@ -91,16 +89,6 @@ func modeNames(extra ...region.Mode) []string {
 		names = append(names, string(m))
 	}
 	return names
-}
-
-// printNamespace prints one line about a namespace that was made or came back.
-func printNamespace(e *env, ns region.NamespaceResult) {
-	how := "created"
-	if ns.Reassembled {
-		how = "re-assembled from labels"
-	}
-	fmt.Fprintf(e.out, "%s: %s %s, %s, uuid %s (%s)\n", ns.Name, ns.Mode, view.Dash(ns.BlockDev+ns.CharDev),
-		units.FormatSize(ns.Size), ns.UUID, how)
 }
 
 func runNamespaceDestroy(c *cli.Context) error {
