@@ -7,7 +7,6 @@ import (
 
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/units"
-	"github.com/cxlv/cxlv/virt"
 )
 
 func releaseCommand() *cli.Command {
@@ -44,18 +43,6 @@ func runRelease(c *cli.Context) error {
 	case c.Bool("json"):
 		return view.WriteJSON(e.out, view.Released(back))
 	}
-	fmt.Fprintln(e.out, givenBack(back))
+	fmt.Fprintln(e.out, view.GivenBack(back))
 	return nil
-}
-
-// givenBack says what a release gave back to the kernel.
-func givenBack(b *virt.GivenBack) string {
-	if b == nil {
-		return "gave the range back to the kernel"
-	}
-	msg := fmt.Sprintf("gave %s at %#x back to the kernel as System RAM", units.FormatSize(b.Size), b.Start)
-	if b.Onlined > 0 {
-		msg += fmt.Sprintf(" (onlined its %d memory blocks, which the kernel's auto_online_blocks policy left offline)", b.Onlined)
-	}
-	return msg
 }

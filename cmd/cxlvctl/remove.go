@@ -79,7 +79,7 @@ func runRemove(c *cli.Context) error {
 	err = removeEach(e, todo, force, o, release, &out, func(r removal, back *virt.GivenBack) {
 		if !e.dryRun && !c.Bool("json") {
 			if release {
-				fmt.Fprintf(e.out, "removed %s; %s\n", r.what, givenBack(back))
+				fmt.Fprintf(e.out, "removed %s; %s\n", r.what, view.GivenBack(back))
 			} else {
 				fmt.Fprintf(e.out, "removed %s\n", r.what)
 			}

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -238,4 +239,16 @@ func Released(b *virt.GivenBack) *ReleasedJSON {
 		return nil
 	}
 	return &ReleasedJSON{Start: b.Start, Size: b.Size, Onlined: b.Onlined}
+}
+
+// GivenBack says what a release gave back to the kernel.
+func GivenBack(b *virt.GivenBack) string {
+	if b == nil {
+		return "gave the range back to the kernel"
+	}
+	msg := fmt.Sprintf("gave %s at %#x back to the kernel as System RAM", units.FormatSize(b.Size), b.Start)
+	if b.Onlined > 0 {
+		msg += fmt.Sprintf(" (onlined its %d memory blocks, which the kernel's auto_online_blocks policy left offline)", b.Onlined)
+	}
+	return msg
 }
