@@ -49,30 +49,30 @@ type Spec struct {
 
 // Result is what Create made.
 type Result struct {
-	Region          string `json:"region"`
-	UUID            string `json:"uuid,omitempty"` // pmem only
-	Size            uint64 `json:"size"`
-	Memdev          string `json:"memdev"`
-	RootDecoder     string `json:"root_decoder"`
-	EndpointDecoder string `json:"endpoint_decoder"`
+	Region          string
+	UUID            string // pmem only
+	Size            uint64
+	Memdev          string
+	RootDecoder     string
+	EndpointDecoder string
 	// An interleaved region: every memdev and endpoint decoder in
 	// position order (Memdev and EndpointDecoder are position 0's).
-	Memdevs          []string `json:"memdevs,omitempty"`
-	EndpointDecoders []string `json:"endpoint_decoders,omitempty"`
-	Ways             uint64   `json:"interleave_ways"`
-	Granularity      uint64   `json:"interleave_granularity"`
-	Type             string   `json:"type"`
-	NDRegion         string   `json:"nd_region,omitempty"`
+	Memdevs          []string
+	EndpointDecoders []string
+	Ways             uint64
+	Granularity      uint64
+	Type             string
+	NDRegion         string
 	// RAM regions: the memory they became.
 	*RAMResult
 	// Namespaces are the namespaces created, or re-assembled from labels.
-	Namespaces []NamespaceResult `json:"namespaces,omitempty"`
-	Filesystem string            `json:"filesystem,omitempty"`
-	MountDir   string            `json:"mount,omitempty"`
+	Namespaces []NamespaceResult
+	Filesystem string
+	MountDir   string
 	// Timings of the phases, as measured here.
-	RegionTime    time.Duration `json:"region_ns"`
-	NamespaceTime time.Duration `json:"namespace_ns,omitempty"`
-	TotalTime     time.Duration `json:"total_ns"`
+	RegionTime    time.Duration
+	NamespaceTime time.Duration
+	TotalTime     time.Duration
 }
 
 // plan is a region create worked out from the current sysfs state.

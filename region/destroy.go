@@ -30,11 +30,11 @@ type DestroyOptions struct {
 // Kept is a region destroyed with its namespaces' labels kept: the
 // region's uuid brings them back.
 type Kept struct {
-	Region     string   `json:"region"`
-	UUID       string   `json:"uuid"`
-	Namespaces []string `json:"namespaces"`
+	Region     string
+	UUID       string
+	Namespaces []string
 	// Memdevs are the region's memdevs in position order.
-	Memdevs []string `json:"memdevs"`
+	Memdevs []string
 }
 
 // DestroyRegion disables and deletes a CXL region and frees the DPA of its

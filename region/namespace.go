@@ -42,19 +42,19 @@ type NamespaceSpec struct {
 
 // NamespaceResult describes a namespace that was made or came back.
 type NamespaceResult struct {
-	Name string `json:"dev"`
-	Mode Mode   `json:"mode"`
+	Name string
+	Mode Mode
 	// UUID is the claim's (pfn/dax) uuid, the namespace's for raw, and
 	// RawUUID the namespace's: the keys of `ndctl list`.
-	UUID    string `json:"uuid"`
-	RawUUID string `json:"raw_uuid,omitempty"`
-	Size    uint64 `json:"size"`
-	Holder  string `json:"holder,omitempty"` // pfnR.N or daxR.N
+	UUID    string
+	RawUUID string
+	Size    uint64
+	Holder  string // pfnR.N or daxR.N
 	// BlockDev is /dev/pmemN (fsdax, raw), CharDev /dev/daxR.N (devdax).
-	BlockDev string `json:"blockdev,omitempty"`
-	CharDev  string `json:"chardev,omitempty"`
+	BlockDev string
+	CharDev  string
 	// Reassembled is true when the namespace came back from its labels.
-	Reassembled bool `json:"reassembled,omitempty"`
+	Reassembled bool
 }
 
 func namespaceResult(ns sysfs.Namespace, reassembled bool) NamespaceResult {

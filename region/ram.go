@@ -90,25 +90,25 @@ const (
 // RAMResult is what a RAM region's memory became.
 type RAMResult struct {
 	// Via says how: ViaRAMRegion or ViaKmem.
-	Via string `json:"memory_path"`
+	Via string
 	// Dax is the dax device kmem holds (daxR.0).
-	Dax string `json:"dax"`
+	Dax string
 	// TargetNode is the NUMA node dax_cxl gave the memory (target_node).
-	TargetNode *int `json:"target_node,omitempty"`
+	TargetNode *int
 	// Nodes are the nodes of the memory blocks.
-	Nodes  []int        `json:"memory_nodes,omitempty"`
-	Online OnlinePolicy `json:"online"`
+	Nodes  []int
+	Online OnlinePolicy
 	// MemoryBytes and Blocks are the memory kmem added (the whole memory
 	// blocks inside the dax device); OnlineBytes the part online, in Zones.
-	MemoryBytes uint64   `json:"memory_bytes"`
-	Blocks      int      `json:"memory_blocks"`
-	BlockSize   uint64   `json:"memblock_size,omitempty"`
-	OnlineBytes uint64   `json:"online_bytes"`
-	Zones       []string `json:"zones,omitempty"`
+	MemoryBytes uint64
+	Blocks      int
+	BlockSize   uint64
+	OnlineBytes uint64
+	Zones       []string
 	// AddTime runs from the bind until kmem added the memory; OnlineTime
 	// is what putting the blocks into the asked state took on top.
-	AddTime    time.Duration `json:"add_ns"`
-	OnlineTime time.Duration `json:"online_ns"`
+	AddTime    time.Duration
+	OnlineTime time.Duration
 }
 
 func (s Spec) validateRAM() error {

@@ -7,7 +7,6 @@
 package writer
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -143,10 +142,11 @@ func (o Op) String() string {
 	return fmt.Sprintf("%s <- %q", o.Path, o.Value)
 }
 
-// DryRun performs no write and prints each one instead: as a shell command
-// as it comes, or, with JSON, all of them as one JSON object at Flush. The
-// commands a dry run would run besides (mkfs, mount) are printed the same
-// way (Command), so stdout holds the whole plan in order.
+// DryRun performs no write and prints each one instead as a shell command
+// as it comes, or, with JSON, records them all for the caller to print as
+// one JSON object once the plan is complete (Steps). The commands a dry
+// run would run besides (mkfs, mount) are printed or recorded the same way
+// (Command), so the plan holds them in order.
 type DryRun struct {
 	Out  io.Writer
 	JSON bool
@@ -155,12 +155,12 @@ type DryRun struct {
 	steps []Step
 }
 
-// Step is one planned write (Path and Value) or command (Command) in the
-// JSON of a dry run.
+// Step is one planned write (Path and Value) or command (Command) that a
+// dry run with JSON recorded.
 type Step struct {
-	Path    string   `json:"path,omitempty"`
-	Value   *string  `json:"value,omitempty"`
-	Command []string `json:"command,omitempty"`
+	Path    string
+	Value   *string
+	Command []string
 }
 
 // Write implements Writer.
@@ -199,21 +199,12 @@ func (d *DryRun) add(s Step) {
 	d.mu.Unlock()
 }
 
-// Flush prints the recorded plan as {"dry_run": true, "steps": [...]}
-// when JSON is set; otherwise everything is printed already.
-func (d *DryRun) Flush() error {
-	if !d.JSON {
-		return nil
-	}
+// Steps are the writes and commands recorded so far with JSON, in order;
+// never nil.
+func (d *DryRun) Steps() []Step {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	plan := struct {
-		DryRun bool   `json:"dry_run"`
-		Steps  []Step `json:"steps"`
-	}{true, append([]Step{}, d.steps...)}
-	enc := json.NewEncoder(d.Out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(plan)
+	return append([]Step{}, d.steps...)
 }
 
 func shellQuote(s string) string {

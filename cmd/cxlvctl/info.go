@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/jaypipes/ghw/pkg/memory"
 	"github.com/jaypipes/ghw/pkg/option"
@@ -14,7 +12,6 @@ import (
 
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/sysfs"
-	"github.com/cxlv/cxlv/units"
 )
 
 func infoCommand() *cli.Command {
@@ -26,67 +23,6 @@ func infoCommand() *cli.Command {
 	}
 }
 
-type nodeJSON struct {
-	ID          int      `json:"id"`
-	Cores       int      `json:"cores"`
-	MemoryBytes int64    `json:"memory_bytes"`
-	Distances   []int    `json:"distances,omitempty"`
-	Memdevs     []string `json:"memdevs,omitempty"`
-	// MemoryOnly marks a node with memory and no CPU, what a CXL RAM
-	// region with its own proximity domain becomes.
-	MemoryOnly bool `json:"memory_only,omitempty"`
-	// Regions are the CXL RAM regions whose memory blocks are on the node.
-	Regions []string `json:"cxl_regions,omitempty"`
-	// Access0 and Access1 are the node's access coordinates (from the
-	// nearest initiator, from the nearest CPU): HMAT's, or those the
-	// kernel computed for a CXL region on the node.
-	Access0 *view.CoordinatesJSON `json:"access0,omitempty"`
-	Access1 *view.CoordinatesJSON `json:"access1,omitempty"`
-	// MemoryTier is the N of memory_tierN the node is in: the lower, the
-	// faster (DRAM is 4).
-	MemoryTier *int `json:"memory_tier,omitempty"`
-}
-
-type infoJSON struct {
-	TotalPhysicalBytes int64      `json:"total_physical_bytes"`
-	TotalUsableBytes   int64      `json:"total_usable_bytes"`
-	Nodes              []nodeJSON `json:"nodes"`
-	// CXLLoaded tells whether the CXL bus exists (cxl_core).
-	CXLLoaded  bool `json:"cxl_loaded"`
-	VirtLoaded bool `json:"cxl_virt_loaded"`
-	// CacheInvalidation is what cxl_virt does about the CPU cache
-	// invalidation of region commits (sysfs.CacheInvalidation*).
-	CacheInvalidation string        `json:"cxl_virt_cache_invalidation,omitempty"`
-	Features          []featureJSON `json:"features,omitempty"`
-	// Hooks are cxl_virt's hooks into other drivers (sysfs.VirtHook).
-	Hooks []hookJSON `json:"cxl_virt_hooks,omitempty"`
-}
-
-type hookJSON struct {
-	Name    string `json:"name"`
-	State   string `json:"state"`
-	Target  string `json:"target"`
-	Kernels string `json:"kernels"`
-	Switch  string `json:"switch"`
-	Why     string `json:"why"`
-}
-
-// cacheInvalidationText says what each cache_invalidation state means for
-// region create.
-var cacheInvalidationText = map[string]string{
-	sysfs.CacheInvalidationNone:        "none (this kernel's CXL core does not invalidate CPU caches on commit)",
-	sysfs.CacheInvalidationCPU:         "by the CPU (no hypervisor: the kernel invalidates the caches on commit)",
-	sysfs.CacheInvalidationSkipped:     "skipped (the CPU reports a hypervisor; cxl_virt's regions need none and commit)",
-	sysfs.CacheInvalidationOff:         "off (the CPU reports a hypervisor and cxl_virt has coherent_regions=0: its regions are refused)",
-	sysfs.CacheInvalidationUnavailable: "unavailable (the CPU reports a hypervisor and this kernel gives cxl_virt no way round it: regions are refused; see dmesg)",
-}
-
-type featureJSON struct {
-	Name      string `json:"name"`
-	MinKernel string `json:"min_kernel"`
-	Present   bool   `json:"present"`
-}
-
 func runInfo(c *cli.Context) error {
 	e, err := newEnv(c)
 	if err != nil {
@@ -96,13 +32,13 @@ func runInfo(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	out := infoJSON{Nodes: []nodeJSON{}, VirtLoaded: e.host.Sys().VirtLoaded(), CacheInvalidation: e.host.Sys().VirtCacheInvalidation()}
+	out := view.InfoJSON{Nodes: []view.NodeJSON{}, VirtLoaded: e.host.Sys().VirtLoaded(), CacheInvalidation: e.host.Sys().VirtCacheInvalidation()}
 	hooks, err := e.host.Sys().VirtHooks()
 	if err != nil {
 		return err
 	}
 	for _, h := range hooks {
-		out.Hooks = append(out.Hooks, hookJSON(h))
+		out.Hooks = append(out.Hooks, view.HookJSON(h))
 	}
 	if mem != nil {
 		out.TotalPhysicalBytes, out.TotalUsableBytes = mem.TotalPhysicalBytes, mem.TotalUsableBytes
@@ -119,7 +55,7 @@ func runInfo(c *cli.Context) error {
 			}
 		}
 		for _, f := range top.Features() {
-			out.Features = append(out.Features, featureJSON{Name: f.Name, MinKernel: f.MinKernel, Present: f.Present})
+			out.Features = append(out.Features, view.FeatureJSON(f))
 		}
 	}
 	byNode := map[int][]string{}
@@ -138,7 +74,7 @@ func runInfo(c *cli.Context) error {
 	}
 	for _, n := range topo.Nodes {
 		p := perfs[n.ID]
-		nj := nodeJSON{ID: n.ID, Cores: len(n.Cores), Distances: n.Distances, Memdevs: byNode[n.ID], Regions: regionsOn[n.ID],
+		nj := view.NodeJSON{ID: n.ID, Cores: len(n.Cores), Distances: n.Distances, Memdevs: byNode[n.ID], Regions: regionsOn[n.ID],
 			Access0: view.Coordinates(p.Access0), Access1: view.Coordinates(p.Access1), MemoryTier: p.Tier}
 		if n.Memory != nil {
 			nj.MemoryBytes = n.Memory.TotalUsableBytes
@@ -147,53 +83,11 @@ func runInfo(c *cli.Context) error {
 		out.Nodes = append(out.Nodes, nj)
 	}
 	if c.Bool("json") {
-		return writeJSON(e.out, out)
+		return view.WriteJSON(e.out, out)
 	}
-	prose := proseOut(c, e)
-	fmt.Fprintf(prose, "memory: %s physical, %s usable\ncxl: %s, cxl_virt: %s\n",
-		units.HumanSize(uint64(out.TotalPhysicalBytes)), units.HumanSize(uint64(out.TotalUsableBytes)),
-		loaded(out.CXLLoaded), loaded(out.VirtLoaded))
-	if out.CacheInvalidation != "" {
-		text := cacheInvalidationText[out.CacheInvalidation]
-		if text == "" {
-			text = out.CacheInvalidation
-		}
-		fmt.Fprintf(prose, "cxl_virt region cache invalidation: %s\n", text)
-	}
-	for _, h := range out.Hooks {
-		fmt.Fprintf(e.out, "cxl_virt hook %s: %s; %s; kernels: %s; switch: %s; why: %s\n", h.Name, h.State, h.Target, h.Kernels, h.Switch, h.Why)
-	}
-	for _, f := range out.Features {
-		state := "yes"
-		if !f.Present {
-			state = "no (Linux " + f.MinKernel + "+)"
-		}
-		fmt.Fprintf(prose, "feature %s: %s\n", f.Name, state)
-	}
-	var rows [][]string
-	for _, n := range out.Nodes {
-		var dist []string
-		for _, d := range n.Distances {
-			dist = append(dist, strconv.Itoa(d))
-		}
-		kind := "cpu+memory"
-		switch {
-		case n.MemoryOnly:
-			kind = "memory-only"
-		case n.MemoryBytes == 0:
-			kind = "cpu-only"
-		}
-		tier, access := "-", "-"
-		if n.MemoryTier != nil {
-			tier = strconv.Itoa(*n.MemoryTier)
-		}
-		if a := perfs[n.ID].Access1; a != nil {
-			access = view.PerfCell(*a)
-		}
-		rows = append(rows, []string{strconv.Itoa(n.ID), kind, strconv.Itoa(n.Cores), units.HumanSize(uint64(n.MemoryBytes)),
-			view.Dash(strings.Join(dist, " ")), view.Dash(strings.Join(n.Memdevs, ",")), view.Dash(strings.Join(n.Regions, ",")), tier, access})
-	}
-	return writeTable(e.out, tableHeader(c, []string{"NODE", "KIND", "CORES", "MEMORY", "DISTANCES", "MEMDEVS", "CXL_RAM", "TIER", "CPU_ACCESS"}), rows)
+	view.WriteInfoSummary(e.out, proseOut(c, e), out)
+	header, rows := view.InfoTable(out)
+	return view.WriteTable(e.out, tableHeader(c, header), rows)
 }
 
 // hostMemory reads the NUMA topology and the memory totals with ghw's
@@ -264,11 +158,4 @@ func ramNodes(st *sysfs.RAMState) []int {
 		return []int{*st.Dax.TargetNode}
 	}
 	return nil
-}
-
-func loaded(b bool) string {
-	if b {
-		return "loaded"
-	}
-	return "not loaded"
 }

@@ -5,11 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
@@ -92,7 +88,7 @@ func printDevice(e *env, asJSON bool, name string) error {
 		return err
 	}
 	if asJSON {
-		return writeJSON(e.out, view.Link(l, t.Regions))
+		return view.WriteJSON(e.out, view.Link(l, t.Regions))
 	}
 	return printTable(e.out, []sysfs.DeviceLink{l}, listOptions{headers: true}, nil)
 }
@@ -104,7 +100,7 @@ func printLinks(e *env, opt listOptions) error {
 		// say why on stderr.
 		fmt.Fprintf(e.errOut, "cxlvctl: %v\n", err)
 		if opt.json {
-			return writeJSON(e.out, []view.LinkJSON{})
+			return view.WriteJSON(e.out, []view.LinkJSON{})
 		}
 		return nil
 	}
@@ -122,9 +118,9 @@ func printLinks(e *env, opt listOptions) error {
 	if opt.json {
 		js := view.Links(links, t.Regions, d)
 		if opt.human {
-			return writeHumanJSON(e.out, js)
+			return view.WriteHumanJSON(e.out, js)
 		}
-		return writeJSON(e.out, js)
+		return view.WriteJSON(e.out, js)
 	}
 	return printTable(e.out, links, opt, d)
 }
@@ -208,7 +204,7 @@ func printTable(out io.Writer, links []sysfs.DeviceLink, opt listOptions, d *vie
 		header = nil
 	}
 	// Two spaces between columns: the default table fits 80 columns.
-	return writeTableSep(out, header, rows, "  ")
+	return view.WriteTableSep(out, header, rows, "  ")
 }
 
 // linkFilter is list's selection: device or memdev names, and -m, -r, -d.
@@ -303,48 +299,6 @@ func linkDecoders(l sysfs.DeviceLink) []string {
 		}
 	}
 	return names
-}
-
-// writeTable prints plain, left-aligned columns (kubectl/ndctl style),
-// without trailing spaces; a nil header prints none.
-func writeTable(out io.Writer, header []string, rows [][]string) error {
-	return writeTableSep(out, header, rows, "   ")
-}
-
-// writeTableSep is writeTable with sep between the columns.
-func writeTableSep(out io.Writer, header []string, rows [][]string, sep string) error {
-	var buf strings.Builder
-	t := tablewriter.NewTable(&buf,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-			Borders: tw.BorderNone,
-			Symbols: tw.NewSymbols(tw.StyleNone),
-			Settings: tw.Settings{
-				Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.Off},
-				Lines:      tw.Lines{ShowHeaderLine: tw.Off},
-			},
-		})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithPadding(tw.Padding{Left: "", Right: sep, Overwrite: true}),
-	)
-	if header != nil {
-		t.Header(header)
-	}
-	if err := t.Bulk(rows); err != nil {
-		return err
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	// The padding that separates columns also follows the last one.
-	for line := range strings.Lines(buf.String()) {
-		trimmed := strings.TrimRight(strings.TrimSuffix(line, "\n"), " ")
-		if _, err := io.WriteString(out, trimmed+"\n"); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // noHeadersFlag is the --no-headers flag of commands that print a table.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/writer"
 )
 
@@ -330,7 +331,7 @@ func TestInfoHonoursRoots(t *testing.T) {
 	var out, errOut bytes.Buffer
 	rc := run(t.Context(), []string{"cxlvctl", "--sysfs-root", filepath.Join(elsewhere, "tree"),
 		"--proc-root", filepath.Join(dir, "proc"), "info", "--json"}, &out, &errOut)
-	var info infoJSON
+	var info view.InfoJSON
 	if rc != 0 || json.Unmarshal(out.Bytes(), &info) != nil {
 		t.Fatalf("info: exit %d, %s %s", rc, out.String(), errOut.String())
 	}

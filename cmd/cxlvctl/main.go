@@ -3,7 +3,8 @@
 // reserved memory for them, and complete their names in the shell.
 //
 // Commands stay thin: they parse flags, call the sysfs/virt/region
-// packages and print. Exit codes, for scripts:
+// packages and hand what they return to the view package, which prints.
+// Exit codes, for scripts:
 //
 //	0  success
 //	1  any other failure
@@ -30,6 +31,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/host"
 	"github.com/cxlv/cxlv/sysfs"
@@ -116,9 +118,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		err = app.RunContext(ctx, args)
 	}
-	if dry, ok := app.Metadata[dryRunKey].(*writer.DryRun); ok && err == nil {
+	if dry, ok := app.Metadata[dryRunKey].(*writer.DryRun); ok && dry.JSON && err == nil {
 		// --json: the plan is one JSON object, printed once complete.
-		err = dry.Flush()
+		err = view.WriteJSON(dry.Out, view.DryRunPlan(dry.Steps()))
 	}
 	if runHook != nil {
 		runHook(args, err)

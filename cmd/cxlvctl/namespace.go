@@ -2,14 +2,12 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/region"
-	"github.com/cxlv/cxlv/units"
 )
 
 func namespaceCommand() *cli.Command {
@@ -68,9 +66,9 @@ func runNamespaceCreate(c *cli.Context) error {
 		return err
 	}
 	if c.Bool("json") {
-		return writeJSON(e.out, view.NamespaceCreate(ns))
+		return view.WriteJSON(e.out, view.NamespaceCreate(ns))
 	}
-	printNamespace(e, ns)
+	view.WriteNamespaceCreate(e.out, ns)
 	return nil
 }
 
@@ -93,16 +91,6 @@ func modeNames(extra ...region.Mode) []string {
 	return names
 }
 
-// printNamespace prints one line about a namespace that was made or came back.
-func printNamespace(e *env, ns region.NamespaceResult) {
-	how := "created"
-	if ns.Reassembled {
-		how = "re-assembled from labels"
-	}
-	fmt.Fprintf(e.out, "%s: %s %s, %s, uuid %s (%s)\n", ns.Name, ns.Mode, view.Dash(ns.BlockDev+ns.CharDev),
-		units.FormatSize(ns.Size), ns.UUID, how)
-}
-
 func runNamespaceDestroy(c *cli.Context) error {
 	force := c.Bool("force")
 	var done []string
@@ -119,5 +107,5 @@ func runNamespaceDestroy(c *cli.Context) error {
 			done = append(done, name)
 			return nil
 		})
-	return reportDestroyed(c, e, err, destroyedJSON{Destroyed: done})
+	return reportDestroyed(c, e, err, view.DestroyedJSON{Destroyed: done})
 }

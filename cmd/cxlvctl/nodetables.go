@@ -6,13 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/acpi"
+	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/hostmem"
-	"github.com/cxlv/cxlv/units"
 )
 
 func nodeTablesCommand() *cli.Command {
@@ -37,21 +36,6 @@ func nodeTablesCommand() *cli.Command {
 		},
 		Action: runNodeTables,
 	}
-}
-
-// nodeTablesJSON is what node-tables --json prints.
-type nodeTablesJSON struct {
-	Output       string     `json:"output"`
-	Bytes        int        `json:"bytes"`
-	Tables       []string   `json:"tables"`
-	Windows      []spanJSON `json:"windows"`
-	FirmwareSRAT bool       `json:"firmware_srat"`
-	CPUs         int        `json:"cpus,omitempty"`
-	Node0RAM     []spanJSON `json:"node0_ram,omitempty"`
-	Hook         string     `json:"initramfs_hook"`
-	// DryRun: nothing was written (the archive is no kernel write, so it
-	// is not a step of the --dry-run plan).
-	DryRun bool `json:"dry_run,omitempty"`
 }
 
 func runNodeTables(c *cli.Context) error {
@@ -92,37 +76,11 @@ func runNodeTables(c *cli.Context) error {
 	} else if err := os.WriteFile(output, archive, 0o644); err != nil {
 		return err
 	}
-	out := nodeTablesJSON{Output: output, Bytes: len(archive), FirmwareSRAT: plan.FirmwareSRAT,
-		CPUs: len(plan.CPUs), Hook: initramfsHook(output), DryRun: e.dryRun}
-	for _, f := range plan.Files {
-		out.Tables = append(out.Tables, string(f.Data[:4]))
-	}
-	for _, w := range plan.Windows {
-		out.Windows = append(out.Windows, spanJSON{Start: w.Start, Size: w.Size})
-	}
-	for _, r := range plan.RAM {
-		out.Node0RAM = append(out.Node0RAM, spanJSON{Start: r.Start, Size: r.Size})
-	}
+	out := view.NodeTables(plan, output, len(archive), initramfsHook(output), e.dryRun)
 	if c.Bool("json") {
-		return writeJSON(e.out, out)
+		return view.WriteJSON(e.out, out)
 	}
-	verb := "wrote"
-	if e.dryRun {
-		verb = "would write"
-	}
-	var spans []string
-	for _, w := range out.Windows {
-		spans = append(spans, fmt.Sprintf("%#x-%#x (%s)", w.Start, w.Start+w.Size-1, units.FormatSize(w.Size)))
-	}
-	what := fmt.Sprintf("an SRAT with %d CPUs and %d RAM ranges in node 0 and a node for each window, and an HMAT", out.CPUs, len(out.Node0RAM))
-	if plan.FirmwareSRAT {
-		what = "a CEDT with a CXL window each (the firmware's SRAT stays)"
-	}
-	fmt.Fprintf(e.out, "%s %s (%d bytes) for %s: %s\n"+
-		"to use it, put it at the front of the initramfs and reboot; with initramfs-tools:\n%s"+
-		"after the reboot dmesg says \"ACPI: Table Upgrade: install [%s-CXLV  -CXLVNODE]\" and\n"+
-		"each window is a CPU-less node (cxlvctl info shows the node of a RAM region there)\n",
-		verb, output, len(archive), strings.Join(spans, ", "), what, indent(out.Hook), out.Tables[0])
+	view.WriteNodeTables(e.out, out)
 	return nil
 }
 
@@ -151,9 +109,4 @@ func initramfsHook(archive string) string {
 		"#!/bin/sh\n[ \"$1\" = prereqs ] && exit 0\n. /usr/share/initramfs-tools/hook-functions\n"+
 		"prepend_earlyinitramfs %s\nEOF\n"+
 		"chmod 755 /etc/initramfs-tools/hooks/cxlv-acpi\nupdate-initramfs -u\n", archive)
-}
-
-// indent prefixes every line of s with two spaces.
-func indent(s string) string {
-	return "  " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n  ") + "\n"
 }

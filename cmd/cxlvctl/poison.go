@@ -175,10 +175,10 @@ func runPoisonList(c *cli.Context) error {
 		return nil
 	}
 	if c.Bool("json") {
-		return writeJSON(e.out, view.PoisonList(records))
+		return view.WriteJSON(e.out, view.PoisonList(records))
 	}
 	header, rows := view.PoisonTable(records)
-	return writeTable(e.out, tableHeader(c, header), rows)
+	return view.WriteTable(e.out, tableHeader(c, header), rows)
 }
 
 // poisoner returns the poison commands for this environment.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/internal/fixturetest"
 )
 
@@ -95,7 +96,7 @@ func TestRAMInfo(t *testing.T) {
 		if rc != 0 {
 			t.Fatalf("%s: info: exit %d: %s", name, rc, errOut)
 		}
-		var info infoJSON
+		var info view.InfoJSON
 		if err := json.Unmarshal([]byte(out), &info); err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/region"
 	"github.com/cxlv/cxlv/sysfs"
-	"github.com/cxlv/cxlv/units"
 	"github.com/cxlv/cxlv/virt"
 )
 
@@ -136,63 +134,10 @@ func runRegionCreate(c *cli.Context) error {
 		return err
 	}
 	if c.Bool("json") {
-		return writeJSON(e.out, view.RegionCreate(res))
+		return view.WriteJSON(e.out, view.RegionCreate(res))
 	}
-	if res.RAMResult != nil {
-		printRAMResult(e, res)
-		return nil
-	}
-	fmt.Fprintf(e.out, "%s: %s pmem region on %s, uuid %s, nd %s\n", res.Region,
-		units.FormatSize(res.Size), regionPath(res), res.UUID, res.NDRegion)
-	for _, ns := range res.Namespaces {
-		printNamespace(e, ns)
-	}
-	if res.MountDir != "" {
-		fmt.Fprintf(e.out, "%s on %s mounted at %s (dax)\n", res.Filesystem, res.Namespaces[0].BlockDev, res.MountDir)
-	}
-	fmt.Fprintf(e.out, "took %v (region %v, namespace %v)\n", res.TotalTime.Round(time.Millisecond),
-		res.RegionTime.Round(time.Millisecond), res.NamespaceTime.Round(time.Millisecond))
+	view.WriteRegionCreate(e.out, res)
 	return nil
-}
-
-// regionPath names the memdevs and decoders of a new region: "mem0
-// (decoder0.0 -> decoder2.0)", or for an interleave set "mem2,mem0,mem3,mem1,
-// 4 ways of 4K (decoder0.0 -> decoder5.0,decoder3.0,decoder6.0,decoder4.0)".
-func regionPath(res *region.Result) string {
-	if len(res.Memdevs) < 2 {
-		return fmt.Sprintf("%s (%s -> %s)", res.Memdev, res.RootDecoder, res.EndpointDecoder)
-	}
-	return fmt.Sprintf("%s, %d ways of %s (%s -> %s)", strings.Join(res.Memdevs, ","), res.Ways,
-		units.FormatSize(res.Granularity), res.RootDecoder, strings.Join(res.EndpointDecoders, ","))
-}
-
-// printRAMResult prints what a RAM region's memory became.
-func printRAMResult(e *env, res *region.Result) {
-	r := res.RAMResult
-	if r.Via == region.ViaKmem {
-		fmt.Fprintf(e.out, "%s: %s pmem region on %s, nd %s, devdax %s, %s to kmem (%s offers no create_ram_region)\n",
-			res.Region, units.FormatSize(res.Size), regionPath(res), res.NDRegion,
-			res.Namespaces[0].Name, r.Dax, res.RootDecoder)
-	} else {
-		fmt.Fprintf(e.out, "%s: %s ram region on %s, %s\n", res.Region,
-			units.FormatSize(res.Size), regionPath(res), r.Dax)
-	}
-	node := "-"
-	if r.TargetNode != nil {
-		node = strconv.Itoa(*r.TargetNode)
-	}
-	fmt.Fprintf(e.out, "memory: %s added in %d blocks of %s, %s online (%s), node %s (blocks on node %s)\n",
-		units.FormatSize(r.MemoryBytes), r.Blocks, units.FormatSize(r.BlockSize), units.FormatSize(r.OnlineBytes),
-		onlineText(r.Online, r.Zones), node, view.Dash(view.JoinInts(r.Nodes)))
-	fmt.Fprintf(e.out, "took %v (memory added %v after the bind, online %v)\n", res.TotalTime.Round(time.Millisecond),
-		r.AddTime.Round(time.Millisecond), r.OnlineTime.Round(time.Millisecond))
-}
-
-func onlineText(p region.OnlinePolicy, zones []string) string {
-	if len(zones) == 0 {
-		return "--online " + string(p)
-	}
-	return strings.Join(zones, ",") + ", --online " + string(p)
 }
 
 // membersOf are the memdevs of a cxl_virt device in position order, as the
@@ -234,13 +179,6 @@ func teardown(e *env, device string, o region.DestroyOptions) ([]region.Kept, er
 	return regionManager(e, region.DefaultTimeout).Teardown(l.Memdev.Name, o)
 }
 
-// keptJSON is a region destroyed with its namespaces' labels kept, and the
-// command that brings them back.
-type keptJSON struct {
-	region.Kept
-	Command string `json:"bring_back"`
-}
-
 // keptCommand is the command that brings back the namespaces of a region
 // destroyed with their labels kept: region create with its uuid, on its
 // cxl_virt device (an interleave set by its name) or its memdev.
@@ -254,17 +192,9 @@ func keptCommand(sys sysfs.FS, k region.Kept) string {
 	return fmt.Sprintf("cxlvctl region create %s --uuid %s --namespace none", target, k.UUID)
 }
 
-// printKept says which labels stayed and how they come back.
-func printKept(e *env, kept []keptJSON) {
-	for _, k := range kept {
-		fmt.Fprintf(e.out, "kept the labels of %s (%s, uuid %s): bring them back with `%s`\n",
-			strings.Join(k.Namespaces, ", "), k.Region, k.UUID, k.Command)
-	}
-}
-
 func runRegionDestroy(c *cli.Context) error {
 	o := region.DestroyOptions{Force: c.Bool("force"), KeepNamespaces: c.Bool("keep-namespaces")}
-	var kept []keptJSON
+	var kept []view.KeptJSON
 	var done []string
 	e, err := destroyEach(c, "region destroy needs region names (regionN)",
 		func(m *region.Manager, name string) error { _, err := m.Host.Sys().Region(name); return err },
@@ -284,22 +214,22 @@ func runRegionDestroy(c *cli.Context) error {
 				return err
 			}
 			if k != nil {
-				kept = append(kept, keptJSON{Kept: *k, Command: keptCommand(m.Host.Sys(), *k)})
+				kept = append(kept, view.Kept(*k, keptCommand(m.Host.Sys(), *k)))
 			}
 			done = append(done, name)
 			return nil
 		})
-	return reportDestroyed(c, e, err, destroyedJSON{Destroyed: done, Kept: kept})
+	return reportDestroyed(c, e, err, view.DestroyedJSON{Destroyed: done, Kept: kept})
 }
 
 // reportDestroyed prints what a destroy did, also when a later name
 // failed (err): what is gone, and how kept labels come back.
-func reportDestroyed(c *cli.Context, e *env, err error, d destroyedJSON) error {
+func reportDestroyed(c *cli.Context, e *env, err error, d view.DestroyedJSON) error {
 	switch {
 	case e == nil || e.dryRun || err != nil && len(d.Destroyed) == 0:
 		return err
 	case c.Bool("json"):
-		if jerr := writeJSON(e.out, d); err == nil {
+		if jerr := view.WriteJSON(e.out, d); err == nil {
 			err = jerr
 		}
 		return err
@@ -307,14 +237,8 @@ func reportDestroyed(c *cli.Context, e *env, err error, d destroyedJSON) error {
 	for _, name := range d.Destroyed {
 		fmt.Fprintf(e.out, "destroyed %s\n", name)
 	}
-	printKept(e, d.Kept)
+	view.WriteKept(e.out, d.Kept)
 	return err
-}
-
-// destroyedJSON is what region destroy and namespace destroy --json print.
-type destroyedJSON struct {
-	Destroyed []string   `json:"destroyed"`
-	Kept      []keptJSON `json:"kept,omitempty"`
 }
 
 // destroyEach resolves every name given, then checks each, then runs
@@ -365,8 +289,8 @@ func runRegionList(c *cli.Context) error {
 		return err
 	}
 	if c.Bool("json") {
-		return writeJSON(e.out, view.RegionList(t))
+		return view.WriteJSON(e.out, view.RegionList(t))
 	}
 	header, rows := view.RegionTable(t)
-	return writeTable(e.out, tableHeader(c, header), rows)
+	return view.WriteTable(e.out, tableHeader(c, header), rows)
 }

@@ -5,8 +5,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/units"
-	"github.com/cxlv/cxlv/virt"
 )
 
 func releaseCommand() *cli.Command {
@@ -41,35 +41,8 @@ func runRelease(c *cli.Context) error {
 	case err != nil || e.dryRun:
 		return err
 	case c.Bool("json"):
-		return writeJSON(e.out, releasedOf(back))
+		return view.WriteJSON(e.out, view.Released(back))
 	}
-	fmt.Fprintln(e.out, givenBack(back))
+	fmt.Fprintln(e.out, view.GivenBack(back))
 	return nil
-}
-
-// releasedJSON is a borrowed range given back, as remove --release --json
-// and release --json print it.
-type releasedJSON struct {
-	Start   uint64 `json:"start"`
-	Size    uint64 `json:"size"`
-	Onlined int    `json:"onlined_blocks"`
-}
-
-func releasedOf(b *virt.GivenBack) *releasedJSON {
-	if b == nil {
-		return nil
-	}
-	return &releasedJSON{Start: b.Start, Size: b.Size, Onlined: b.Onlined}
-}
-
-// givenBack says what a release gave back to the kernel.
-func givenBack(b *virt.GivenBack) string {
-	if b == nil {
-		return "gave the range back to the kernel"
-	}
-	msg := fmt.Sprintf("gave %s at %#x back to the kernel as System RAM", units.FormatSize(b.Size), b.Start)
-	if b.Onlined > 0 {
-		msg += fmt.Sprintf(" (onlined its %d memory blocks, which the kernel's auto_online_blocks policy left offline)", b.Onlined)
-	}
-	return msg
 }

@@ -48,18 +48,6 @@ type removal struct {
 	vd     sysfs.VirtDevice
 }
 
-// removedJSON is what remove --json prints.
-type removedJSON struct {
-	Removed []removedDevice `json:"removed"`
-	Kept    []keptJSON      `json:"kept,omitempty"`
-}
-
-type removedDevice struct {
-	Device string `json:"device"`
-	// Released is the borrowed range given back (--release).
-	Released *releasedJSON `json:"released,omitempty"`
-}
-
 func runRemove(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usagef("remove needs device names (cxlvN), or all")
@@ -87,11 +75,11 @@ func runRemove(c *cli.Context) error {
 			return err
 		}
 	}
-	var out removedJSON
+	var out view.RemovedJSON
 	err = removeEach(e, todo, force, o, release, &out, func(r removal, back *virt.GivenBack) {
 		if !e.dryRun && !c.Bool("json") {
 			if release {
-				fmt.Fprintf(e.out, "removed %s; %s\n", r.what, givenBack(back))
+				fmt.Fprintf(e.out, "removed %s; %s\n", r.what, view.GivenBack(back))
 			} else {
 				fmt.Fprintf(e.out, "removed %s\n", r.what)
 			}
@@ -104,7 +92,7 @@ func runRemove(c *cli.Context) error {
 		return err
 	case c.Bool("json"):
 		if len(out.Removed) > 0 || len(out.Kept) > 0 {
-			if jerr := writeJSON(e.out, out); err == nil {
+			if jerr := view.WriteJSON(e.out, out); err == nil {
 				err = jerr
 			}
 		}
@@ -119,12 +107,12 @@ func runRemove(c *cli.Context) error {
 
 // removeEach tears down (force) and removes each device in turn, stopping
 // at the first error, and records what it did in out.
-func removeEach(e *env, todo []removal, force bool, o region.DestroyOptions, release bool, out *removedJSON, removed func(removal, *virt.GivenBack)) error {
+func removeEach(e *env, todo []removal, force bool, o region.DestroyOptions, release bool, out *view.RemovedJSON, removed func(removal, *virt.GivenBack)) error {
 	for _, r := range todo {
 		if force {
 			k, err := teardown(e, r.device, o)
 			for _, kk := range k {
-				out.Kept = append(out.Kept, keptJSON{Kept: kk, Command: keptCommand(e.host.Sys(), kk)})
+				out.Kept = append(out.Kept, view.Kept(kk, keptCommand(e.host.Sys(), kk)))
 			}
 			if err != nil {
 				return fmt.Errorf("remove --force %s: %w", r.device, err)
@@ -134,7 +122,7 @@ func removeEach(e *env, todo []removal, force bool, o region.DestroyOptions, rel
 		if err != nil {
 			return err
 		}
-		out.Removed = append(out.Removed, removedDevice{Device: r.device, Released: releasedOf(back)})
+		out.Removed = append(out.Removed, view.RemovedDeviceJSON{Device: r.device, Released: view.Released(back)})
 		removed(r, back)
 	}
 	return nil
@@ -142,7 +130,7 @@ func removeEach(e *env, todo []removal, force bool, o region.DestroyOptions, rel
 
 // recreateCommand is the create that puts a device of a kept region back
 // on its range.
-func recreateCommand(todo []removal, k keptJSON) string {
+func recreateCommand(todo []removal, k view.KeptJSON) string {
 	for _, r := range todo {
 		if !strings.Contains(k.Command, "--device "+r.device+" ") || r.vd.Memstart == nil || r.vd.Memsize == nil {
 			continue

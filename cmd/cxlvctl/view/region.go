@@ -1,11 +1,14 @@
 package view
 
 import (
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/cxlv/cxlv/region"
 	"github.com/cxlv/cxlv/sysfs"
 	"github.com/cxlv/cxlv/units"
+	"github.com/cxlv/cxlv/virt"
 )
 
 // RegionListJSON is a region of `region list --json`: as `cxl list -R`
@@ -88,13 +91,47 @@ func listedRegions(t *sysfs.Topology) []sysfs.RegionLink {
 
 // RegionCreateJSON is region create's result with the keys of list --json
 // in their types: "nd_region" and "dax" are objects named by their "dev"
-// and "chardev", and device nodes go without /dev/ as in ndctl list. The
-// fields here hide the region.Result ones of the same JSON name.
+// and "chardev", and device nodes go without /dev/ as in ndctl list.
 type RegionCreateJSON struct {
-	*region.Result
-	NDRegion   *ndRegionRef          `json:"nd_region,omitempty"`
-	Dax        *daxRef               `json:"dax,omitempty"`
+	Region          string `json:"region"`
+	UUID            string `json:"uuid,omitempty"` // pmem only
+	Size            uint64 `json:"size"`
+	Memdev          string `json:"memdev"`
+	RootDecoder     string `json:"root_decoder"`
+	EndpointDecoder string `json:"endpoint_decoder"`
+	// An interleave set's memdevs and endpoint decoders, in position order.
+	Memdevs          []string `json:"memdevs,omitempty"`
+	EndpointDecoders []string `json:"endpoint_decoders,omitempty"`
+	Ways             uint64   `json:"interleave_ways"`
+	Granularity      uint64   `json:"interleave_granularity"`
+	Type             string   `json:"type"`
+	// RAM regions: the memory they became.
+	*RAMCreateJSON
+	Filesystem    string        `json:"filesystem,omitempty"`
+	MountDir      string        `json:"mount,omitempty"`
+	RegionTime    time.Duration `json:"region_ns"`
+	NamespaceTime time.Duration `json:"namespace_ns,omitempty"`
+	TotalTime     time.Duration `json:"total_ns"`
+	NDRegion      *ndRegionRef  `json:"nd_region,omitempty"`
+	Dax           *daxRef       `json:"dax,omitempty"`
+	// Namespaces are the namespaces created, or re-assembled from labels.
 	Namespaces []NamespaceCreateJSON `json:"namespaces,omitempty"`
+}
+
+// RAMCreateJSON is what the memory of a RAM region became (its dax device
+// is RegionCreateJSON.Dax).
+type RAMCreateJSON struct {
+	Via         string              `json:"memory_path"`
+	TargetNode  *int                `json:"target_node,omitempty"`
+	Nodes       []int               `json:"memory_nodes,omitempty"`
+	Online      region.OnlinePolicy `json:"online"`
+	MemoryBytes uint64              `json:"memory_bytes"`
+	Blocks      int                 `json:"memory_blocks"`
+	BlockSize   uint64              `json:"memblock_size,omitempty"`
+	OnlineBytes uint64              `json:"online_bytes"`
+	Zones       []string            `json:"zones,omitempty"`
+	AddTime     time.Duration       `json:"add_ns"`
+	OnlineTime  time.Duration       `json:"online_ns"`
 }
 
 type ndRegionRef struct {
@@ -108,19 +145,37 @@ type daxRef struct {
 // NamespaceCreateJSON is a namespace region create or namespace create
 // made, its device nodes without /dev/.
 type NamespaceCreateJSON struct {
-	region.NamespaceResult
-	BlockDev string `json:"blockdev,omitempty"`
-	CharDev  string `json:"chardev,omitempty"`
+	Name        string      `json:"dev"`
+	Mode        region.Mode `json:"mode"`
+	UUID        string      `json:"uuid"`
+	RawUUID     string      `json:"raw_uuid,omitempty"`
+	Size        uint64      `json:"size"`
+	Holder      string      `json:"holder,omitempty"`
+	Reassembled bool        `json:"reassembled,omitempty"`
+	BlockDev    string      `json:"blockdev,omitempty"`
+	CharDev     string      `json:"chardev,omitempty"`
 }
 
 // RegionCreate is the JSON form of res.
 func RegionCreate(res *region.Result) RegionCreateJSON {
-	j := RegionCreateJSON{Result: res}
+	j := RegionCreateJSON{
+		Region: res.Region, UUID: res.UUID, Size: res.Size, Memdev: res.Memdev,
+		RootDecoder: res.RootDecoder, EndpointDecoder: res.EndpointDecoder,
+		Memdevs: res.Memdevs, EndpointDecoders: res.EndpointDecoders,
+		Ways: res.Ways, Granularity: res.Granularity, Type: res.Type,
+		Filesystem: res.Filesystem, MountDir: res.MountDir,
+		RegionTime: res.RegionTime, NamespaceTime: res.NamespaceTime, TotalTime: res.TotalTime,
+	}
 	if res.NDRegion != "" {
 		j.NDRegion = &ndRegionRef{Dev: res.NDRegion}
 	}
-	if res.RAMResult != nil && res.Dax != "" {
-		j.Dax = &daxRef{Chardev: res.Dax}
+	if r := res.RAMResult; r != nil {
+		j.RAMCreateJSON = &RAMCreateJSON{Via: r.Via, TargetNode: r.TargetNode, Nodes: r.Nodes, Online: r.Online,
+			MemoryBytes: r.MemoryBytes, Blocks: r.Blocks, BlockSize: r.BlockSize, OnlineBytes: r.OnlineBytes,
+			Zones: r.Zones, AddTime: r.AddTime, OnlineTime: r.OnlineTime}
+		if r.Dax != "" {
+			j.Dax = &daxRef{Chardev: r.Dax}
+		}
 	}
 	for _, ns := range res.Namespaces {
 		j.Namespaces = append(j.Namespaces, NamespaceCreate(ns))
@@ -130,6 +185,70 @@ func RegionCreate(res *region.Result) RegionCreateJSON {
 
 // NamespaceCreate is the JSON form of ns.
 func NamespaceCreate(ns region.NamespaceResult) NamespaceCreateJSON {
-	return NamespaceCreateJSON{NamespaceResult: ns,
+	return NamespaceCreateJSON{Name: ns.Name, Mode: ns.Mode, UUID: ns.UUID, RawUUID: ns.RawUUID, Size: ns.Size,
+		Holder: ns.Holder, Reassembled: ns.Reassembled,
 		BlockDev: strings.TrimPrefix(ns.BlockDev, "/dev/"), CharDev: strings.TrimPrefix(ns.CharDev, "/dev/")}
+}
+
+// KeptJSON is a region destroyed with its namespaces' labels kept, and
+// the command that brings them back.
+type KeptJSON struct {
+	Region     string   `json:"region"`
+	UUID       string   `json:"uuid"`
+	Namespaces []string `json:"namespaces"`
+	// Memdevs are the region's memdevs in position order.
+	Memdevs []string `json:"memdevs"`
+	Command string   `json:"bring_back"`
+}
+
+// Kept is the JSON form of k, brought back by command.
+func Kept(k region.Kept, command string) KeptJSON {
+	return KeptJSON{Region: k.Region, UUID: k.UUID, Namespaces: k.Namespaces, Memdevs: k.Memdevs, Command: command}
+}
+
+// DestroyedJSON is what region destroy and namespace destroy --json print.
+type DestroyedJSON struct {
+	Destroyed []string   `json:"destroyed"`
+	Kept      []KeptJSON `json:"kept,omitempty"`
+}
+
+// RemovedJSON is what remove --json prints.
+type RemovedJSON struct {
+	Removed []RemovedDeviceJSON `json:"removed"`
+	Kept    []KeptJSON          `json:"kept,omitempty"`
+}
+
+// RemovedDeviceJSON is a device remove took away.
+type RemovedDeviceJSON struct {
+	Device string `json:"device"`
+	// Released is the borrowed range given back (--release).
+	Released *ReleasedJSON `json:"released,omitempty"`
+}
+
+// ReleasedJSON is a borrowed range given back, as remove --release --json
+// and release --json print it.
+type ReleasedJSON struct {
+	Start   uint64 `json:"start"`
+	Size    uint64 `json:"size"`
+	Onlined int    `json:"onlined_blocks"`
+}
+
+// Released is the JSON form of b; nil for nil.
+func Released(b *virt.GivenBack) *ReleasedJSON {
+	if b == nil {
+		return nil
+	}
+	return &ReleasedJSON{Start: b.Start, Size: b.Size, Onlined: b.Onlined}
+}
+
+// GivenBack says what a release gave back to the kernel.
+func GivenBack(b *virt.GivenBack) string {
+	if b == nil {
+		return "gave the range back to the kernel"
+	}
+	msg := fmt.Sprintf("gave %s at %#x back to the kernel as System RAM", units.FormatSize(b.Size), b.Start)
+	if b.Onlined > 0 {
+		msg += fmt.Sprintf(" (onlined its %d memory blocks, which the kernel's auto_online_blocks policy left offline)", b.Onlined)
+	}
+	return msg
 }

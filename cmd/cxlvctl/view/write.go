@@ -1,4 +1,4 @@
-package main
+package view
 
 import (
 	"bytes"
@@ -6,11 +6,16 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
 )
 
-// The JSON every command prints; docs/json.md is its schema.
-
-func writeJSON(out io.Writer, v any) error {
+// WriteJSON prints v as every command prints JSON, indented by two
+// spaces; docs/json.md is its schema.
+func WriteJSON(out io.Writer, v any) error {
 	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
@@ -31,10 +36,10 @@ var (
 	}
 )
 
-// writeHumanJSON prints v as writeJSON does, with the numbers of
+// WriteHumanJSON prints v as WriteJSON does, with the numbers of
 // humanSizeKeys and humanHexKeys as `cxl list -u` prints them. Key order
 // is kept: the tokens are rewritten as they stream past.
-func writeHumanJSON(out io.Writer, v any) error {
+func WriteHumanJSON(out io.Writer, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -90,7 +95,7 @@ func humanValue(dec *json.Decoder, out *bytes.Buffer, key string) error {
 	case json.Number:
 		out.WriteString(humanNumber(key, t))
 	case string:
-		// Serials are decimal strings without -u (view.Serial).
+		// Serials are decimal strings without -u (Serial).
 		if n, err := strconv.ParseUint(t, 10, 64); err == nil && humanHexKeys[key] {
 			writeString(out, "0x"+strconv.FormatUint(n, 16))
 			break
@@ -137,4 +142,46 @@ func humanSize(b uint64) string {
 	ci := (b*200/iec + 1) / 2
 	cj := (b/(jedec/200) + 1) / 2
 	return fmt.Sprintf(`"%d.%02d %s (%d.%02d %s)"`, ci/100, ci%100, iecUnit, cj/100, cj%100, jedecUnit)
+}
+
+// WriteTable prints plain, left-aligned columns (kubectl/ndctl style),
+// without trailing spaces; a nil header prints none.
+func WriteTable(out io.Writer, header []string, rows [][]string) error {
+	return WriteTableSep(out, header, rows, "   ")
+}
+
+// WriteTableSep is WriteTable with sep between the columns.
+func WriteTableSep(out io.Writer, header []string, rows [][]string, sep string) error {
+	var buf strings.Builder
+	t := tablewriter.NewTable(&buf,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Borders: tw.BorderNone,
+			Symbols: tw.NewSymbols(tw.StyleNone),
+			Settings: tw.Settings{
+				Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.Off},
+				Lines:      tw.Lines{ShowHeaderLine: tw.Off},
+			},
+		})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithPadding(tw.Padding{Left: "", Right: sep, Overwrite: true}),
+	)
+	if header != nil {
+		t.Header(header)
+	}
+	if err := t.Bulk(rows); err != nil {
+		return err
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	// The padding that separates columns also follows the last one.
+	for line := range strings.Lines(buf.String()) {
+		trimmed := strings.TrimRight(strings.TrimSuffix(line, "\n"), " ")
+		if _, err := io.WriteString(out, trimmed+"\n"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
