@@ -3,9 +3,12 @@
 # `make test` runs bounded ones. The parser harness in user space, then each
 # test/e2e/reliability-*.sh scenario and cxlv-mailbox.sh (decoder commit
 # cycles, issue 14; cxl_pci reloads) in one VM with its stress settings
-# (KEY=VALUE arguments the scenario reads). Prints `N passed, N failed`.
+# (KEY=VALUE arguments the scenario reads), on the first suite kernel it runs
+# on (cxlv-hypervisor: 6.12 and later). Prints `N passed, N failed`.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=test/vm/common.sh
+. "$root/test/vm/common.sh"
 cd "$root" || exit
 out=test/vm/out/stress
 mkdir -p "$out"
@@ -15,6 +18,7 @@ declare -A settings=(
 	[reliability-lifecycle]="LIFE_CYCLES=200 MOD_CYCLES=50 RACE_ROUNDS=50 REGION_RACES=10 RMMOD_RACES=20"
 	[reliability-data]=""
 	[cxlv-mailbox]="COMMIT_CYCLES=500 RELOAD_CYCLES=50"
+	[cxlv-hypervisor]="UNLOAD_RACES=50"
 )
 passed=0 failed=0
 
@@ -34,13 +38,15 @@ rc=$?
 tail -3 "$out/harness.log"
 result fuzz-harness "$rc" $((SECONDS - start))
 
-for script in test/e2e/reliability-*.sh test/e2e/cxlv-mailbox.sh; do
+for script in test/e2e/reliability-*.sh test/e2e/cxlv-mailbox.sh test/e2e/cxlv-hypervisor.sh; do
 	name=$(basename "$script" .sh)
-	# the `# vm:` options are whitespace-separated, unquoted (run-suite.sh)
-	read -r -a vm <<<"$(sed -n 's/^# vm: //p' "$script" | head -1)"
+	for kver in $(bash scripts/guest-kernels.sh --suite); do
+		runs_on_kernel "$script" "$kver" && break
+	done
+	read -r -a vm <<<"$(vm_options "$script")"
 	read -r -a args <<<"${settings[$name]:-}"
 	start=$SECONDS
-	test/vm/run-vm.sh "${vm[@]}" --timeout 5400 --out "$out/$name" -- "$script" "${args[@]}" >"$out/$name.log" 2>&1
+	test/vm/run-vm.sh --kver "$kver" "${vm[@]}" --timeout 5400 --out "$out/$name" -- "$script" "${args[@]}" >"$out/$name.log" 2>&1
 	rc=$?
 	grep -E '^\s*\[cxlv\]' "$out/$name.log" | tail -20
 	result "$name" "$rc" $((SECONDS - start))

@@ -9,14 +9,16 @@ PATCHECK=${PATCHECK:-$CXLV/test/tools/bin/patcheck}
 # Mount point used by the DAX filesystem checks.
 DAX_MNT=${DAX_MNT:-/mnt/dax}
 
-# step NAME CMD...: runs CMD, prints its output under a marker; on failure
-# prints the exit code and fails the script. CMD runs in a subshell (its
+# step NAME CMD...: runs CMD, prints its output under a marker that gives the
+# guest's uptime (where a scenario's time goes); on failure prints the exit
+# code and fails the script. CMD runs in a subshell (its
 # variable assignments are lost) and bash turns errexit off inside it: a
 # function given to step must return its failures itself (cmd || return).
 step() {
-	local name=$1 rc=0 output
+	local name=$1 rc=0 output uptime
 	shift
-	echo "--- step: $name"
+	read -r uptime _ </proc/uptime
+	echo "--- step: $name (at ${uptime}s)"
 	output=$("$@" 2>&1) || rc=$?
 	[ -z "$output" ] || printf '%s\n' "$output"
 	if [ "$rc" != 0 ]; then
