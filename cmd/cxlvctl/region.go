@@ -85,13 +85,7 @@ func regionCommand() *cli.Command {
 // regionManager is the region library bound to this environment.
 func regionManager(e *env, timeout time.Duration) *region.Manager {
 	m := &region.Manager{Host: e.host, W: e.w, Simulate: e.dryRun, Timeout: timeout,
-		Progress: func(ev region.Event) {
-			if ev.Done {
-				fmt.Fprintf(e.errOut, "%s: done in %v\n", ev.Step, ev.Elapsed.Round(time.Millisecond))
-			} else {
-				fmt.Fprintf(e.errOut, "%s ...\n", ev.Step)
-			}
-		}}
+		Progress: func(ev region.Event) { view.Step(e.errOut, ev.Step, ev.Done, ev.Elapsed) }}
 	if e.dryRun {
 		// A dry run reports no work: it did none and waited for nothing.
 		m.Progress = nil
@@ -235,7 +229,7 @@ func reportDestroyed(c *cli.Context, e *env, err error, d view.DestroyedJSON) er
 		return err
 	}
 	for _, name := range d.Destroyed {
-		fmt.Fprintf(e.out, "destroyed %s\n", name)
+		view.Destroyed(e.out, name)
 	}
 	view.WriteKept(e.out, d.Kept)
 	return err
