@@ -174,3 +174,25 @@ func TestRegionCreateOnDevice(t *testing.T) {
 		t.Errorf("unknown device: rc %d, %q", rc, errOut)
 	}
 }
+
+// region create --device takes a name as every command does (virt.Resolve):
+// memN means the device that has it, an interleave set's member the set.
+func TestRegionCreateDeviceResolved(t *testing.T) {
+	const u = "8b508d2a-8016-476e-888e-45c6fafeb447"
+	byDevice, _ := dryRun(t, "cxlv-bare", "region", "create", "--device", "cxlv0", "--uuid", u)
+	byMemdev, _ := dryRun(t, "cxlv-bare", "region", "create", "--device", "mem0", "--uuid", u)
+	if byDevice != byMemdev || !strings.Contains(byDevice, "create_pmem_region") {
+		t.Errorf("--device mem0 planned\n%s\nwant what --device cxlv0 plans:\n%s", byMemdev, byDevice)
+	}
+	for _, name := range []string{"cxlv0", "mem3"} {
+		_, errOut, rc := cxlvctl(t, "cxlv-set-2x2", "region", "create", "--device", name)
+		if want := "mem1 has no free endpoint decoder"; rc == 0 || !strings.Contains(errOut, want) {
+			t.Errorf("set, --device %s: exit %d, %q; want the set's first member, mem1: %q", name, rc, errOut, want)
+		}
+	}
+	for name, code := range map[string]int{"mem5": exitcode.NotFound, "cxlv00": exitcode.Invalid, "cxlv7": exitcode.NotFound} {
+		if _, errOut, rc := cxlvctl(t, "cxlv-bare", "region", "create", "--device", name); rc != code {
+			t.Errorf("--device %s: exit %d (%s), want %d", name, rc, errOut, code)
+		}
+	}
+}
