@@ -30,13 +30,15 @@ go:
 # bin/cxlvctl.test: the e2e suite runs cxlvctl's live cross-checks in the guest.
 # urfave_cli_no_docs: leaves out urfave/cli's markdown and man page writers
 # (blackfriday, go-md2man), whose init was the largest of cxlvctl's start-up.
-# -s -w: the binary (the one `make install` ships) without the symbol table
-# and DWARF, a third of its size; the test binary keeps them.
+# -s -w: the binaries (those `make install` ships) without the symbol table
+# and DWARF, a third of their size; the test binary keeps them.
+# bin/cxlvctl-info: `cxlvctl info` execs it from cxlvctl's directory; it
+# alone links ghw, whose package inits cxlvctl's other commands then skip.
 build: go
-	$(GO) build -trimpath -tags urfave_cli_no_docs -ldflags='-s -w' -o bin/cxlvctl ./cmd/cxlvctl
+	$(GO) build -trimpath -tags urfave_cli_no_docs -ldflags='-s -w' -o bin/ ./cmd/cxlvctl ./cmd/cxlvctl-info
 	$(GO) test -c -tags urfave_cli_no_docs -o bin/cxlvctl.test ./cmd/cxlvctl
 
-# The binary, a man page per command (rendered from the same definitions as
+# The binaries (cxlvctl and its info helper, side by side), a man page per command (rendered from the same definitions as
 # --help), the completions, in the places Debian's bash, zsh and fish read,
 # and the JSON reference.
 PREFIX ?= /usr/local
@@ -47,7 +49,7 @@ ZSHCOMPDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/share/zsh/vendor-completio
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 DOCDIR ?= $(PREFIX)/share/doc/cxlvctl
 install: build
-	install -D -m 0755 bin/cxlvctl $(DESTDIR)$(BINDIR)/cxlvctl
+	install -D -m 0755 -t $(DESTDIR)$(BINDIR) bin/cxlvctl bin/cxlvctl-info
 	bin/cxlvctl __man $(DESTDIR)$(MANDIR)/man1
 	install -D -m 0644 completions/cxlvctl.bash $(DESTDIR)$(BASHCOMPDIR)/cxlvctl
 	install -D -m 0644 completions/cxlvctl.zsh $(DESTDIR)$(ZSHCOMPDIR)/_cxlvctl

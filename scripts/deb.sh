@@ -2,7 +2,7 @@
 # Builds the two Debian packages into bin/deb/ (make deb):
 #   cxlv-dkms   the module's sources and dkms.conf in /usr/src, registered with
 #               DKMS on install and built for every kernel that has headers;
-#   cxlvctl     the binary, a man page per command and the completions.
+#   cxlvctl     the binaries (cxlvctl, its info helper), a man page per command and the completions.
 # The version is the module's PACKAGE_VERSION (kmod/dkms.conf), which
 # cxlvctl --version reports too. Run `make build` first.
 set -euo pipefail
@@ -48,7 +48,7 @@ control cxlv-dkms "$root"
 root=$stage/cxlvctl
 make -s install DESTDIR="$root" PREFIX=/usr >/dev/null
 gzip -9n "$root"/usr/share/man/man1/*.1 "$root"/usr/share/doc/cxlvctl/json.md
-strip --remove-section=.comment --remove-section=.note "$root/usr/bin/cxlvctl"
+strip --remove-section=.comment --remove-section=.note "$root/usr/bin/cxlvctl" "$root/usr/bin/cxlvctl-info"
 # Go links statically by design; Debian's own Go packages are static too.
 install -D -m 0644 packaging/cxlvctl.lintian-overrides "$root/usr/share/lintian/overrides/cxlvctl"
 docs cxlvctl "$root"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Static checks that fail on any finding: gofmt, staticcheck on every
-# package, and deadcode on the programs (cxlvctl as `make build` makes it,
+# package, and deadcode on the programs (cxlvctl and cxlvctl-info as `make build` makes them,
 # and the bench report). A function that only tests call belongs in a
 # _test.go file or in a package only tests import (writer/writertest,
 # internal/fixturetest), which deadcode, given the programs alone, does not
@@ -45,8 +45,8 @@ fi
 echo "staticcheck ./..."
 STATICCHECK_CACHE=${STATICCHECK_CACHE:-$cache/staticcheck-cache} "$staticcheck" ./...
 
-echo "deadcode ./cmd/cxlvctl ./test/bench/report"
-dead=$("$deadcode" -tags urfave_cli_no_docs ./cmd/cxlvctl ./test/bench/report)
+echo "deadcode ./cmd/cxlvctl ./cmd/cxlvctl-info ./test/bench/report"
+dead=$("$deadcode" -tags urfave_cli_no_docs ./cmd/cxlvctl ./cmd/cxlvctl-info ./test/bench/report)
 if [ -n "$dead" ]; then
 	printf '%s\n' "$dead"
 	echo "lint: deadcode: the functions above are unreachable from the programs: delete them, or move what only tests use into a _test.go file" >&2

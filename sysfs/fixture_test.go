@@ -298,16 +298,8 @@ func TestVirtDevicesCxlv(t *testing.T) {
 }
 
 func TestTopologyCxlv(t *testing.T) {
-	top, err := fixture(t, "cxlv-bare").Topology()
-	if err != nil {
-		t.Fatal(err)
-	}
-	links := top.Links()
-	if len(links) != 1 {
-		t.Fatalf("%d links; want 1", len(links))
-	}
-	l := links[0]
-	if l.Virt == nil || l.Virt.Name != "cxlv0" || l.Memdev.Name != "mem0" || l.Root.Name != "root0" ||
+	top, l := oneLink(t, "cxlv-bare")
+	if l.Virt == nil || l.Virt.Name != "cxlv0" || l.Memdev.Name != "mem0" || l.Members != nil || len(l.Endpoints()) != 1 || l.Root.Name != "root0" ||
 		l.Root.Uport != "cxlv0" || l.Endpoint.Name != "endpoint2" || len(l.RootDecoders) != 1 || len(l.Regions) != 0 {
 		t.Errorf("link = %+v", l)
 	}

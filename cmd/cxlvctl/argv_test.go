@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cxlv/cxlv/cmd/cxlvctl/exitcode"
 	"github.com/cxlv/cxlv/writer/writertest"
 )
 
@@ -148,7 +149,7 @@ func TestNormalizeRefuses(t *testing.T) {
 		{[]string{"list", "--version"}, "--version runs no command"},
 	} {
 		out, errOut, rc := cxlvctl(t, "qemu-region-devdax", tc.args...)
-		if rc != exitInvalid || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.says) {
+		if rc != exitcode.Invalid || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.says) {
 			t.Errorf("cxlvctl %q: exit %d, stdout %q, stderr %q; want exit 2 and one line saying %q", tc.args, rc, out, errOut, tc.says)
 		}
 	}
@@ -174,28 +175,28 @@ func TestMisreadLinesWriteNothing(t *testing.T) {
 		args    []string
 		code    int
 	}{
-		{"qemu-region-devdax", []string{"region", "destroy", "region0", "--keep-namespace"}, exitInvalid},
-		{"qemu-region-devdax", []string{"region", "destroy", "region0", "--dry-rn"}, exitInvalid},
-		{"qemu-region-devdax", []string{"region", "destroy", "region0", "-n"}, exitInvalid},
-		{"qemu-region-devdax", []string{"region", "destroy", "region0", "--keep-namespaces=maybe"}, exitInvalid},
-		{"qemu-region-devdax", []string{"region", "destroy", "region0", "region9"}, exitNotFound},
-		{"qemu-region-devdax", []string{"region", "destroy", "region0", "region0"}, exitInvalid},
-		{"qemu-region-devdax", []string{"region", "destroy", "region0", "--", "--dry-run"}, exitNotFound},
-		{"qemu-region-devdax", []string{"region", "destory", "region0"}, exitInvalid},
-		{"qemu-region-fsdax", []string{"region", "destroy", "region0", "regionBOGUS"}, exitNotFound},
-		{"cxlv-region-fsdax", []string{"namespace", "destroy", "namespace0.0", "namespace9.9"}, exitNotFound},
-		{"cxlv-region-fsdax", []string{"namespace", "destroy", "namespace0.0", "--forc"}, exitInvalid},
-		{"cxlv-region-fsdax", []string{"remove", "cxlv0", "--forc"}, exitInvalid},
-		{"cxlv-region-fsdax", []string{"remove", "cxlv0", "cxlv1"}, exitNotFound},
-		{"cxlv-region-fsdax", []string{"remove", "cxlv7", "--force"}, exitNotFound},
-		{"cxlv-region-fsdax", []string{"region", "create", "--device", "cxlv0", "--timeout", "30"}, exitInvalid},
-		{"cxlv-region-fsdax", []string{"region", "create", "--device", "cxlv0", "--size", "0"}, exitInvalid},
-		{"cxlv-region-fsdax", []string{"region", "create", "--device", "cxlv0", "extra"}, exitInvalid},
-		{"cxlv-bare", []string{"create", "--memstart", "6G", "--size", "1G", "--serial", "0"}, exitInvalid},
-		{"cxlv-bare", []string{"create", "--memstart", "6G", "--size", "1G", "--pmem", "--wiat"}, exitInvalid},
-		{"cxlv-bare", []string{"create", "--memstart", "6G", "--size", "1G", "extra"}, exitInvalid},
-		{"cxlv-bare", []string{"remove", "cxlv0", "--", "-f"}, exitInvalid},
-		{"cxlv-bare", []string{"namespace", "create", "--region", "region0", "--mode", "devdax", "--timeout", "5"}, exitInvalid},
+		{"qemu-region-devdax", []string{"region", "destroy", "region0", "--keep-namespace"}, exitcode.Invalid},
+		{"qemu-region-devdax", []string{"region", "destroy", "region0", "--dry-rn"}, exitcode.Invalid},
+		{"qemu-region-devdax", []string{"region", "destroy", "region0", "-n"}, exitcode.Invalid},
+		{"qemu-region-devdax", []string{"region", "destroy", "region0", "--keep-namespaces=maybe"}, exitcode.Invalid},
+		{"qemu-region-devdax", []string{"region", "destroy", "region0", "region9"}, exitcode.NotFound},
+		{"qemu-region-devdax", []string{"region", "destroy", "region0", "region0"}, exitcode.Invalid},
+		{"qemu-region-devdax", []string{"region", "destroy", "region0", "--", "--dry-run"}, exitcode.NotFound},
+		{"qemu-region-devdax", []string{"region", "destory", "region0"}, exitcode.Invalid},
+		{"qemu-region-fsdax", []string{"region", "destroy", "region0", "regionBOGUS"}, exitcode.NotFound},
+		{"cxlv-region-fsdax", []string{"namespace", "destroy", "namespace0.0", "namespace9.9"}, exitcode.NotFound},
+		{"cxlv-region-fsdax", []string{"namespace", "destroy", "namespace0.0", "--forc"}, exitcode.Invalid},
+		{"cxlv-region-fsdax", []string{"remove", "cxlv0", "--forc"}, exitcode.Invalid},
+		{"cxlv-region-fsdax", []string{"remove", "cxlv0", "cxlv1"}, exitcode.NotFound},
+		{"cxlv-region-fsdax", []string{"remove", "cxlv7", "--force"}, exitcode.NotFound},
+		{"cxlv-region-fsdax", []string{"region", "create", "--device", "cxlv0", "--timeout", "30"}, exitcode.Invalid},
+		{"cxlv-region-fsdax", []string{"region", "create", "--device", "cxlv0", "--size", "0"}, exitcode.Invalid},
+		{"cxlv-region-fsdax", []string{"region", "create", "--device", "cxlv0", "extra"}, exitcode.Invalid},
+		{"cxlv-bare", []string{"create", "--memstart", "6G", "--size", "1G", "--serial", "0"}, exitcode.Invalid},
+		{"cxlv-bare", []string{"create", "--memstart", "6G", "--size", "1G", "--pmem", "--wiat"}, exitcode.Invalid},
+		{"cxlv-bare", []string{"create", "--memstart", "6G", "--size", "1G", "extra"}, exitcode.Invalid},
+		{"cxlv-bare", []string{"remove", "cxlv0", "--", "-f"}, exitcode.Invalid},
+		{"cxlv-bare", []string{"namespace", "create", "--region", "region0", "--mode", "devdax", "--timeout", "5"}, exitcode.Invalid},
 	} {
 		rec := recordWrites(t)
 		_, errOut, rc := cxlvctl(t, tc.fixture, tc.args...)
@@ -259,7 +260,7 @@ func TestHelpAndVersion(t *testing.T) {
 		}
 	}
 	// No command: the usage on stderr and exit 1, as cxl and ndctl do.
-	if out, errOut, rc := cxlvctl(t, "qemu-bare"); rc != exitFailure || out != "" || !strings.Contains(errOut, "COMMANDS:") {
+	if out, errOut, rc := cxlvctl(t, "qemu-bare"); rc != exitcode.Failure || out != "" || !strings.Contains(errOut, "COMMANDS:") {
 		t.Errorf("cxlvctl alone: exit %d, %q, %q; want exit 1 and the usage on stderr", rc, out, errOut)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cxlv/cxlv/cmd/cxlvctl/exitcode"
 	"github.com/cxlv/cxlv/internal/fixturetest"
 	"github.com/cxlv/cxlv/writer"
 )
@@ -74,7 +75,7 @@ func TestInUseRefusedEvenWithForce(t *testing.T) {
 		for _, args := range destroyLines {
 			rec := recordWrites(t)
 			out, errOut, rc := cxlvctlAt(t, dir, args...)
-			if rc != exitBusy || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, stage.user+" (namespace0.0)") ||
+			if rc != exitcode.Busy || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, stage.user+" (namespace0.0)") ||
 				!strings.Contains(errOut, "--force does not tear down a namespace in use") || len(rec.Ops()) != 0 {
 				t.Errorf("%s: cxlvctl %q: exit %d, stdout %q, stderr %q, writes %v; want exit 5, one line naming %q and --force, no write",
 					stage.user, args, rc, out, errOut, rec.Ops(), stage.user)
@@ -89,7 +90,7 @@ func TestInUseRefusedEvenWithForce(t *testing.T) {
 	// No user left: the label still wants --force.
 	rec := recordWrites(t)
 	_, errOut, rc := cxlvctlAt(t, dir, "region", "destroy", "region0")
-	if want := "cxlvctl: region destroy region0: namespace0.0 (fsdax /dev/pmem0, 256M) holds data and a label: --force destroys them, --keep-namespaces keeps the label (region create --uuid brings it back)\n"; rc != exitBusy || errOut != want || len(rec.Ops()) != 0 {
+	if want := "cxlvctl: region destroy region0: namespace0.0 (fsdax /dev/pmem0, 256M) holds data and a label: --force destroys them, --keep-namespaces keeps the label (region create --uuid brings it back)\n"; rc != exitcode.Busy || errOut != want || len(rec.Ops()) != 0 {
 		t.Errorf("region destroy: exit %d, %q, writes %v; want exit 5 and %q", rc, errOut, rec.Ops(), want)
 	}
 	if _, errOut, rc := cxlvctlAt(t, dir, "region", "destroy", "--force", "region0"); rc != 0 || len(rec.Ops()) != 9 {
@@ -172,41 +173,41 @@ var dryRunCases = []struct {
 	args    []string
 	rc      int
 }{
-	{"cxlv-region-fsdax", []string{"region", "destroy", "region0"}, exitBusy},
-	{"cxlv-region-fsdax", []string{"region", "destroy", "--force", "region0"}, exitOK},
-	{"cxlv-region-fsdax", []string{"region", "destroy", "--keep-namespaces", "region0"}, exitOK},
-	{"cxlv-region-fsdax", []string{"region", "destroy", "--force", "region0", "region9"}, exitNotFound},
-	{"cxlv-region-fsdax", []string{"namespace", "destroy", "namespace0.0"}, exitBusy},
-	{"cxlv-region-fsdax", []string{"namespace", "destroy", "-f", "namespace0.0"}, exitOK},
-	{"cxlv-region-fsdax", []string{"remove", "cxlv0"}, exitBusy},
-	{"cxlv-region-fsdax", []string{"remove", "mem0"}, exitBusy},
-	{"cxlv-region-fsdax", []string{"remove", "--force", "cxlv0"}, exitOK},
-	{"cxlv-region-fsdax", []string{"remove", "--force", "all"}, exitOK},
-	{"cxlv-region-fsdax", []string{"remove", "--force", "--keep-namespaces", "mem0"}, exitOK},
-	{"cxlv-region-fsdax", []string{"remove", "--keep-namespaces", "cxlv0"}, exitInvalid},
-	{"cxlv-region-fsdax", []string{"remove", "--force", "--keep-namespaces", "--release", "cxlv0"}, exitInvalid},
-	{"cxlv-region-fsdax", []string{"remove", "cxlv0", "mem0"}, exitInvalid},
-	{"cxlv-region-fsdax", []string{"remove", "all", "cxlv0"}, exitInvalid},
-	{"cxlv-region-fsdax", []string{"namespace", "create", "--region", "region0", "--size", "16T"}, exitBusy},
-	{"cxlv-region-fsdax-busy", []string{"remove", "--force", "cxlv0"}, exitBusy},
-	{"cxlv-set-2x2", []string{"remove", "mem3"}, exitInvalid},
-	{"cxlv-set-2x2", []string{"remove", "cxlv0"}, exitBusy},
-	{"cxlv-set-2x2", []string{"remove", "--force", "cxlv0"}, exitOK},
-	{"cxlv-set-2x2", []string{"region", "destroy", "region0"}, exitBusy},
-	{"cxlv-borrowed", []string{"release", "7G"}, exitNotFound},
-	{"cxlv-borrowed", []string{"release", "0x1d0000000"}, exitBusy},
-	{"cxlv-borrowed", []string{"release", "0x1b0000000"}, exitOK},
-	{"cxlv-borrowed", []string{"remove", "--release", "cxlv0"}, exitOK},
-	{"cxlv-bare", []string{"create", "--memstart", "0", "--size", "1G", "--pmem"}, exitInvalid},
-	{"cxlv-bare", []string{"create", "--memstart", "4G", "--size", "1G", "--pmem"}, exitBusy},
-	{"cxlv-bare", []string{"create", "--memstart", "8G", "--size", "256M", "--pmem"}, exitInvalid},
-	{"cxlv-bare", []string{"region", "create", "--device", "cxlv0", "--size", "16T"}, exitInvalid},
-	{"cxlv-bare", []string{"region", "create", "--device", "cxlv0", "--size", "512M", "--type", "ram"}, exitNotSupported},
-	{"cxlv-ram-movable", []string{"remove", "cxlv0"}, exitBusy},
-	{"cxlv-ram-movable", []string{"region", "destroy", "region0"}, exitBusy},
-	{"cxlv-ram-movable", []string{"region", "destroy", "--force", "region0"}, exitOK},
-	{"cxlv-ram-movable", []string{"remove", "--force", "cxlv0"}, exitOK},
-	{"qemu-region-fsdax", []string{"region", "destroy", "region0"}, exitBusy},
+	{"cxlv-region-fsdax", []string{"region", "destroy", "region0"}, exitcode.Busy},
+	{"cxlv-region-fsdax", []string{"region", "destroy", "--force", "region0"}, exitcode.OK},
+	{"cxlv-region-fsdax", []string{"region", "destroy", "--keep-namespaces", "region0"}, exitcode.OK},
+	{"cxlv-region-fsdax", []string{"region", "destroy", "--force", "region0", "region9"}, exitcode.NotFound},
+	{"cxlv-region-fsdax", []string{"namespace", "destroy", "namespace0.0"}, exitcode.Busy},
+	{"cxlv-region-fsdax", []string{"namespace", "destroy", "-f", "namespace0.0"}, exitcode.OK},
+	{"cxlv-region-fsdax", []string{"remove", "cxlv0"}, exitcode.Busy},
+	{"cxlv-region-fsdax", []string{"remove", "mem0"}, exitcode.Busy},
+	{"cxlv-region-fsdax", []string{"remove", "--force", "cxlv0"}, exitcode.OK},
+	{"cxlv-region-fsdax", []string{"remove", "--force", "all"}, exitcode.OK},
+	{"cxlv-region-fsdax", []string{"remove", "--force", "--keep-namespaces", "mem0"}, exitcode.OK},
+	{"cxlv-region-fsdax", []string{"remove", "--keep-namespaces", "cxlv0"}, exitcode.Invalid},
+	{"cxlv-region-fsdax", []string{"remove", "--force", "--keep-namespaces", "--release", "cxlv0"}, exitcode.Invalid},
+	{"cxlv-region-fsdax", []string{"remove", "cxlv0", "mem0"}, exitcode.Invalid},
+	{"cxlv-region-fsdax", []string{"remove", "all", "cxlv0"}, exitcode.Invalid},
+	{"cxlv-region-fsdax", []string{"namespace", "create", "--region", "region0", "--size", "16T"}, exitcode.Busy},
+	{"cxlv-region-fsdax-busy", []string{"remove", "--force", "cxlv0"}, exitcode.Busy},
+	{"cxlv-set-2x2", []string{"remove", "mem3"}, exitcode.Invalid},
+	{"cxlv-set-2x2", []string{"remove", "cxlv0"}, exitcode.Busy},
+	{"cxlv-set-2x2", []string{"remove", "--force", "cxlv0"}, exitcode.OK},
+	{"cxlv-set-2x2", []string{"region", "destroy", "region0"}, exitcode.Busy},
+	{"cxlv-borrowed", []string{"release", "7G"}, exitcode.NotFound},
+	{"cxlv-borrowed", []string{"release", "0x1d0000000"}, exitcode.Busy},
+	{"cxlv-borrowed", []string{"release", "0x1b0000000"}, exitcode.OK},
+	{"cxlv-borrowed", []string{"remove", "--release", "cxlv0"}, exitcode.OK},
+	{"cxlv-bare", []string{"create", "--memstart", "0", "--size", "1G", "--pmem"}, exitcode.Invalid},
+	{"cxlv-bare", []string{"create", "--memstart", "4G", "--size", "1G", "--pmem"}, exitcode.Busy},
+	{"cxlv-bare", []string{"create", "--memstart", "8G", "--size", "256M", "--pmem"}, exitcode.Invalid},
+	{"cxlv-bare", []string{"region", "create", "--device", "cxlv0", "--size", "16T"}, exitcode.Invalid},
+	{"cxlv-bare", []string{"region", "create", "--device", "cxlv0", "--size", "512M", "--type", "ram"}, exitcode.NotSupported},
+	{"cxlv-ram-movable", []string{"remove", "cxlv0"}, exitcode.Busy},
+	{"cxlv-ram-movable", []string{"region", "destroy", "region0"}, exitcode.Busy},
+	{"cxlv-ram-movable", []string{"region", "destroy", "--force", "region0"}, exitcode.OK},
+	{"cxlv-ram-movable", []string{"remove", "--force", "cxlv0"}, exitcode.OK},
+	{"qemu-region-fsdax", []string{"region", "destroy", "region0"}, exitcode.Busy},
 }
 
 // echoLine is a recorded write as --dry-run prints it.

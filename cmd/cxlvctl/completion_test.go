@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cxlv/cxlv/cmd/cxlvctl/exitcode"
 	"github.com/cxlv/cxlv/completions"
 	"github.com/cxlv/cxlv/sysfs"
 )
@@ -155,7 +156,7 @@ func TestCompletionScripts(t *testing.T) {
 	if got := completions.Shells(); !reflect.DeepEqual(got, []string{"bash", "fish", "zsh"}) {
 		t.Errorf("Shells() = %v", got)
 	}
-	if _, errOut, rc := cxlvctl(t, "", "completion", "tcsh"); rc != exitInvalid || !strings.Contains(errOut, "use one of bash, fish, zsh") {
+	if _, errOut, rc := cxlvctl(t, "", "completion", "tcsh"); rc != exitcode.Invalid || !strings.Contains(errOut, "use one of bash, fish, zsh") {
 		t.Errorf("completion tcsh: exit %d, %q", rc, errOut)
 	}
 }

@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/hostmem"
 	"github.com/cxlv/cxlv/sysfs"
@@ -99,7 +99,9 @@ func runCreate(c *cli.Context) error {
 		}
 	}
 	if spec.Borrow && e.host.Sys().VirtLoaded() {
-		announceBorrow(e, spec)
+		// Said before the create (and in a dry run): the range is taken
+		// from System RAM rather than a reserved range.
+		view.Borrowing(e.errOut, spec.Memsize, spec.Memstart)
 	}
 	ctl := e.control()
 	made, err := ctl.Create(spec)
@@ -120,8 +122,7 @@ func runCreate(c *cli.Context) error {
 		return err
 	}
 	if d := made.Device; d != nil && d.Borrowed != nil && *d.Borrowed && d.Memstart != nil {
-		fmt.Fprintf(e.out, "%s: on %s of System RAM borrowed at %#x; it stays borrowed after a remove (data and labels kept) until `cxlvctl remove --release %s`\n",
-			made.Name, units.FormatSize(spec.Memsize), *d.Memstart, made.Name)
+		view.Borrowed(e.out, made.Name, spec.Memsize, *d.Memstart)
 	}
 	return nil
 }
@@ -147,7 +148,7 @@ func place(e *env, spec virt.CreateSpec) (virt.CreateSpec, error) {
 	}
 	if r, ok := hm.Fit(spec.Memsize, spec.StartAlign()); ok {
 		spec.Memstart = r.Start
-		fmt.Fprintf(e.errOut, "using the free range at %#x (`cxlvctl ranges`)\n", r.Start)
+		view.UsingFreeRange(e.errOut, r.Start)
 		return spec, nil
 	}
 	if spec.Ways > 1 {
@@ -156,17 +157,6 @@ func place(e *env, spec virt.CreateSpec) (virt.CreateSpec, error) {
 	}
 	spec.Borrow = true
 	return spec, nil
-}
-
-// announceBorrow says, before the create (and in a dry run), that the
-// device's range is taken from System RAM rather than a reserved range.
-func announceBorrow(e *env, spec virt.CreateSpec) {
-	where := "where the module finds blocks it can offline (above 4G, one node; `cxlvctl ranges` shows it afterwards)"
-	if spec.Memstart != 0 {
-		where = fmt.Sprintf("at %#x", spec.Memstart)
-	}
-	fmt.Fprintf(e.errOut, "borrowing %s of System RAM from the running kernel %s: it stays out of the kernel's hands until `cxlvctl remove --release` or `cxlvctl release`\n",
-		units.FormatSize(spec.Memsize), where)
 }
 
 // refuseOverlap refuses a range that overlaps a device's, as the module
@@ -207,11 +197,9 @@ func printCapacity(e *env, name string, asked uint64) error {
 		switch {
 		case d.Name != name || d.Capacity == nil:
 		case d.Set():
-			fmt.Fprintf(e.out, "%s: capacity %s of the %s range asked for, %d endpoints of %s (metadata first, then whole %d x 256M blocks)\n",
-				name, units.FormatSize(*d.Capacity), units.FormatSize(asked), *d.Ways, units.FormatSize(*d.Capacity / *d.Ways), *d.Ways)
+			view.Capacity(e.out, name, *d.Capacity, asked, uint64(*d.Ways))
 		default:
-			fmt.Fprintf(e.out, "%s: capacity %s of the %s range asked for (metadata first, then whole 256M blocks)\n",
-				name, units.FormatSize(*d.Capacity), units.FormatSize(asked))
+			view.Capacity(e.out, name, *d.Capacity, asked, 0)
 		}
 	}
 	return nil

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/events"
 )
 
@@ -69,10 +69,6 @@ func runEventInject(c *cli.Context) error {
 	if err := in.Inject(t, r); err != nil || e.dryRun {
 		return err
 	}
-	where := ""
-	if r.DPA != nil {
-		where = fmt.Sprintf(" at DPA %#x", *r.DPA)
-	}
-	fmt.Fprintf(e.out, "inject: %s event in %s's %s log%s\n", r.Type, t.Memdev, r.Log, where)
+	view.Injected(e.out, t.Memdev, r)
 	return nil
 }

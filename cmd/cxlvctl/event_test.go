@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/cxlv/cxlv/cmd/cxlvctl/exitcode"
 )
 
 // Each refusal is one line with its exit code, and nothing is written. The
@@ -16,16 +18,16 @@ func TestEventInjectRefusals(t *testing.T) {
 		rc   int
 		says string
 	}{
-		{[]string{"event", "inject", "cxlv0", "--type", "cpu"}, exitInvalid, `--type "cpu": use one of general-media, dram, memory-module`},
-		{[]string{"event", "inject", "cxlv0", "--type", "dram", "--log", "loud"}, exitInvalid, `--log "loud": use one of info, warn, fail, fatal`},
-		{[]string{"event", "inject", "cxlv0", "--type", "memory-module", "--dpa", "0"}, exitInvalid, "a memory-module event has no address"},
-		{[]string{"event", "inject", "cxlv0", "--type", "dram", "--dpa", "0x1001"}, exitInvalid, "--dpa 0x1001 is not 64-byte aligned"},
-		{[]string{"event", "inject", "cxlv0", "--type", "dram", "--dpa", "1x"}, exitInvalid, "--dpa 1x:"},
-		{[]string{"event", "inject", "--type", "dram"}, exitInvalid, "exactly one device"},
-		{[]string{"event", "inject", "cxlv0", "--type", "dram", "--dpa", "256M"}, exitInvalid, "--dpa 0x10000000 is outside mem0"},
-		{[]string{"event", "inject", "mem3", "--type", "dram"}, exitNotFound, "memdev mem3 not found"},
-		{[]string{"event", "inject", "cxlv2", "--type", "dram"}, exitNotFound, "cxlv2 not found"},
-		{[]string{"event", "inject", "cxlv0", "--type", "general-media"}, exitNotSupported, "cxl/cxlv/inject_event: mount debugfs"},
+		{[]string{"event", "inject", "cxlv0", "--type", "cpu"}, exitcode.Invalid, `--type "cpu": use one of general-media, dram, memory-module`},
+		{[]string{"event", "inject", "cxlv0", "--type", "dram", "--log", "loud"}, exitcode.Invalid, `--log "loud": use one of info, warn, fail, fatal`},
+		{[]string{"event", "inject", "cxlv0", "--type", "memory-module", "--dpa", "0"}, exitcode.Invalid, "a memory-module event has no address"},
+		{[]string{"event", "inject", "cxlv0", "--type", "dram", "--dpa", "0x1001"}, exitcode.Invalid, "--dpa 0x1001 is not 64-byte aligned"},
+		{[]string{"event", "inject", "cxlv0", "--type", "dram", "--dpa", "1x"}, exitcode.Invalid, "--dpa 1x:"},
+		{[]string{"event", "inject", "--type", "dram"}, exitcode.Invalid, "exactly one device"},
+		{[]string{"event", "inject", "cxlv0", "--type", "dram", "--dpa", "256M"}, exitcode.Invalid, "--dpa 0x10000000 is outside mem0"},
+		{[]string{"event", "inject", "mem3", "--type", "dram"}, exitcode.NotFound, "memdev mem3 not found"},
+		{[]string{"event", "inject", "cxlv2", "--type", "dram"}, exitcode.NotFound, "cxlv2 not found"},
+		{[]string{"event", "inject", "cxlv0", "--type", "general-media"}, exitcode.NotSupported, "cxl/cxlv/inject_event: mount debugfs"},
 	} {
 		out, errOut, rc := cxlvctl(t, poisonFixture, tc.args...)
 		if rc != tc.rc || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.says) {

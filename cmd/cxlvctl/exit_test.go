@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cxlv/cxlv/cmd/cxlvctl/exitcode"
 )
 
 // Every failure is one line on stderr, nothing on stdout, and the exit
@@ -16,43 +18,43 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		code    int
 		says    string
 	}{
-		{"qemu-bare", []string{"create", "--memstart", "2GG", "--size", "1G"}, exitInvalid, `invalid size "2GG": unknown unit "GG"`},
-		{"qemu-bare", []string{"create", "--memstart", "4G", "--size", "2Gb"}, exitInvalid, `unknown unit "Gb"`},
-		{"qemu-bare", []string{"create", "--size", "1G"}, exitNotSupported, "modprobe cxl_virt"},
-		{"qemu-bare", []string{"create", "--memstart", "4G"}, exitInvalid, "--size is required"},
-		{"qemu-bare", []string{"create", "--size", "1000M", "--borrow"}, exitInvalid, "not a multiple of 256M"},
-		{"qemu-bare", []string{"release"}, exitInvalid, "exactly one range start"},
-		{"qemu-bare", []string{"release", "6Q"}, exitInvalid, `unknown unit "Q"`},
-		{"qemu-bare", []string{"release", "6G"}, exitNotSupported, "modprobe cxl_virt"},
-		{"cxlv-bare", []string{"remove", "--release", "cxlv0"}, exitInvalid, "reserved at boot, not borrowed"},
-		{"qemu-bare", []string{"create", "--memstart", "4G", "--size", "100M"}, exitInvalid, "too small"},
-		{"qemu-bare", []string{"create", "--memstart", "4G", "--size", "1G", "extra"}, exitInvalid, "takes no arguments"},
-		{"qemu-bare", []string{"create", "--memstart", "4G", "--size", "1G", "--pmem"}, exitNotSupported, "module cxl_virt is not loaded (run: modprobe cxl_virt)"},
-		{"qemu-bare", []string{"remove", "cxlv0"}, exitNotSupported, "modprobe cxl_virt"},
-		{"qemu-bare", []string{"remove", "mem0"}, exitInvalid, `invalid device name "mem0": no cxl_virt device has memdev mem0; use cxlvN`},
-		{"qemu-bare", []string{"remove", "memory0"}, exitInvalid, `invalid device name "memory0"`},
-		{"cxlv-bare", []string{"remove", "mem7"}, exitNotFound, "memdev mem7 not found: no cxl_virt device has it"},
-		{"qemu-bare", []string{"remove"}, exitInvalid, "needs device names"},
-		{"qemu-bare", []string{"list", "--bogus"}, exitInvalid, "unknown flag --bogus for 'cxlvctl list'"},
-		{"qemu-bare", []string{"list", "extra"}, exitNotFound, "cxl_virt device or memdev extra not found"},
-		{"qemu-bare", []string{"list", "-m", "mem9"}, exitNotFound, "memdev mem9 not found"},
-		{"qemu-bare", []string{"list", "-r", "region0"}, exitNotFound, "region region0 not found"},
-		{"qemu-bare", []string{"list", "-d", "decoder9.0"}, exitNotFound, "decoder decoder9.0 not found"},
-		{"qemu-bare", []string{"ranges", "--size", "1X"}, exitInvalid, `unknown unit "X"`},
-		{"qemu-bare", []string{"node-tables", "--memstart", "4G"}, exitInvalid, "node-tables needs --output FILE"},
-		{"qemu-bare", []string{"node-tables", "-o", "t.cpio", "--memstart", "4G"}, exitInvalid, "--memstart and --size go together"},
-		{"qemu-bare", []string{"node-tables", "-o", "t.cpio", "extra"}, exitInvalid, "takes no arguments"},
-		{"qemu-bare", []string{"node-tables", "-o", "t.cpio", "--memstart", "4G", "--size", "1X"}, exitInvalid, `unknown unit "X"`},
-		{"", []string{"--sysfs-root", "/nonexistent-sysfs", "list"}, exitFailure, "sysfs root"},
-		{"qemu-bare", []string{"node-tables", "-o", "."}, exitInvalid, "is a directory: give the archive's file name, e.g. -o "},
-		{"qemu-bare", []string{"node-tables", "-o", "main.go"}, exitInvalid, "main.go exists: add --force to overwrite it"},
-		{"qemu-bare", []string{"--dry-run", "node-tables", "-o", "main.go"}, exitInvalid, "main.go exists: add --force"},
-		{"cxlv-poison-fsdax", []string{"event", "inject", "cxlv0"}, exitInvalid, "event inject needs --type general-media, dram, memory-module"},
-		{"cxlv-bare", []string{"create", "--pmem"}, exitInvalid, "--size is required"},
-		{"cxlv-bare", []string{"create", "--memstart", "4.5G", "--size", "1G"}, exitInvalid, `"4.5G": a size in G is a whole number: use 4608M`},
-		{"cxlv-region-fsdax", []string{"namespace", "create", "--region", "region0", "--mode", "sector"}, exitInvalid, "--mode sector: namespace create needs --mode fsdax, devdax or raw"},
-		{"qemu-bare", []string{"ranges", "--size", "0"}, exitInvalid, "--size 0: too small: give the size of the memmap= range to suggest"},
-		{"qemu-bare", []string{"list", "-q"}, exitInvalid, "unknown flag -q for 'cxlvctl list' (see `cxlvctl list --help`)"},
+		{"qemu-bare", []string{"create", "--memstart", "2GG", "--size", "1G"}, exitcode.Invalid, `invalid size "2GG": unknown unit "GG"`},
+		{"qemu-bare", []string{"create", "--memstart", "4G", "--size", "2Gb"}, exitcode.Invalid, `unknown unit "Gb"`},
+		{"qemu-bare", []string{"create", "--size", "1G"}, exitcode.NotSupported, "modprobe cxl_virt"},
+		{"qemu-bare", []string{"create", "--memstart", "4G"}, exitcode.Invalid, "--size is required"},
+		{"qemu-bare", []string{"create", "--size", "1000M", "--borrow"}, exitcode.Invalid, "not a multiple of 256M"},
+		{"qemu-bare", []string{"release"}, exitcode.Invalid, "exactly one range start"},
+		{"qemu-bare", []string{"release", "6Q"}, exitcode.Invalid, `unknown unit "Q"`},
+		{"qemu-bare", []string{"release", "6G"}, exitcode.NotSupported, "modprobe cxl_virt"},
+		{"cxlv-bare", []string{"remove", "--release", "cxlv0"}, exitcode.Invalid, "reserved at boot, not borrowed"},
+		{"qemu-bare", []string{"create", "--memstart", "4G", "--size", "100M"}, exitcode.Invalid, "too small"},
+		{"qemu-bare", []string{"create", "--memstart", "4G", "--size", "1G", "extra"}, exitcode.Invalid, "takes no arguments"},
+		{"qemu-bare", []string{"create", "--memstart", "4G", "--size", "1G", "--pmem"}, exitcode.NotSupported, "module cxl_virt is not loaded (run: modprobe cxl_virt)"},
+		{"qemu-bare", []string{"remove", "cxlv0"}, exitcode.NotSupported, "modprobe cxl_virt"},
+		{"qemu-bare", []string{"remove", "mem0"}, exitcode.Invalid, `invalid device name "mem0": no cxl_virt device has memdev mem0; use cxlvN`},
+		{"qemu-bare", []string{"remove", "memory0"}, exitcode.Invalid, `invalid device name "memory0"`},
+		{"cxlv-bare", []string{"remove", "mem7"}, exitcode.NotFound, "memdev mem7 not found: no cxl_virt device has it"},
+		{"qemu-bare", []string{"remove"}, exitcode.Invalid, "needs device names"},
+		{"qemu-bare", []string{"list", "--bogus"}, exitcode.Invalid, "unknown flag --bogus for 'cxlvctl list'"},
+		{"qemu-bare", []string{"list", "extra"}, exitcode.NotFound, "cxl_virt device or memdev extra not found"},
+		{"qemu-bare", []string{"list", "-m", "mem9"}, exitcode.NotFound, "memdev mem9 not found"},
+		{"qemu-bare", []string{"list", "-r", "region0"}, exitcode.NotFound, "region region0 not found"},
+		{"qemu-bare", []string{"list", "-d", "decoder9.0"}, exitcode.NotFound, "decoder decoder9.0 not found"},
+		{"qemu-bare", []string{"ranges", "--size", "1X"}, exitcode.Invalid, `unknown unit "X"`},
+		{"qemu-bare", []string{"node-tables", "--memstart", "4G"}, exitcode.Invalid, "node-tables needs --output FILE"},
+		{"qemu-bare", []string{"node-tables", "-o", "t.cpio", "--memstart", "4G"}, exitcode.Invalid, "--memstart and --size go together"},
+		{"qemu-bare", []string{"node-tables", "-o", "t.cpio", "extra"}, exitcode.Invalid, "takes no arguments"},
+		{"qemu-bare", []string{"node-tables", "-o", "t.cpio", "--memstart", "4G", "--size", "1X"}, exitcode.Invalid, `unknown unit "X"`},
+		{"", []string{"--sysfs-root", "/nonexistent-sysfs", "list"}, exitcode.Failure, "sysfs root"},
+		{"qemu-bare", []string{"node-tables", "-o", "."}, exitcode.Invalid, "is a directory: give the archive's file name, e.g. -o "},
+		{"qemu-bare", []string{"node-tables", "-o", "main.go"}, exitcode.Invalid, "main.go exists: add --force to overwrite it"},
+		{"qemu-bare", []string{"--dry-run", "node-tables", "-o", "main.go"}, exitcode.Invalid, "main.go exists: add --force"},
+		{"cxlv-poison-fsdax", []string{"event", "inject", "cxlv0"}, exitcode.Invalid, "event inject needs --type general-media, dram, memory-module"},
+		{"cxlv-bare", []string{"create", "--pmem"}, exitcode.Invalid, "--size is required"},
+		{"cxlv-bare", []string{"create", "--memstart", "4.5G", "--size", "1G"}, exitcode.Invalid, `"4.5G": a size in G is a whole number: use 4608M`},
+		{"cxlv-region-fsdax", []string{"namespace", "create", "--region", "region0", "--mode", "sector"}, exitcode.Invalid, "--mode sector: namespace create needs --mode fsdax, devdax or raw"},
+		{"qemu-bare", []string{"ranges", "--size", "0"}, exitcode.Invalid, "--size 0: too small: give the size of the memmap= range to suggest"},
+		{"qemu-bare", []string{"list", "-q"}, exitcode.Invalid, "unknown flag -q for 'cxlvctl list' (see `cxlvctl list --help`)"},
 	} {
 		out, errOut, rc := cxlvctl(t, tc.fixture, tc.args...)
 		if rc != tc.code || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.says) {
@@ -72,10 +74,10 @@ func TestEmptySysfsIsNotSupported(t *testing.T) {
 		rc   int
 		out  string
 	}{
-		{[]string{"list", "--json"}, exitOK, "[]\n"},
-		{[]string{"list"}, exitOK, ""},
-		{[]string{"list", "--no-headers"}, exitOK, ""},
-		{[]string{"region", "list"}, exitNotSupported, ""},
+		{[]string{"list", "--json"}, exitcode.OK, "[]\n"},
+		{[]string{"list"}, exitcode.OK, ""},
+		{[]string{"list", "--no-headers"}, exitcode.OK, ""},
+		{[]string{"region", "list"}, exitcode.NotSupported, ""},
 	} {
 		var out, errOut strings.Builder
 		rc := run(t.Context(), append([]string{"cxlvctl", "--sysfs-root", root}, tc.args...), &out, &errOut)
@@ -102,7 +104,7 @@ func TestRangesOnQemu(t *testing.T) {
 
 func TestCxlvCommands(t *testing.T) {
 	// remove of an unknown device: exit 6, nothing written.
-	if out, errOut, rc := cxlvctl(t, "cxlv-bare", "remove", "cxlv5"); rc != exitNotFound || out != "" ||
+	if out, errOut, rc := cxlvctl(t, "cxlv-bare", "remove", "cxlv5"); rc != exitcode.NotFound || out != "" ||
 		!strings.Contains(errOut, "no device cxlv5") {
 		t.Errorf("remove cxlv5: exit %d, %q, %q", rc, out, errOut)
 	}
@@ -188,16 +190,16 @@ func TestCreateInterleaveSet(t *testing.T) {
 		rec := recordWrites(t)
 		args := append([]string{"create", "--memstart", "4G", "--size", "1G", "--pmem"}, tc.args...)
 		out, errOut, rc := cxlvctl(t, "cxlv-bare", args...)
-		if rc != exitInvalid || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.says) || len(rec.Ops()) != 0 {
+		if rc != exitcode.Invalid || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.says) || len(rec.Ops()) != 0 {
 			t.Errorf("cxlvctl %q: exit %d, stdout %q, stderr %q, writes %v; want exit %d, one line saying %q, no write",
-				args, rc, out, errOut, rec.Ops(), exitInvalid, tc.says)
+				args, rc, out, errOut, rec.Ops(), exitcode.Invalid, tc.says)
 		}
 	}
 	// Without --memstart a set goes on a reserved range, never borrowed:
 	// cxlv-bare's memmap= range has 512M free.
 	rec := recordWrites(t)
 	out, errOut, rc := cxlvctl(t, "cxlv-bare", "create", "--size", "1G", "--pmem", "--ways", "2")
-	if says := "no reserved range has 1G free at a multiple of 512M for 2 ways: reserve one at boot with memmap="; rc != exitInvalid || out != "" ||
+	if says := "no reserved range has 1G free at a multiple of 512M for 2 ways: reserve one at boot with memmap="; rc != exitcode.Invalid || out != "" ||
 		!strings.Contains(errOut, says) || len(rec.Ops()) != 0 {
 		t.Errorf("create --size 1G --ways 2 without a range: exit %d, stdout %q, stderr %q, writes %v; want exit 2 saying %q",
 			rc, out, errOut, rec.Ops(), says)
@@ -205,7 +207,7 @@ func TestCreateInterleaveSet(t *testing.T) {
 	out, errOut, rc = cxlvctl(t, "cxlv-bare", "--dry-run", "create", "--memstart", "8G", "--size", "5G", "--pmem",
 		"--ways", "4", "--host-bridges", "2", "--granularity", "1K")
 	want := "memstart=8589934592,memsize=5368709120,cxltype=3,pmem=1,ways=4,host_bridges=2,granularity=1024"
-	if rc != exitOK || !strings.Contains(out, want) {
+	if rc != exitcode.OK || !strings.Contains(out, want) {
 		t.Errorf("--dry-run create of an x4 set: exit %d, stdout %q, stderr %q; want the create string %q", rc, out, errOut, want)
 	}
 }
@@ -213,12 +215,12 @@ func TestCreateInterleaveSet(t *testing.T) {
 // A memdev names its device (a set's member, the whole set).
 func TestRemoveMemdevResolvesToDevice(t *testing.T) {
 	out, errOut, rc := cxlvctl(t, "cxlv-bare", "--dry-run", "remove", "mem0")
-	if rc != exitOK || !strings.Contains(out, "echo cxlv_dev_id=0 > ") || errOut != "" {
+	if rc != exitcode.OK || !strings.Contains(out, "echo cxlv_dev_id=0 > ") || errOut != "" {
 		t.Errorf("--dry-run remove mem0: exit %d, stdout %q, stderr %q; want cxlv0's remove string", rc, out, errOut)
 	}
 	rec := recordWrites(t)
 	out, errOut, rc = cxlvctl(t, "cxlv-bare", "remove", "mem0")
-	if rc != exitOK || out != "removed cxlv0 (the device of mem0)\n" || len(rec.Ops()) != 1 || rec.Ops()[0].Value != "cxlv_dev_id=0" {
+	if rc != exitcode.OK || out != "removed cxlv0 (the device of mem0)\n" || len(rec.Ops()) != 1 || rec.Ops()[0].Value != "cxlv_dev_id=0" {
 		t.Errorf("remove mem0: exit %d, stdout %q, stderr %q, writes %v; want cxlv0 removed", rc, out, errOut, rec.Ops())
 	}
 }

@@ -9,9 +9,6 @@ import (
 	"github.com/cxlv/cxlv/cxlverr"
 )
 
-// exitInterrupted is the shell's code for a command stopped by SIGINT.
-const exitInterrupted = 128 + int(syscall.SIGINT)
-
 // interruptSignals are the ways a user or a service manager stops us.
 var interruptSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
 

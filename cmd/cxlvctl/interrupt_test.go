@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/cxlv/cxlv/cmd/cxlvctl/exitcode"
 	"github.com/cxlv/cxlv/cxlverr"
 )
 
@@ -28,9 +29,9 @@ func TestInterruptSignal(t *testing.T) {
 		}
 		var ie *cxlverr.InterruptedError
 		err := fmt.Errorf("region create: %w; nothing was left behind", context.Cause(ctx))
-		if !errors.As(err, &ie) || ie.Signal != sig || exitCode(err) != exitInterrupted || exitInterrupted != 130 ||
+		if !errors.As(err, &ie) || ie.Signal != sig || exitcode.Of(err) != exitcode.Interrupted || exitcode.Interrupted != 130 ||
 			err.Error() != "region create: interrupted by "+unix.SignalName(sig)+"; nothing was left behind" {
-			t.Errorf("%v: %v, exit %d", sig, err, exitCode(err))
+			t.Errorf("%v: %v, exit %d", sig, err, exitcode.Of(err))
 		}
 		stop()
 	}

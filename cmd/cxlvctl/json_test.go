@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cxlv/cxlv/cmd/cxlvctl/exitcode"
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/internal/hostfixture"
 	"github.com/cxlv/cxlv/region"
@@ -131,7 +132,7 @@ type outcome struct {
 	head string
 }
 
-// check is one reason for a command to fail (or, with exitOK, to succeed
+// check is one reason for a command to fail (or, with exitcode.OK, to succeed
 // before the checks after it): a trait the tree has, or lacks.
 type check struct {
 	trait string
@@ -157,20 +158,20 @@ func expect(f traits, checks []check) outcome {
 }
 
 var (
-	noMemdev   = with("no-memdev", exitNotFound, "memdev mem0 not found")
+	noMemdev   = with("no-memdev", exitcode.NotFound, "memdev mem0 not found")
 	pmemRegion = []check{
 		noMemdev,
-		without("pmem", exitInvalid, "mem0 has no persistent capacity"),
-		with("region", exitBusy, "mem0 has no free endpoint decoder"),
+		without("pmem", exitcode.Invalid, "mem0 has no persistent capacity"),
+		with("region", exitcode.Busy, "mem0 has no free endpoint decoder"),
 	}
 	ramRegion = []check{
 		noMemdev,
-		without("kmem", exitNotSupported, "RAM regions as memory not available: module kmem is not loaded"),
-		with("region", exitBusy, "mem0 has no free endpoint decoder"),
-		with("ram-region", exitFailure, "mem0 has no free ram capacity"),
+		without("kmem", exitcode.NotSupported, "RAM regions as memory not available: module kmem is not loaded"),
+		with("region", exitcode.Busy, "mem0 has no free endpoint decoder"),
+		with("ram-region", exitcode.Failure, "mem0 has no free ram capacity"),
 	}
 	// `region create --memdev` refuses one memdev of a set first.
-	regionCreate = append([]check{with("set", exitInvalid, "mem0 is one of the 4 memdevs of the interleave set cxlv0")}, pmemRegion...)
+	regionCreate = append([]check{with("set", exitcode.Invalid, "mem0 is one of the 4 memdevs of the interleave set cxlv0")}, pmemRegion...)
 )
 
 // jsonCommand is a command line whose JSON TestJSONSchema checks, and why
@@ -185,27 +186,27 @@ func jsonCommands(mountDir string) []jsonCommand {
 		{[]string{"list", "--json"}, nil},
 		// Without tracefs (or the poison list): a warning, no media errors.
 		{[]string{"list", "--json", "-H", "-I", "--media-errors"}, []check{
-			without("tracefs", exitOK, ""),
-			without("poison-instance", exitFailure, "poison list mem"),
+			without("tracefs", exitcode.OK, ""),
+			without("poison-instance", exitcode.Failure, "poison list mem"),
 		}},
 		{[]string{"region", "list", "--json"}, nil},
 		{[]string{"info", "--json"}, nil},
 		{[]string{"ranges", "--json"}, nil},
 		{[]string{"--dry-run", "node-tables", "-o", "acpi.cpio", "--json"}, []check{
-			without("memmap", exitInvalid, "no reserved range of 256M or more for a node"),
-			without("madt", exitNotSupported, "no ACPI MADT"),
+			without("memmap", exitcode.Invalid, "no reserved range of 256M or more for a node"),
+			without("madt", exitcode.NotSupported, "no ACPI MADT"),
 		}},
 		{[]string{"--dry-run", "create", "--memstart", "4G", "--size", "1G", "--json"}, []check{
-			without("virt", exitNotSupported, "cxl_virt control files not available"),
-			with("memmap", exitBusy, "create: 0x100000000+1G overlaps cxlv0"),
+			without("virt", exitcode.NotSupported, "cxl_virt control files not available"),
+			with("memmap", exitcode.Busy, "create: 0x100000000+1G overlaps cxlv0"),
 		}},
 		{[]string{"--dry-run", "region", "create", "--memdev", "mem0", "--json"}, regionCreate},
 		{[]string{"poison", "list", "mem0", "--json"}, []check{
 			noMemdev,
-			without("virt", exitInvalid, `invalid device name "mem0": no cxl_virt device has memdev mem0`),
-			without("poison", exitNotSupported, "kernel too old: poison inject, clear and list need Linux 6.4+"),
-			without("tracefs", exitNotSupported, "poison list: tracefs is not mounted"),
-			without("poison-instance", exitFailure, "poison list mem0: open"),
+			without("virt", exitcode.Invalid, `invalid device name "mem0": no cxl_virt device has memdev mem0`),
+			without("poison", exitcode.NotSupported, "kernel too old: poison inject, clear and list need Linux 6.4+"),
+			without("tracefs", exitcode.NotSupported, "poison list: tracefs is not mounted"),
+			without("poison-instance", exitcode.Failure, "poison list mem0: open"),
 		}},
 		{[]string{"--dry-run", "region", "create", "--memdev", "mem0", "--fs", "xfs", "--mount", mountDir, "--json"}, regionCreate},
 	}
@@ -226,10 +227,10 @@ func TestJSONSchema(t *testing.T) {
 	jsonChecked := map[string]int{}
 	verify := func(what string, want outcome, code int, errText string) bool {
 		t.Helper()
-		if code != want.code || want.code != exitOK && !strings.HasPrefix(errText, want.head) {
+		if code != want.code || want.code != exitcode.OK && !strings.HasPrefix(errText, want.head) {
 			t.Errorf("%s: exit %d, %q; want exit %d, %q...", what, code, errText, want.code, want.head)
 		}
-		return code == exitOK && want.code == exitOK
+		return code == exitcode.OK && want.code == exitcode.OK
 	}
 	commands := jsonCommands(t.TempDir())
 	recordWrites(t)     // poison list writes its trigger
@@ -258,9 +259,9 @@ func TestJSONSchema(t *testing.T) {
 			m := &region.Manager{Host: hostfixture.Root(t, name), W: &writertest.Recorder{}, Simulate: true, Tools: region.PrintTools{DryRun: &writer.DryRun{Out: &tools}}}
 			res, err := m.Create(t.Context(), c.spec)
 			what := fmt.Sprintf("%s: region create %+v", name, c.spec)
-			code, errText := exitOK, ""
+			code, errText := exitcode.OK, ""
 			if err != nil {
-				code, errText = exitCode(err), err.Error()
+				code, errText = exitcode.Of(err), err.Error()
 			}
 			if !verify(what, expect(f, c.checks), code, errText) {
 				continue

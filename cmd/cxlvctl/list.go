@@ -98,7 +98,7 @@ func printLinks(e *env, opt listOptions) error {
 	if errors.Is(err, cxlverr.ErrNotSupported) {
 		// `cxl list` prints nothing on a machine without CXL and succeeds;
 		// say why on stderr.
-		fmt.Fprintf(e.errOut, "cxlvctl: %v\n", err)
+		view.Error(e.errOut, err)
 		if opt.json {
 			return view.WriteJSON(e.out, []view.LinkJSON{})
 		}
@@ -153,7 +153,7 @@ func (e *env) listDetails(links []sysfs.DeviceLink, opt listOptions) (*view.Deta
 	if opt.partition {
 		d.Partition = map[string]mbox.Partition{}
 	}
-	warn := func(err error) { fmt.Fprintf(e.errOut, "cxlvctl: warning: %v\n", err) }
+	warn := func(err error) { view.Warning(e.errOut, err) }
 	for _, l := range links {
 		for _, m := range l.Endpoints() {
 			name := m.Memdev.Name

@@ -31,6 +31,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cxlv/cxlv/cmd/cxlvctl/exitcode"
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/host"
@@ -39,32 +40,20 @@ import (
 	"github.com/cxlv/cxlv/writer"
 )
 
-// Exit codes (see the package comment).
-const (
-	exitOK = iota
-	exitFailure
-	exitInvalid
-	exitPermission
-	exitNotSupported
-	exitBusy
-	exitNotFound
-	exitTimeout
-)
-
 // exitCodes are the exit codes as --help and the man page list them.
 var exitCodes = []struct {
 	code int
 	what string
 }{
-	{exitOK, "success"},
-	{exitFailure, "any other failure"},
-	{exitInvalid, "invalid input (flags, sizes, names); nothing was written"},
-	{exitPermission, "permission denied: run as root"},
-	{exitNotSupported, "not supported: module not loaded, or the kernel lacks the feature"},
-	{exitBusy, "busy: the device or range is in use"},
-	{exitNotFound, "not found: no such device, memdev, region, ..."},
-	{exitTimeout, "timed out waiting for the kernel"},
-	{exitInterrupted, "interrupted; a region or namespace create rolls back first"},
+	{exitcode.OK, "success"},
+	{exitcode.Failure, "any other failure"},
+	{exitcode.Invalid, "invalid input (flags, sizes, names); nothing was written"},
+	{exitcode.Permission, "permission denied: run as root"},
+	{exitcode.NotSupported, "not supported: module not loaded, or the kernel lacks the feature"},
+	{exitcode.Busy, "busy: the device or range is in use"},
+	{exitcode.NotFound, "not found: no such device, memdev, region, ..."},
+	{exitcode.Timeout, "timed out waiting for the kernel"},
+	{exitcode.Interrupted, "interrupted; a region or namespace create rolls back first"},
 }
 
 // exitCodeHelp is the EXIT CODES block of --help: one code a line, each
@@ -126,12 +115,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		runHook(args, err)
 	}
 	if err == nil {
-		return exitOK
+		return exitcode.OK
 	}
 	if err != errNoCommand {
-		fmt.Fprintf(stderr, "cxlvctl: %v\n", err)
+		view.Error(stderr, err)
 	}
-	return exitCode(err)
+	return exitcode.Of(err)
 }
 
 // errNoCommand is a command line without a command: the help, on
@@ -218,28 +207,6 @@ func configureCommands(commands []*cli.Command) {
 // usagef is a command line that cannot be run: cxlverr.ErrInvalid.
 func usagef(format string, args ...any) error { return cxlverr.Invalidf(format, args...) }
 
-// exitCode maps an error to the documented exit codes: the one place that
-// does, from the kinds of cxlverr, first match first.
-func exitCode(err error) int {
-	for _, k := range []struct {
-		kind error
-		code int
-	}{
-		{cxlverr.ErrInterrupted, exitInterrupted},
-		{cxlverr.ErrInvalid, exitInvalid},
-		{cxlverr.ErrPermission, exitPermission},
-		{cxlverr.ErrNotSupported, exitNotSupported},
-		{cxlverr.ErrBusy, exitBusy},
-		{cxlverr.ErrNotFound, exitNotFound},
-		{cxlverr.ErrTimeout, exitTimeout},
-	} {
-		if errors.Is(err, k.kind) {
-			return k.code
-		}
-	}
-	return exitFailure
-}
-
 // env is what every command needs, from the global flags.
 type env struct {
 	host        host.Root
@@ -293,7 +260,7 @@ func (e *env) control() *virt.Control {
 
 // progress prints a state change of something that waits, to stderr.
 func (e *env) progress(subject string) func(string) {
-	return func(state string) { fmt.Fprintf(e.errOut, "%s: %s\n", subject, state) }
+	return func(state string) { view.Progress(e.errOut, subject, state) }
 }
 
 // jsonFlag is the --json flag of commands that print something.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cxlv/cxlv/cmd/cxlvctl/exitcode"
 	"github.com/cxlv/cxlv/cxlverr"
 )
 
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) {
 	seen := map[string]refusal{}
 	runHook = func(args []string, err error) {
 		if err != nil {
-			seen[err.Error()] = refusal{args: args, msg: err.Error(), code: exitCode(err)}
+			seen[err.Error()] = refusal{args: args, msg: err.Error(), code: exitcode.Of(err)}
 		}
 	}
 	rc := m.Run()
@@ -125,12 +126,12 @@ func TestExitCodeTableDocumented(t *testing.T) {
 			t.Errorf("--help's EXIT CODES do not give %d on a line of its own", d.code)
 		}
 		if d.kind != errFailure {
-			if got := exitCode(fmt.Errorf("wrapped: %w", cxlverr.Errorf(d.kind, "x"))); got != d.code {
-				t.Errorf("exitCode(%v) = %d, want %d", d.kind, got, d.code)
+			if got := exitcode.Of(fmt.Errorf("wrapped: %w", cxlverr.Errorf(d.kind, "x"))); got != d.code {
+				t.Errorf("exitcode.Of(%v) = %d, want %d", d.kind, got, d.code)
 			}
 		}
 	}
-	if got := exitCode(errors.New("x")); got != 1 {
+	if got := exitcode.Of(errors.New("x")); got != 1 {
 		t.Errorf("exitCode of an untyped error = %d, want 1", got)
 	}
 	for line := range strings.Lines(help.String()) {

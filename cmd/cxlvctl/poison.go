@@ -124,7 +124,7 @@ func runPoisonSend(c *cli.Context, op poison.Op) error {
 	if err := p.Send(op, t); err != nil || e.dryRun {
 		return err
 	}
-	fmt.Fprintf(e.out, "%s: %s DPA %#x%s\n", op.Verb(), t.Memdev, t.DPA, view.PoisonWhere(t.HPA, t.Region))
+	view.PoisonSent(e.out, op, t)
 	return nil
 }
 

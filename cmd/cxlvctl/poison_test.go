@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/cxlv/cxlv/cmd/cxlvctl/exitcode"
 )
 
 // poisonFixture: 7.3, cxlv0 (mem0) with region0 at 0x110000000 and an
@@ -69,21 +71,21 @@ func TestPoisonRefusals(t *testing.T) {
 		rc      int
 		says    string
 	}{
-		{poisonFixture, []string{"poison", "inject", "cxlv0"}, exitInvalid, "poison inject needs an address: --dpa, --hpa or --namespace with --offset"},
-		{poisonFixture, []string{"poison", "inject", "cxlv0", "--dpa", "0", "--hpa", "0x110000000"}, exitInvalid, "poison inject takes one address, got --dpa and --hpa"},
-		{poisonFixture, []string{"poison", "clear", "cxlv0", "--namespace", "namespace0.0"}, exitInvalid, "--namespace and --offset go together"},
-		{poisonFixture, []string{"poison", "inject", "cxlv0", "--dpa", "1x"}, exitInvalid, "--dpa 1x:"},
-		{poisonFixture, []string{"poison", "inject", "cxlv0", "--dpa", "0x1008"}, exitInvalid, "DPA 0x1008 is not 64-byte aligned"},
-		{poisonFixture, []string{"poison", "inject", "cxlv0", "--dpa", "256M"}, exitInvalid, "DPA 0x10000000 is outside mem0"},
-		{poisonFixture, []string{"poison", "inject", "cxlv0", "--hpa", "0x120000000"}, exitInvalid, "outside the regions of cxlv0"},
-		{poisonFixture, []string{"poison", "inject", "mem3", "--dpa", "0"}, exitNotFound, "memdev mem3 not found"},
-		{poisonFixture, []string{"poison", "list", "cxlv0", "mem0"}, exitInvalid, "poison list: mem0 is named twice (mem0)"},
-		{poisonFixture, []string{"poison", "list"}, exitInvalid, "poison list needs devices (cxlvN or memN), or all"},
-		{poisonFixture, []string{"poison", "list", "all", "cxlv0"}, exitInvalid, "all names every device; give it alone"},
-		{poisonFixture, []string{"poison", "list", "cxlv0", "cxlv2"}, exitNotFound, "cxlv2 not found"},
-		{poisonFixture, []string{"poison", "list", "cxlv2"}, exitNotFound, "cxlv2 not found"},
-		{"cxlv-region-fsdax", []string{"poison", "inject", "cxlv0", "--dpa", "0"}, exitNotSupported, "kernel too old: poison inject, clear and list need Linux 6.4+"},
-		{"cxlv-region-fsdax", []string{"poison", "list", "mem0"}, exitNotSupported, "kernel too old"},
+		{poisonFixture, []string{"poison", "inject", "cxlv0"}, exitcode.Invalid, "poison inject needs an address: --dpa, --hpa or --namespace with --offset"},
+		{poisonFixture, []string{"poison", "inject", "cxlv0", "--dpa", "0", "--hpa", "0x110000000"}, exitcode.Invalid, "poison inject takes one address, got --dpa and --hpa"},
+		{poisonFixture, []string{"poison", "clear", "cxlv0", "--namespace", "namespace0.0"}, exitcode.Invalid, "--namespace and --offset go together"},
+		{poisonFixture, []string{"poison", "inject", "cxlv0", "--dpa", "1x"}, exitcode.Invalid, "--dpa 1x:"},
+		{poisonFixture, []string{"poison", "inject", "cxlv0", "--dpa", "0x1008"}, exitcode.Invalid, "DPA 0x1008 is not 64-byte aligned"},
+		{poisonFixture, []string{"poison", "inject", "cxlv0", "--dpa", "256M"}, exitcode.Invalid, "DPA 0x10000000 is outside mem0"},
+		{poisonFixture, []string{"poison", "inject", "cxlv0", "--hpa", "0x120000000"}, exitcode.Invalid, "outside the regions of cxlv0"},
+		{poisonFixture, []string{"poison", "inject", "mem3", "--dpa", "0"}, exitcode.NotFound, "memdev mem3 not found"},
+		{poisonFixture, []string{"poison", "list", "cxlv0", "mem0"}, exitcode.Invalid, "poison list: mem0 is named twice (mem0)"},
+		{poisonFixture, []string{"poison", "list"}, exitcode.Invalid, "poison list needs devices (cxlvN or memN), or all"},
+		{poisonFixture, []string{"poison", "list", "all", "cxlv0"}, exitcode.Invalid, "all names every device; give it alone"},
+		{poisonFixture, []string{"poison", "list", "cxlv0", "cxlv2"}, exitcode.NotFound, "cxlv2 not found"},
+		{poisonFixture, []string{"poison", "list", "cxlv2"}, exitcode.NotFound, "cxlv2 not found"},
+		{"cxlv-region-fsdax", []string{"poison", "inject", "cxlv0", "--dpa", "0"}, exitcode.NotSupported, "kernel too old: poison inject, clear and list need Linux 6.4+"},
+		{"cxlv-region-fsdax", []string{"poison", "list", "mem0"}, exitcode.NotSupported, "kernel too old"},
 	} {
 		out, errOut, rc := cxlvctl(t, tc.fixture, tc.args...)
 		if rc != tc.rc || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.says) {

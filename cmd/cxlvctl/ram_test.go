@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cxlv/cxlv/cmd/cxlvctl/exitcode"
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/internal/fixturetest"
 )
@@ -121,8 +122,8 @@ func TestRAMInfo(t *testing.T) {
 func TestRAMRemoveAdvice(t *testing.T) {
 	out, errOut, rc := cxlvctl(t, "cxlv-ram-movable", "--dry-run", "remove", "cxlv0")
 	want := "cxlvctl: remove cxlv0: region0 has 768M of memory online (dax0.0, node 1): run `cxlvctl region destroy --force region0` first (it offlines the memory), or `cxlvctl remove --force cxlv0`\n"
-	if rc != exitBusy || out != "" || errOut != want {
-		t.Errorf("remove: exit %d, stdout %q, stderr %q; want exit %d and %q", rc, out, errOut, exitBusy, want)
+	if rc != exitcode.Busy || out != "" || errOut != want {
+		t.Errorf("remove: exit %d, stdout %q, stderr %q; want exit %d and %q", rc, out, errOut, exitcode.Busy, want)
 	}
 }
 

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
@@ -35,7 +33,7 @@ func runRanges(c *cli.Context) error {
 		return err
 	}
 	if hm.Hidden {
-		fmt.Fprintln(e.errOut, "cxlvctl: warning: /proc/iomem hides addresses from non-root users; run as root to see every range")
+		view.RangesHidden(e.errOut)
 	}
 	var suggest string
 	if s, ok := hm.Suggest(size); ok {
@@ -47,7 +45,7 @@ func runRanges(c *cli.Context) error {
 	}
 	prose := proseOut(c, e)
 	if header, rows := view.RangesTable(out); len(rows) == 0 {
-		fmt.Fprintln(prose, "no reserved or borrowed range of 256M or more")
+		view.NoRanges(prose)
 	} else if err := view.WriteTable(e.out, tableHeader(c, header), rows); err != nil {
 		return err
 	}

@@ -85,13 +85,7 @@ func regionCommand() *cli.Command {
 // regionManager is the region library bound to this environment.
 func regionManager(e *env, timeout time.Duration) *region.Manager {
 	m := &region.Manager{Host: e.host, W: e.w, Simulate: e.dryRun, Timeout: timeout,
-		Progress: func(ev region.Event) {
-			if ev.Done {
-				fmt.Fprintf(e.errOut, "%s: done in %v\n", ev.Step, ev.Elapsed.Round(time.Millisecond))
-			} else {
-				fmt.Fprintf(e.errOut, "%s ...\n", ev.Step)
-			}
-		}}
+		Progress: func(ev region.Event) { view.Step(e.errOut, ev.Step, ev.Done, ev.Elapsed) }}
 	if e.dryRun {
 		// A dry run reports no work: it did none and waited for nothing.
 		m.Progress = nil
@@ -140,18 +134,19 @@ func runRegionCreate(c *cli.Context) error {
 	return nil
 }
 
-// membersOf are the memdevs of a cxl_virt device in position order, as the
-// module lists them once cxl_mem has bound them all: the one memdev of a
-// device, the endpoints of an interleave set.
-func membersOf(sys sysfs.FS, device string) ([]string, error) {
-	d, err := sys.VirtDevice(device)
+// membersOf are the memdevs of the cxl_virt device name means (cxlvN, or
+// memN for the device that has it: virt.Resolve) in position order, as
+// the module lists them once cxl_mem has bound them all: the one memdev
+// of a device, the endpoints of an interleave set.
+func membersOf(sys sysfs.FS, name string) ([]string, error) {
+	d, err := virt.Resolve(sys, name)
 	if err != nil {
 		return nil, err
 	}
-	if len(d.Memdevs) == 0 {
-		return nil, fmt.Errorf("%s has no memdev yet: wait for it (cxlvctl create --wait) or check that cxl_mem is loaded", device)
+	if len(d.Virt.Memdevs) == 0 {
+		return nil, fmt.Errorf("%s has no memdev yet: wait for it (cxlvctl create --wait) or check that cxl_mem is loaded", d.Virt.Name)
 	}
-	return d.Memdevs, nil
+	return d.Virt.Memdevs, nil
 }
 
 // notSetMember refuses a region on one memdev of an interleave set: the
@@ -235,7 +230,7 @@ func reportDestroyed(c *cli.Context, e *env, err error, d view.DestroyedJSON) er
 		return err
 	}
 	for _, name := range d.Destroyed {
-		fmt.Fprintf(e.out, "destroyed %s\n", name)
+		view.Destroyed(e.out, name)
 	}
 	view.WriteKept(e.out, d.Kept)
 	return err

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/cxlv/cxlv/cmd/cxlvctl/exitcode"
 )
 
 func fixtureRoot(scenario string) string { return filepath.Join(fixtureDir(scenario), "sys") }
@@ -68,27 +70,27 @@ func TestRegionCreateBadInput(t *testing.T) {
 		rc   int
 		msg  string
 	}{
-		{[]string{"region", "create"}, exitInvalid, "one of --device cxlvN or --memdev memN"},
-		{[]string{"region", "create", "--memdev", "mem0", "--device", "cxlv0"}, exitInvalid, "one of --device"},
-		{[]string{"region", "create", "--memdev", "mem0", "--uuid", "nope"}, exitInvalid, "invalid uuid"},
-		{[]string{"region", "create", "--memdev", "mem0", "--size", "100M"}, exitInvalid, "region size 100M is not a multiple of 256M"},
-		{[]string{"region", "create", "--memdev", "mem0", "--size", "lots"}, exitInvalid, "--size"},
-		{[]string{"region", "create", "--memdev", "mem0", "--namespace", "btt"}, exitInvalid, "unknown namespace mode"},
-		{[]string{"region", "create", "--memdev", "mem0", "--fs", "xfs"}, exitInvalid, "needs --mount"},
-		{[]string{"region", "create", "--memdev", "mem9"}, exitNotFound, "memdev mem9 not found"},
+		{[]string{"region", "create"}, exitcode.Invalid, "one of --device cxlvN or --memdev memN"},
+		{[]string{"region", "create", "--memdev", "mem0", "--device", "cxlv0"}, exitcode.Invalid, "one of --device"},
+		{[]string{"region", "create", "--memdev", "mem0", "--uuid", "nope"}, exitcode.Invalid, "invalid uuid"},
+		{[]string{"region", "create", "--memdev", "mem0", "--size", "100M"}, exitcode.Invalid, "region size 100M is not a multiple of 256M"},
+		{[]string{"region", "create", "--memdev", "mem0", "--size", "lots"}, exitcode.Invalid, "--size"},
+		{[]string{"region", "create", "--memdev", "mem0", "--namespace", "btt"}, exitcode.Invalid, "unknown namespace mode"},
+		{[]string{"region", "create", "--memdev", "mem0", "--fs", "xfs"}, exitcode.Invalid, "needs --mount"},
+		{[]string{"region", "create", "--memdev", "mem9"}, exitcode.NotFound, "memdev mem9 not found"},
 		// 6.1: RAM through devdax and kmem, whose module is not loaded here.
-		{[]string{"region", "create", "--memdev", "mem0", "--type", "ram"}, exitNotSupported,
+		{[]string{"region", "create", "--memdev", "mem0", "--type", "ram"}, exitcode.NotSupported,
 			"module kmem is not loaded"},
-		{[]string{"region", "create", "--memdev", "mem0", "--type", "ram", "--fs", "xfs"}, exitInvalid, "--fs is for pmem regions"},
-		{[]string{"region", "create", "--memdev", "mem0", "--type", "ram", "--online", "kernel"}, exitInvalid, "use movable, normal or none"},
-		{[]string{"region", "create", "--memdev", "mem0", "--online", "none"}, exitInvalid, "--online is for RAM regions"},
-		{[]string{"region", "create", "--memdev", "mem0", "--type", "dram"}, exitInvalid, "unknown region type"},
-		{[]string{"region", "destroy"}, exitInvalid, "needs region names"},
-		{[]string{"region", "destroy", "region7"}, exitNotFound, "region region7 not found"},
-		{[]string{"namespace", "create"}, exitInvalid, "needs --region"},
-		{[]string{"namespace", "create", "--region", "region0", "--mode", "none"}, exitInvalid, "--mode fsdax, devdax or raw"},
-		{[]string{"namespace", "create", "--region", "region0"}, exitNotFound, "nd region region0 not found"},
-		{[]string{"namespace", "destroy", "namespace3.0"}, exitNotFound, "namespace namespace3.0 not found"},
+		{[]string{"region", "create", "--memdev", "mem0", "--type", "ram", "--fs", "xfs"}, exitcode.Invalid, "--fs is for pmem regions"},
+		{[]string{"region", "create", "--memdev", "mem0", "--type", "ram", "--online", "kernel"}, exitcode.Invalid, "use movable, normal or none"},
+		{[]string{"region", "create", "--memdev", "mem0", "--online", "none"}, exitcode.Invalid, "--online is for RAM regions"},
+		{[]string{"region", "create", "--memdev", "mem0", "--type", "dram"}, exitcode.Invalid, "unknown region type"},
+		{[]string{"region", "destroy"}, exitcode.Invalid, "needs region names"},
+		{[]string{"region", "destroy", "region7"}, exitcode.NotFound, "region region7 not found"},
+		{[]string{"namespace", "create"}, exitcode.Invalid, "needs --region"},
+		{[]string{"namespace", "create", "--region", "region0", "--mode", "none"}, exitcode.Invalid, "--mode fsdax, devdax or raw"},
+		{[]string{"namespace", "create", "--region", "region0"}, exitcode.NotFound, "nd region region0 not found"},
+		{[]string{"namespace", "destroy", "namespace3.0"}, exitcode.NotFound, "namespace namespace3.0 not found"},
 	} {
 		out, errOut, rc := cxlvctl(t, "qemu-bare", c.args...)
 		if rc != c.rc || !strings.Contains(errOut, c.msg) || strings.Count(errOut, "\n") != 1 || out != "" {
@@ -168,7 +170,29 @@ func TestRegionCreateOnDevice(t *testing.T) {
 		"echo namespace0.0 > " + root + "/bus/nd/devices/dax0.0/namespace",
 		"echo dax0.0 > " + root + "/bus/nd/drivers/dax_pmem/bind",
 	})
-	if _, errOut, rc := cxlvctl(t, "cxlv-bare", "region", "create", "--device", "cxlv3"); rc != exitNotFound || !strings.Contains(errOut, "cxlv3 not found") {
+	if _, errOut, rc := cxlvctl(t, "cxlv-bare", "region", "create", "--device", "cxlv3"); rc != exitcode.NotFound || !strings.Contains(errOut, "cxlv3 not found") {
 		t.Errorf("unknown device: rc %d, %q", rc, errOut)
+	}
+}
+
+// region create --device takes a name as every command does (virt.Resolve):
+// memN means the device that has it, an interleave set's member the set.
+func TestRegionCreateDeviceResolved(t *testing.T) {
+	const u = "8b508d2a-8016-476e-888e-45c6fafeb447"
+	byDevice, _ := dryRun(t, "cxlv-bare", "region", "create", "--device", "cxlv0", "--uuid", u)
+	byMemdev, _ := dryRun(t, "cxlv-bare", "region", "create", "--device", "mem0", "--uuid", u)
+	if byDevice != byMemdev || !strings.Contains(byDevice, "create_pmem_region") {
+		t.Errorf("--device mem0 planned\n%s\nwant what --device cxlv0 plans:\n%s", byMemdev, byDevice)
+	}
+	for _, name := range []string{"cxlv0", "mem3"} {
+		_, errOut, rc := cxlvctl(t, "cxlv-set-2x2", "region", "create", "--device", name)
+		if want := "mem1 has no free endpoint decoder"; rc == 0 || !strings.Contains(errOut, want) {
+			t.Errorf("set, --device %s: exit %d, %q; want the set's first member, mem1: %q", name, rc, errOut, want)
+		}
+	}
+	for name, code := range map[string]int{"mem5": exitcode.NotFound, "cxlv00": exitcode.Invalid, "cxlv7": exitcode.NotFound} {
+		if _, errOut, rc := cxlvctl(t, "cxlv-bare", "region", "create", "--device", name); rc != code {
+			t.Errorf("--device %s: exit %d (%s), want %d", name, rc, errOut, code)
+		}
 	}
 }

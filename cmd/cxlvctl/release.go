@@ -43,6 +43,6 @@ func runRelease(c *cli.Context) error {
 	case c.Bool("json"):
 		return view.WriteJSON(e.out, view.Released(back))
 	}
-	fmt.Fprintln(e.out, view.GivenBack(back))
+	view.WriteGivenBack(e.out, back)
 	return nil
 }

@@ -78,11 +78,7 @@ func runRemove(c *cli.Context) error {
 	var out view.RemovedJSON
 	err = removeEach(e, todo, force, o, release, &out, func(r removal, back *virt.GivenBack) {
 		if !e.dryRun && !c.Bool("json") {
-			if release {
-				fmt.Fprintf(e.out, "removed %s; %s\n", r.what, view.GivenBack(back))
-			} else {
-				fmt.Fprintf(e.out, "removed %s\n", r.what)
-			}
+			view.Removed(e.out, r.what, release, back)
 		}
 	})
 	// What was done is said also when a later device failed: kept labels
@@ -99,8 +95,7 @@ func runRemove(c *cli.Context) error {
 		return err
 	}
 	for _, k := range out.Kept {
-		fmt.Fprintf(e.out, "kept the labels of %s (%s, uuid %s): create the device again on the same range (%s), then `%s`\n",
-			strings.Join(k.Namespaces, ", "), k.Region, k.UUID, recreateCommand(todo, k), k.Command)
+		view.KeptLabels(e.out, k, recreateCommand(todo, k))
 	}
 	return err
 }
@@ -167,7 +162,7 @@ func resolveRemovals(e *env, names []string) ([]removal, error) {
 			out = append(out, removal{device: d.Name, what: d.Name, vd: d})
 		}
 		if len(out) == 0 {
-			fmt.Fprintln(e.errOut, "remove all: no cxl_virt device")
+			view.NoDevices(e.errOut)
 		}
 		return out, nil
 	}

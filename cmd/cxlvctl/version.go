@@ -1,12 +1,13 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 )
 
 // version is cxlvctl's version: the cxl_virt MODULE_VERSION it is released
@@ -48,18 +49,17 @@ func helpCommand() *cli.Command {
 // printVersion prints cxlvctl's version and the module's, warning on stderr
 // when the two differ (the CLI may then not know the module's interface).
 func printVersion(c *cli.Context) error {
-	fmt.Fprintf(c.App.Writer, "cxlvctl %s\n", version)
 	mod := filepath.Join(c.String("sysfs-root"), "module", "cxl_virt")
 	v, err := os.ReadFile(filepath.Join(mod, "version"))
 	if err != nil {
-		fmt.Fprintln(c.App.Writer, "cxl_virt not loaded")
+		view.Version(c.App.Writer, version, "", "")
 		return nil
 	}
 	modVersion := strings.TrimSpace(string(v))
 	src, _ := os.ReadFile(filepath.Join(mod, "srcversion"))
-	fmt.Fprintf(c.App.Writer, "cxl_virt %s srcversion %s\n", modVersion, strings.TrimSpace(string(src)))
+	view.Version(c.App.Writer, version, modVersion, strings.TrimSpace(string(src)))
 	if modVersion != version {
-		fmt.Fprintf(c.App.ErrWriter, "cxlvctl: warning: cxlvctl %s and cxl_virt %s differ: install the cxlvctl of the loaded module\n", version, modVersion)
+		view.VersionMismatch(c.App.ErrWriter, version, modVersion)
 	}
 	return nil
 }

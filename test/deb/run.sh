@@ -33,7 +33,7 @@ for suite in "${suites[@]}"; do
 		--customize-hook="copy-in ${debs[*]} /tmp" \
 		--customize-hook='chroot "$1" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends /tmp/cxlvctl_'"$version"'_amd64.deb /tmp/cxlv-dkms_'"$version"'_all.deb' \
 		--customize-hook='chroot "$1" cxlvctl --version | tee /dev/stderr | grep -q "'"$version"'"' \
-		--customize-hook='for f in usr/share/man/man1/cxlvctl-region-create.1.gz usr/share/bash-completion/completions/cxlvctl usr/share/zsh/vendor-completions/_cxlvctl usr/share/fish/vendor_completions.d/cxlvctl.fish usr/src/cxl_virt-'"$version"'/dkms.conf; do test -s "$1/$f" || { echo "missing /$f"; exit 1; }; done' \
+		--customize-hook='for f in usr/bin/cxlvctl-info usr/share/man/man1/cxlvctl-region-create.1.gz usr/share/bash-completion/completions/cxlvctl usr/share/zsh/vendor-completions/_cxlvctl usr/share/fish/vendor_completions.d/cxlvctl.fish usr/src/cxl_virt-'"$version"'/dkms.conf; do test -s "$1/$f" || { echo "missing /$f"; exit 1; }; done' \
 		--customize-hook='chroot "$1" dkms status | tee /dev/stderr | grep -q "^cxl_virt/'"$version"'.*added"' \
 		"$suite" /dev/null "$mirror" >"$log" 2>&1; then
 		passed=$((passed + 1))

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make install` into a scratch DESTDIR, as a packager would run it: the
-# binary (stripped), one man page per command, the bash/zsh/fish completions
+# binaries (cxlvctl and cxlvctl-info, stripped; `cxlvctl info` runs the helper), one man page per command, the bash/zsh/fish completions
 # and docs/json.md land in their places, every page renders without a groff warning, and each
 # shell loads its completion and completes a command with the installed
 # binary. Prints 'N passed, N failed'.
@@ -22,10 +22,14 @@ check() {
 	fi
 }
 
-check "binary installed" test -x "$dest/usr/bin/cxlvctl"
-# Stripped: no symbol table, no DWARF (make build links with -s -w).
-stripped() { ! readelf -S "$dest/usr/bin/cxlvctl" | grep -Eq ' \.(symtab|debug_[a-z]+) '; }
-check "binary stripped" stripped
+# cxlvctl and, beside it, the helper `cxlvctl info` execs.
+for bin in cxlvctl cxlvctl-info; do
+	check "$bin installed" test -x "$dest/usr/bin/$bin"
+	# Stripped: no symbol table, no DWARF (make build links with -s -w).
+	stripped() { ! readelf -S "$dest/usr/bin/$1" | grep -Eq ' \.(symtab|debug_[a-z]+) '; }
+	check "$bin stripped" stripped "$bin"
+done
+check "info runs its helper" cxlvctl info --no-headers
 check "JSON reference installed" cmp docs/json.md "$dest/usr/share/doc/cxlvctl/json.md"
 # One page per visible command: as many as `cxlvctl help` lists, plus groups' subcommands.
 pages=("$dest"/usr/share/man/man1/*.1)

@@ -1,7 +1,7 @@
 # Guest-side helpers for the cxlvctl e2e scenarios (sourced, not run), on
 # top of the bench's lib.sh (errexit, step, fail, say, has, load_stack):
 #   . "$CXLV/test/vm/guest/cxlvctl.sh"
-# Checks that bin/cxlvctl and bin/cxlvctl.test (make build, CGO_ENABLED=0)
+# Checks that bin/cxlvctl, bin/cxlvctl-info and bin/cxlvctl.test (make build, CGO_ENABLED=0)
 # exist, and gives a cxlvctl function, expect_fail and live_check (cxlvctl
 # list --json against cxl list and ndctl list of this boot).
 # shellcheck shell=bash
@@ -9,7 +9,7 @@
 . "${CXLV:-/cxlv}/test/vm/guest/lib.sh"
 
 bin=/cxlv/bin
-for f in $bin/cxlvctl $bin/cxlvctl.test; do
+for f in $bin/cxlvctl $bin/cxlvctl-info $bin/cxlvctl.test; do
 	[ -x "$f" ] || fail "no $f: run 'make build' on the host first"
 done
 cxlvctl() { $bin/cxlvctl "$@"; }
