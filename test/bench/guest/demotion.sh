@@ -19,7 +19,7 @@ runs=5 memmap=
 [ -n "$memmap" ] || fail "demotion.sh needs memmap=SIZE\$START"
 
 mkdir -p /tmp/bench-bin
-cp /cxlv/bin/cxlvctl "$PATCHECK" /tmp/bench-bin/
+cp /cxlv/bin/cxlvctl /cxlv/bin/cxlvctl-info "$PATCHECK" /tmp/bench-bin/
 PATH=/tmp/bench-bin:$PATH PATCHECK=/tmp/bench-bin/patcheck
 
 load_stack --ram

@@ -5,10 +5,14 @@
 
 # region_setup [CXLVCTL]: CXLVCTL is the binary under test (default
 # bin/cxlvctl), run from tmpfs: loading it over 9p on every call dominates
-# wall times.
+# wall times. The cxlvctl-info beside it goes along (`info` execs it from
+# its own directory).
 region_setup() {
+	local dir
 	CXLVCTL=${1:-$CXLV/bin/cxlvctl}
 	[ -x "$CXLVCTL" ] || fail "no $CXLVCTL: build it first (make build)"
+	dir=$(dirname "$CXLVCTL")
+	[ ! -x "$dir/cxlvctl-info" ] || cp "$dir/cxlvctl-info" /tmp/cxlvctl-info
 	cp "$CXLVCTL" /tmp/cxlvctl && CXLVCTL=/tmp/cxlvctl
 }
 
