@@ -94,6 +94,7 @@ struct cxlv_span {
 
 struct cxlv_emu;
 struct cxlv_borrow;
+struct cxlv_badrange;
 struct cxl_dport;
 struct cxl_port;
 struct cxl_root_decoder;
@@ -157,37 +158,6 @@ struct cxlv_ep {
 	struct cxlv_doe doe;
 };
 
-/* Poison changes on their way to the nvdimm bus; one more is lost. */
-#define CXLV_BADRANGE_OPS	256
-
-/**
- * struct cxlv_badrange_op - a poison change for the nvdimm bus
- * @hpa: the 64-byte line
- * @inject: poisoned; else cleared
- * @keep: for a clear, the lines of its 512-byte sector still poisoned
- */
-struct cxlv_badrange_op {
-	u64 hpa;
-	bool inject;
-	u8 keep;
-};
-
-/**
- * struct cxlv_badrange - the device's poison on its bridge's nvdimm bus
- * @lock: guards @nvb
- * @nvb: the nvdimm bridge, NULL before and while it goes
- * @ops_lock: guards @ops against the mailbox handlers
- * @ops: from the mailbox handlers to @work
- * @work: applies @ops (cxlv_badrange.c)
- */
-struct cxlv_badrange {
-	struct mutex lock;
-	struct cxl_nvdimm_bridge *nvb;
-	spinlock_t ops_lock;
-	DECLARE_KFIFO(ops, struct cxlv_badrange_op, CXLV_BADRANGE_OPS);
-	struct work_struct work;
-};
-
 /**
  * struct cxlv_dev - one virtual CXL memory device: an interleave set of
  *	@params.ways endpoints below @params.host_bridges host bridges
@@ -216,7 +186,7 @@ struct cxlv_badrange {
  * @probe_rc: why probe failed, for the creator to report
  * @borrow: the borrowed range the device is on, until its claim goes
  * @borrowed: the device was made on a borrowed range
- * @badrange: its poison on the nvdimm bus of its bridge
+ * @badrange: its poison on the nvdimm bus of its bridge (cxlv_badrange.c)
  */
 struct cxlv_dev {
 	struct device dev;
@@ -241,7 +211,7 @@ struct cxlv_dev {
 	int probe_rc;
 	struct cxlv_borrow *borrow;
 	bool borrowed;
-	struct cxlv_badrange badrange;
+	struct cxlv_badrange *badrange;
 };
 
 #define cxlv_for_each_ep(cxlv, ep)					\
@@ -376,9 +346,7 @@ void cxlv_pci_notifier_exit(void);
 /* cxlv_port.c: CXL topology objects */
 int cxlv_port_setup(struct cxlv_dev *cxlv);
 
-int cxlv_badrange_init(struct cxlv_dev *cxlv);
-struct cxl_nvdimm_bridge;
-int cxlv_badrange_attach(struct cxlv_dev *cxlv, struct cxl_nvdimm_bridge *nvb);
+struct cxl_nvdimm_bridge *cxlv_port_add_nvdimm_bridge(struct cxlv_dev *cxlv);
 bool cxlv_port_has_region(struct cxlv_dev *cxlv, const char **region);
 bool cxlv_is_our_region(struct device *dev);
 int cxlv_port_region_notifier_init(void);
@@ -398,5 +366,26 @@ extern struct bus_attribute bus_attr_cache_invalidation;
 
 /* cxlv_hooks.c: the table of hooks into other drivers; each owner's state */
 extern struct bus_attribute bus_attr_hooks;
+
+/* cxlv_badrange.c: the device's poison on its nvdimm bridge's bus */
+struct cxl_nvdimm_bridge;
+int cxlv_badrange_init(struct cxlv_dev *cxlv);
+int cxlv_badrange_attach(struct cxlv_dev *cxlv, struct cxl_nvdimm_bridge *nvb);
+void cxlv_badrange_queue(struct device *dev, phys_addr_t hpa, bool inject,
+			 u8 keep);
+bool cxlv_badrange_armed(void);
+
+/*
+ * cxlv_emu_hint.c: kprobes that tell the emulators when the host acts;
+ * armed from the first running emulator's cxlv_hints_get() to the last
+ * one's cxlv_hints_put()
+ */
+void cxlv_hints_get(const struct device *dev);
+void cxlv_hints_put(void);
+const char *cxlv_hint_state(bool doorbell);
+
+/* cxlv_msi.c: the endpoint's MSI for injected events */
+int cxlv_msi_raise(struct cxlv_ep *ep, unsigned int msgnum);
+bool cxlv_event_msi_armed(void);
 
 #endif /* __CXLV_H__ */

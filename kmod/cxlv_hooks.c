@@ -6,7 +6,6 @@
 #include <linux/sysfs.h>
 
 #include "cxlv.h"
-#include "cxlv_emu.h"
 
 /**
  * DOC: cxl_virt's hooks into other drivers
