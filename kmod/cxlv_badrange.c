@@ -12,7 +12,7 @@
 #include <linux/ndctl.h>
 #include <linux/string.h>
 
-#include "cxlv.h"
+#include "cxlv_hooks.h"
 #include "cxl.h"
 
 /**

@@ -6,7 +6,7 @@
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
-#include "cxlv.h"
+#include "cxlv_ctl.h"
 #include "cxlmem.h"
 #include "cxlv_events.h"
 

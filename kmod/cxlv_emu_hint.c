@@ -8,7 +8,7 @@
 #include <linux/mutex.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
-#include "cxlv.h"
+#include "cxlv_hooks.h"
 
 /**
  * DOC: cxl_virt emulator hints

@@ -5,7 +5,7 @@
 #include <linux/kernel.h>
 #include <linux/sysfs.h>
 
-#include "cxlv.h"
+#include "cxlv_hooks.h"
 
 /**
  * DOC: cxl_virt's hooks into other drivers

@@ -12,7 +12,7 @@
 #include <linux/pci.h>
 #include <linux/smp.h>
 
-#include "cxlv.h"
+#include "cxlv_hooks.h"
 
 /**
  * DOC: cxl_virt event MSI
