@@ -57,7 +57,7 @@
  *   for that bridge's decoder when it interleaves across several root
  *   ports (cxlv_emu_hdm_check_bridge() says what it accepts). A
  *   commit whose programming differs from what was last checked is checked
- *   again. cxlv_emu_hint.c runs the state machine just before the kernel
+ *   again. cxlv_hint.c runs the state machine just before the kernel
  *   reads the Control register to commit, so a reset the poller has not seen
  *   leaves no stale COMMITTED for the commit to take as its answer.
  *

@@ -144,7 +144,7 @@ u64 cxlv_emu_events_cleared(const struct cxlv_emu *emu);
 u64 cxlv_emu_events_pending(const struct cxlv_emu *emu);
 
 /*
- * For the hints (cxlv_emu_hint.c): cxlv_emu_for_each() calls @act on every
+ * For the hints (cxlv_hint.c): cxlv_emu_for_each() calls @act on every
  * running emulator, under RCU and with preemption off; the two acts catch
  * up with what the host just did to the mailbox or to a decoder.
  */

@@ -32,7 +32,7 @@ void cxlv_badrange_queue(struct device *dev, phys_addr_t hpa, bool inject,
 bool cxlv_badrange_armed(void);
 
 /*
- * cxlv_emu_hint.c: kprobes that tell the emulators when the host acts;
+ * cxlv_hint.c: kprobes that tell the emulators when the host acts;
  * armed from the first running emulator's cxlv_hints_get() to the last
  * one's cxlv_hints_put()
  */
