@@ -29,6 +29,15 @@
  * CXL bus, endpoints on the PCI bus) are in place, and go first on unload.
  *
  * The module refuses to load in a confidential guest (cxlv_init_check()).
+ *
+ * This is the top layer. Lowest first: common (compat, the device
+ * parameters, reports) < emulator (registers, mailbox, poison, events, DOE,
+ * CDAT) < memory and topology (claims, firmware map, borrow, fence, PM;
+ * bus, PCI domain, config space, BAR, ports) < hooks into other drivers
+ * (coherent, badrange, hints, event MSI) < control (this file, the
+ * devices' lifecycle, the control files). Nothing includes a header of a
+ * layer above its own (kmod/README.md, scripts/check-layers.sh); the
+ * emulator reaches up only through &struct cxlv_emu_ops.
  */
 
 /* Teardown is entirely devm, released in reverse order of probe. */
