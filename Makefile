@@ -81,8 +81,10 @@ unit: go
 
 # gofmt, staticcheck on every package and deadcode on the programs, failing
 # on any finding; the pinned tools are built on first use (scripts/lint.sh).
+# Then the module's layers: no file includes a header of a higher layer.
 lint: go
 	bash scripts/lint.sh
+	bash scripts/check-layers.sh
 
 # Every Go fuzz target for a bounded number of inputs (GOFUZZ_TIME).
 gofuzz: go

@@ -1,6 +1,6 @@
 // Package events injects event records into the event logs of cxl_virt
 // devices through the module's debugfs cxl/cxlv/inject_event
-// (kmod/cxlv_ctl.c): General Media, DRAM and Memory Module records (CXL
+// (kmod/ctl/cxlv_ctl.c): General Media, DRAM and Memory Module records (CXL
 // r3.0 8.2.9.2.1.1-3) in one of the four logs. The device raises its MSI,
 // and the kernel's cxl_pci (Linux 6.3+) reads the records into the
 // cxl_general_media, cxl_dram and cxl_memory_module trace events and clears
@@ -155,7 +155,7 @@ func (in *Injector) Check(t Target) error {
 	return nil
 }
 
-// request is the text inject_event takes (kmod/cxlv_parse.h).
+// request is the text inject_event takes (kmod/common/cxlv_parse.h).
 func request(t Target, r Request) string {
 	s := fmt.Sprintf("cxlv_dev_id=%d,pos=%d,record=%d,log=%d", t.ID, t.Pos, r.Type, r.Log)
 	if r.DPA != nil {

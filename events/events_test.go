@@ -28,7 +28,7 @@ func TestParse(t *testing.T) {
 	}
 }
 
-// The text is what kmod/cxlv_parse.c's cxlv_parse_event() takes.
+// The text is what kmod/ctl/cxlv_parse.c's cxlv_parse_event() takes.
 func TestRequest(t *testing.T) {
 	dpa := uint64(0x2000)
 	tg := Target{ID: 3, Pos: 1}

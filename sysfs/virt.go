@@ -11,7 +11,7 @@ import (
 
 // VirtDevice is a cxl_virt device, cxlvN: a CXL type-3 device the cxl_virt
 // module made from reserved host memory, with the attributes every
-// cxl_virt gives it (cxlv_dev_attrs, kmod/cxlv_device.c). The physical
+// cxl_virt gives it (cxlv_dev_attrs, kmod/ctl/cxlv_device.c). The physical
 // addresses and sizes are root only (0400): nil for anyone else.
 type VirtDevice struct {
 	Name string
@@ -59,7 +59,7 @@ func (f FS) VirtLoaded() bool { return Exists(f.Path("bus", "cxl_virt")) }
 
 // What the cxl_virt module does about the CPU cache invalidation that Linux
 // 6.2+ does before it commits or resets a region
-// (/sys/bus/cxl_virt/cache_invalidation, kmod/cxlv_coherent.c).
+// (/sys/bus/cxl_virt/cache_invalidation, kmod/hooks/cxlv_coherent.c).
 const (
 	CacheInvalidationNone        = "none"        // the kernel never invalidates (6.1)
 	CacheInvalidationCPU         = "cpu"         // the CPU invalidates, as the kernel asks
@@ -79,7 +79,7 @@ func (f FS) VirtCacheInvalidation() string {
 }
 
 // VirtHook is one row of /sys/bus/cxl_virt/hooks: a place where cxl_virt
-// reaches into another driver (kmod/cxlv_hooks.c).
+// reaches into another driver (kmod/hooks/cxlv_hooks.c).
 type VirtHook struct {
 	Name string
 	// State is "armed" (in place now), "idle" (in place only while it
@@ -170,7 +170,7 @@ func readVirtDevice(p string) (VirtDevice, error) {
 func (d VirtDevice) Set() bool { return d.Ways != nil && *d.Ways > 1 }
 
 // BorrowedRange is one line of /sys/bus/cxl_virt/borrowed: System RAM the
-// module took out of the kernel's hands (kmod/cxlv_borrow.c), which stays
+// module took out of the kernel's hands (kmod/mem/cxlv_borrow.c), which stays
 // its own until given back.
 type BorrowedRange struct {
 	Start, Size uint64

@@ -12,7 +12,7 @@ import (
 
 // MaxFigure is the largest latency (ns) or bandwidth (MB/s) a cxl_virt
 // device's CDAT holds: a 16-bit DSLBIS entry with the module's base units
-// (CXLV_PERF_MAX, kmod/cxlv_parse.h), 0xffff being invalid to Linux.
+// (CXLV_PERF_MAX, kmod/common/cxlv_parse.h), 0xffff being invalid to Linux.
 const MaxFigure = 65534
 
 // FigureError is a latency or bandwidth that could not be parsed or is out

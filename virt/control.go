@@ -47,7 +47,7 @@ type Files struct {
 // Files finds the control files: debugfs first, as the cxlv interface
 // defines them, with /sys/bus/cxl_virt to fall back on; that directory alone
 // when debugfs does not have them or kernel lockdown refuses its writes.
-// Every cxl_virt has the sysfs files and its last_error (kmod/cxlv_ctl.c).
+// Every cxl_virt has the sysfs files and its last_error (kmod/ctl/cxlv_ctl.c).
 func (c *Control) Files() (Files, error) {
 	if !c.Host.Sys().VirtLoaded() {
 		return Files{}, &cxlverr.FeatureError{Name: "cxl_virt control files", Module: "cxl_virt"}
@@ -62,7 +62,7 @@ func (c *Control) Files() (Files, error) {
 }
 
 // EventFile is the control file that injects event records: in debugfs
-// only, with no /sys/bus/cxl_virt twin (kmod/cxlv_ctl.c).
+// only, with no /sys/bus/cxl_virt twin (kmod/ctl/cxlv_ctl.c).
 const EventFile = "inject_event"
 
 // DebugfsFile is the path of the control file name in debugfs (cxl/cxlv);
@@ -280,7 +280,7 @@ func (c *Control) Release(start uint64) (*GivenBack, error) {
 }
 
 // checkRelease refuses what the module's release would refuse
-// (kmod/cxlv_borrow.c cxlv_borrow_release), with its words: no borrowed
+// (kmod/mem/cxlv_borrow.c cxlv_borrow_release), with its words: no borrowed
 // range starts at start, or a device is on it. The borrowed list is root's
 // to read; for anyone else the write says what is wrong.
 func (c *Control) checkRelease(start uint64) error {

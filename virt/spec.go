@@ -44,7 +44,7 @@ type CreateSpec struct {
 	// derived from memstart.
 	Serial uint64
 	// Borrow lets the module take the range out of System RAM: Memstart
-	// 0 lets it pick where (borrow=1, kmod/cxlv_borrow.c).
+	// 0 lets it pick where (borrow=1, kmod/mem/cxlv_borrow.c).
 	Borrow bool
 	// Perf are the figures for the device's CDAT (ns, MB/s); a 0 leaves
 	// that one to the module's default.
@@ -150,7 +150,7 @@ func (i Interleave) checkRange(start, size uint64) error {
 	}
 	winStart, _ := i.Window(start, 0)
 	if i.ways() == 1 {
-		// kmod/cxlv_mem.c cxlv_mem_validate refuses it (ENOSPC).
+		// kmod/mem/cxlv_mem.c cxlv_mem_validate refuses it (ENOSPC).
 		return cxlverr.Invalidf("size %s at %#x gives no capacity: a device needs a 256M-aligned block after its 1 MiB of metadata; give --size %s or more",
 			units.FormatSize(size), start, units.FormatSize(winStart+MinDeviceSize-start))
 	}

@@ -292,7 +292,7 @@ func TestVersionOfTheLoadedModule(t *testing.T) {
 
 // cxlvctl's version is the module's MODULE_VERSION of the same tree.
 func TestVersionIsTheModules(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "kmod", "cxlv_main.c"))
+	src, err := os.ReadFile(filepath.Join("..", "..", "kmod", "ctl", "cxlv_main.c"))
 	if err != nil {
 		t.Fatal(err)
 	}

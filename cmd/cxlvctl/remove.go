@@ -223,7 +223,7 @@ func checkRemove(e *env, m *region.Manager, r removal, force bool, o region.Dest
 		return err
 	}
 	if len(regions) > 0 {
-		// The module's own refusal (kmod/cxlv_device.c cxlv_remove), with the way out.
+		// The module's own refusal (kmod/ctl/cxlv_device.c cxlv_remove), with the way out.
 		return cxlverr.Errorf(cxlverr.ErrBusy, "remove: %s has %s; destroy it first (`cxlvctl region destroy --force %s`), or use `cxlvctl remove --force %s`",
 			r.device, regions[0].Name, regions[0].Name, r.device)
 	}

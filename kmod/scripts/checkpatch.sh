@@ -19,14 +19,13 @@ fi
 
 cd "$here"
 rc=0
-for f in *.c *.h; do
-	[ -e "$f" ] || continue
-	case $f in *.mod.c) continue ;; esac	# kbuild output
+for f in */*.c */*.h; do
+	case $f in build/* | generated/*) continue ;; esac	# kbuild output
 	extra=()
 	# The bus and its attribute callbacks are const from 6.4 on
 	# (CXLV_BUS_CONST), but 6.1's bus_register() writes into the bus: the
 	# newer checkpatch cannot see that.
-	case $f in cxlv_main.c | cxlv_ctl.c | cxlv_coherent.c | cxlv_hooks.c | cxlv.h) extra=(--ignore CONST_STRUCT) ;; esac
+	case ${f#*/} in cxlv_main.c | cxlv_bus.c | cxlv_ctl.c | cxlv_coherent.c | cxlv_hooks.c | cxlv.h | cxlv_ctl.h) extra=(--ignore CONST_STRUCT) ;; esac
 	perl "$cache/$top/scripts/checkpatch.pl" --no-tree --quiet "${extra[@]}" -f "$f" || rc=1
 done
 [ "$rc" -eq 0 ] && echo "checkpatch: clean"

@@ -4,7 +4,7 @@
 # kernel-expects: 1 Failed to synchronize CPU cache state
 # cxl_virt regions on a CPU that reports a hypervisor (this VM's, as in KVM
 # guests and cloud instances), where Linux 6.2+ refuses region commits that
-# it cannot invalidate the CPU caches for (kmod/cxlv_coherent.c):
+# it cannot invalidate the CPU caches for (kmod/hooks/cxlv_coherent.c):
 # (a) with the module's default a pmem region (devdax, data read back
 # through mmap) and a RAM region (node 1, data written under --membind read
 # back) commit and are destroyed, the kernel log says the check was

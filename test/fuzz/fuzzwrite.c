@@ -6,7 +6,7 @@
  *
  * - both refuse more than CXLV_REQUEST_MAX bytes with E2BIG; sysfs hands
  *   the store at most a page and never calls it for an empty write;
- * - otherwise, when the parser (kmod/cxlv_parse.c, linked here unchanged)
+ * - otherwise, when the parser (kmod/ctl/cxlv_parse.c, linked here unchanged)
  *   rejects the text, the kernel must return the parser's errno;
  * - when it accepts it, the kernel must refuse with an errno of the
  *   record's expected set: no string of the corpus may make a device.
@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "../../kmod/cxlv_parse.h"
+#include "../../kmod/common/cxlv_parse.h"
 
 #define SYSFS_PAGE 4096
 #define MAX_VARS 16

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "../../kmod/cxlv_parse.h"
+#include "../../kmod/common/cxlv_parse.h"
 
 #define MIB (1ULL << 20)
 #define GIB (1ULL << 30)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * cxlv-fuzz-harness: runs kmod/cxlv_parse.c, compiled unchanged against the
+ * cxlv-fuzz-harness: runs kmod/ctl/cxlv_parse.c, compiled unchanged against the
  * shims in shim/, in user space (built with ASan and UBSan when available).
  *
  * 1. Every seed corpus line (corpus/) must give its stated result, and the
@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "../../kmod/cxlv_parse.h"
+#include "../../kmod/common/cxlv_parse.h"
 
 #define WHY_LEN 160
 #define CANARY 0x5a

@@ -6,7 +6,7 @@
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
-#include "cxlv.h"
+#include "cxlv_ctl.h"
 #include "cxlmem.h"
 #include "cxlv_events.h"
 
@@ -54,10 +54,17 @@ static void cxlv_emu_teardown(void *data)
 {
 	struct cxlv_ep *ep = data;
 
-	if (ep->emu)
+	if (ep->emu) {
+		cxlv_hints_put();
 		cxlv_emu_stop(ep->emu);
+	}
 	ep->emu = NULL;
 }
+
+/* What the emulator reaches above itself for: the hooks. */
+static const struct cxlv_emu_ops cxlv_emu_ops = {
+	.poison_changed = cxlv_badrange_queue,
+};
 
 static int cxlv_emu_setup(struct cxlv_ep *ep)
 {
@@ -73,6 +80,7 @@ static int cxlv_emu_setup(struct cxlv_ep *ep)
 		.ways = cxlv->params.ways,
 		.granularity = cxlv->params.granularity,
 		.pmem = cxlv->params.pmem,
+		.ops = &cxlv_emu_ops,
 	};
 	struct cxlv_emu *emu;
 
@@ -86,6 +94,7 @@ static int cxlv_emu_setup(struct cxlv_ep *ep)
 				     "cannot start emulator of endpoint %u\n",
 				     ep->pos);
 	ep->emu = emu;
+	cxlv_hints_get(&cxlv->dev);
 	return 0;
 }
 
@@ -122,6 +131,15 @@ static int cxlv_build(struct cxlv_dev *cxlv)
 	rc = cxlv_port_setup(cxlv);
 	if (rc)
 		return rc;
+	if (cxlv->params.pmem) {
+		struct cxl_nvdimm_bridge *nvb = cxlv_port_add_nvdimm_bridge(cxlv);
+
+		if (IS_ERR(nvb))
+			return PTR_ERR(nvb);
+		rc = cxlv_badrange_attach(cxlv, nvb);
+		if (rc)
+			return rc;
+	}
 	cxlv_for_each_ep(cxlv, ep) {
 		rc = cxlv_emu_setup(ep);
 		if (rc)
@@ -421,34 +439,6 @@ int cxlv_remove(u32 id, bool release)
 	return rc;
 }
 
-/*
- * The endpoint's MSI, as the device would send it: only while MSI is
- * enabled in its config space, through the vector its driver allocated.
- * The driver stays bound meanwhile (its device lock), so the vector is its
- * own. cxlv_events_raise_msi() handles it on its CPU, in hard interrupt
- * context, as the device's message would enter.
- */
-static int cxlv_raise_msi(struct cxlv_ep *ep, unsigned int msgnum)
-{
-	struct pci_dev *pdev = cxlv_pci_get_ep(ep);
-	int irq, rc = 0;
-
-	if (!pdev)
-		return 0;
-	device_lock(&pdev->dev);
-	if (pdev->msi_enabled && cxlv_cfg_msi_enabled(&ep->ep_cfg)) {
-		irq = pci_irq_vector(pdev, msgnum);
-		rc = irq < 0 ? irq : cxlv_events_raise_msi(irq);
-		if (rc)
-			dev_err_ratelimited(&ep->cxlv->dev,
-					    "endpoint %u: MSI %u not raised: %d\n",
-					    ep->pos, msgnum, rc);
-	}
-	device_unlock(&pdev->dev);
-	pci_dev_put(pdev);
-	return rc;
-}
-
 /**
  * cxlv_inject_event() - add event records to an endpoint's logs
  * @req: the parsed request (cxlv_parse_event())
@@ -492,7 +482,7 @@ int cxlv_inject_event(const struct cxlv_event_request *req)
 			       cxlv_ep_capacity(cxlv));
 		goto out;
 	}
-	rc = rc < 0 ? 0 : cxlv_raise_msi(ep, rc);
+	rc = rc < 0 ? 0 : cxlv_msi_raise(ep, rc);
 	if (rc)
 		cxlv_set_error("inject_event: records logged, but the MSI could not be raised: %d",
 			       rc);

@@ -32,22 +32,6 @@
  * powered and is not refused.
  */
 
-/**
- * cxlv_names_add() - add one name to a list
- * @n: the list
- * @fmt: printf-style name
- */
-void cxlv_names_add(struct cxlv_names *n, const char *fmt, ...)
-{
-	va_list args;
-
-	if (n->len)
-		n->len += scnprintf(n->buf + n->len, PAGE_SIZE - n->len, ", ");
-	va_start(args, fmt);
-	n->len += vscnprintf(n->buf + n->len, PAGE_SIZE - n->len, fmt, args);
-	va_end(args);
-}
-
 static int cxlv_pm_notify(struct notifier_block *nb, unsigned long action,
 			  void *data)
 {

@@ -3,9 +3,8 @@
 
 #include <linux/cc_platform.h>
 #include <linux/module.h>
-#include <linux/spinlock.h>
 
-#include "cxlv.h"
+#include "cxlv_ctl.h"
 
 /**
  * DOC: cxl_virt module, bus and driver
@@ -26,86 +25,20 @@
  * driver's and leave the control files nowhere but debugfs. The driver
  * binds every device on the bus, and nothing else does.
  *
- * Also keeps the reason of the last failed control-file request, which the
- * root-only ``last_error`` files return; probe's own failures go to the
- * kernel log (dev_err_probe()), last_error names only the device and the
- * error. The control files that create and
- * remove go live only once the driver and the notifiers (regions on the
+ * The control files that create and remove go live only once the driver and the notifiers (regions on the
  * CXL bus, endpoints on the PCI bus) are in place, and go first on unload.
  *
  * The module refuses to load in a confidential guest (cxlv_init_check()).
- */
-
-static DEFINE_SPINLOCK(cxlv_error_lock);
-static char cxlv_error[CXLV_ERR_LEN];
-
-/**
- * cxlv_set_error() - record and log why a create or remove failed
- * @fmt: printf-style one-line reason, without a trailing newline
  *
- * Users trigger these, so the log is rate-limited; last_error always
- * holds the latest.
+ * This is the top layer. Lowest first: common (compat, the device
+ * parameters, reports) < emulator (registers, mailbox, poison, events, DOE,
+ * CDAT) < memory and topology (claims, firmware map, borrow, fence, PM;
+ * bus, PCI domain, config space, BAR, ports) < hooks into other drivers
+ * (coherent, badrange, hints, event MSI) < control (this file, the
+ * devices' lifecycle, the control files). Nothing includes a header of a
+ * layer above its own (kmod/README.md, scripts/check-layers.sh); the
+ * emulator reaches up only through &struct cxlv_emu_ops.
  */
-void cxlv_set_error(const char *fmt, ...)
-{
-	char msg[CXLV_ERR_LEN];
-	va_list args;
-
-	va_start(args, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, args);
-	va_end(args);
-
-	pr_err_ratelimited("%s\n", msg);
-	spin_lock(&cxlv_error_lock);
-	strscpy(cxlv_error, msg, sizeof(cxlv_error));
-	spin_unlock(&cxlv_error_lock);
-}
-
-void cxlv_clear_error(void)
-{
-	spin_lock(&cxlv_error_lock);
-	cxlv_error[0] = '\0';
-	spin_unlock(&cxlv_error_lock);
-}
-
-/* The reason and a newline, or an empty line after a success. */
-ssize_t cxlv_show_error(char *buf, size_t size)
-{
-	ssize_t n;
-
-	spin_lock(&cxlv_error_lock);
-	n = scnprintf(buf, size, "%s\n", cxlv_error);
-	spin_unlock(&cxlv_error_lock);
-	return n;
-}
-
-static CXLV_BUS_CONST struct bus_type cxlv_bus = {
-	.name = "cxl_virt",
-};
-
-/* Puts a new cxlvN device on the bus, before it is added. */
-void cxlv_dev_set_bus(struct device *dev)
-{
-	dev->bus = &cxlv_bus;
-}
-
-/* Is @dev a cxlvN device? */
-bool cxlv_dev_on_bus(const struct device *dev)
-{
-	return dev->bus == &cxlv_bus;
-}
-
-static int cxlv_name_dev(struct device *dev, void *data)
-{
-	cxlv_names_add(data, "%s", dev_name(dev));
-	return 0;
-}
-
-/* Adds the name of every cxlvN on the bus, added and not yet deleted. */
-void cxlv_bus_names(struct cxlv_names *n)
-{
-	bus_for_each_dev(&cxlv_bus, NULL, n, cxlv_name_dev);
-}
 
 /* Teardown is entirely devm, released in reverse order of probe. */
 struct device_driver cxlv_driver = {

@@ -6,10 +6,9 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
-#include <linux/rculist.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
-#include "cxlv_emu_internal.h"
+#include "cxlv_hooks.h"
 
 /**
  * DOC: cxl_virt emulator hints
@@ -68,12 +67,8 @@ struct cxlv_hint {
 static int cxlv_hint_hit(struct kprobe *probe, struct pt_regs *regs)
 {
 	struct cxlv_hint *h = container_of(probe, struct cxlv_hint, probe);
-	struct cxlv_emu *emu;
 
-	rcu_read_lock();
-	list_for_each_entry_rcu(emu, &cxlv_emus, node)
-		h->act(emu);
-	rcu_read_unlock();
+	cxlv_emu_for_each(h->act);
 	return 0;
 }
 
@@ -157,10 +152,10 @@ static struct notifier_block cxlv_hints_nb = {
 };
 
 /**
- * cxlv_emu_hints_get() - arm the hints for one more running emulator
+ * cxlv_hints_get() - arm the hints for one more running emulator
  * @dev: the device starting, for the message when a hint is not available
  */
-void cxlv_emu_hints_get(const struct device *dev)
+void cxlv_hints_get(const struct device *dev)
 {
 	size_t i;
 	int rc;
@@ -186,8 +181,8 @@ unlock:
 	mutex_unlock(&cxlv_hints_users_lock);
 }
 
-/* cxlv_emu_hints_put() - the last emulator stopped: disarm every hint */
-void cxlv_emu_hints_put(void)
+/* cxlv_hints_put() - the last emulator stopped: disarm every hint */
+void cxlv_hints_put(void)
 {
 	size_t i;
 
@@ -206,7 +201,7 @@ unlock:
 
 /*
  * The switches: N disarms a hint now, Y arms it while an emulator runs.
- * Taken in the order cxlv_emu_hints_get() takes them.
+ * Taken in the order cxlv_hints_get() takes them.
  */
 static int cxlv_hint_set(const char *val, const struct kernel_param *kp)
 {

@@ -2,16 +2,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitfield.h>
-#include <linux/cpu.h>
-#include <linux/cpumask.h>
 #include <linux/io.h>
-#include <linux/irq.h>
-#include <linux/irq_work.h>
-#include <linux/irqdesc.h>
 #include <linux/kernel.h>
-#include <linux/moduleparam.h>
-#include <linux/mutex.h>
-#include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/uuid.h>
 #include "cxlmem.h"
@@ -41,20 +33,7 @@
  * The policy starts with no interrupts; Set Event Interrupt Policy may ask
  * for MSI/MSI-X per log, whose message number is always 0: the endpoint
  * has one MSI vector (cxlv_cfg.c). The emulator only says which injection
- * wants an interrupt; cxlv_device.c raises it through
- * cxlv_events_raise_msi() while the endpoint's driver keeps the vector.
- *
- * Nothing sends a message to the vector: the device is software, so its
- * interrupt is a software one. generic_handle_irq_safe() runs the vector's
- * flow handler as the interrupt entry would, on the CPU of the interrupt's
- * effective affinity, in hard interrupt context (an irq_work queued there
- * by an IPI: x86's vector domain refuses any other context), so the count
- * in /proc/interrupts, the interrupt thread and the completion of an
- * affinity change in flight happen where a device's message would have
- * landed. (irq_inject_interrupt(), upstream's debug aid, retriggers the
- * vector through the APIC and can complete such a change prematurely.)
- * The event_msi parameter switches it off at run time: records then wait
- * in the logs until the driver reads them (its next probe).
+ * wants an interrupt; the layer above raises it (cxlv_msi.c).
  *
  * Handlers may run with preemption off, even in hard interrupt context
  * (cxlv_mbox.c), so the logs are under a raw spinlock that injections take
@@ -450,81 +429,4 @@ u16 cxlv_events_set_policy(const struct cxlv_emu_config *cfg,
 		events->policy[i] = FIELD_GET(CXLV_EVENT_INT_MODE, in[i]);
 	raw_spin_unlock_irqrestore(&events->lock, flags);
 	return CXL_MBOX_CMD_RC_SUCCESS;
-}
-
-static bool event_msi = true;
-module_param(event_msi, bool, 0644);
-MODULE_PARM_DESC(event_msi,
-		 "raise the endpoint's MSI for injected event records (N: they wait for the driver's next read)");
-
-/**
- * cxlv_event_msi_armed() - may injected events raise the endpoint's MSI?
- *
- * Return: the event_msi switch; the interrupt itself is raised only while
- * the endpoint's driver has MSI enabled.
- */
-bool cxlv_event_msi_armed(void)
-{
-	return READ_ONCE(event_msi);
-}
-
-/*
- * One raise at a time: the irq_work is not on the stack, as irq_work_run
- * may read it after irq_work_sync() has seen it done.
- */
-static DEFINE_MUTEX(cxlv_msi_lock);
-static unsigned int cxlv_msi_irq;
-static int cxlv_msi_rc;
-
-/* Hard interrupt context, on the CPU the irq's affinity names. */
-static void cxlv_msi_handle(struct irq_work *work)
-{
-	cxlv_msi_rc = generic_handle_irq_safe(cxlv_msi_irq);
-}
-
-static struct irq_work cxlv_msi_work = IRQ_WORK_INIT_HARD(cxlv_msi_handle);
-
-/* In the IPI on the target CPU, or there with interrupts off. */
-static void cxlv_msi_queue(void *unused)
-{
-	irq_work_queue(&cxlv_msi_work);
-}
-
-/**
- * cxlv_events_raise_msi() - the endpoint's MSI, as the device would send it
- * @irq: the Linux irq of the vector (pci_irq_vector()), which the caller's
- *	hold on the endpoint's driver keeps allocated until this returns
- *
- * Process context. Runs the irq's flow handler in hard interrupt context on
- * a CPU of its effective affinity and waits for it (see the DOC block).
- *
- * Return: 0 (also when event_msi is off: nothing raised), or the error of
- * generic_handle_irq_safe() or of the IPI.
- */
-int cxlv_events_raise_msi(unsigned int irq)
-{
-	struct irq_data *data = irq_get_irq_data(irq);
-	unsigned int cpu;
-	int rc;
-
-	if (!data)
-		return -EINVAL;
-	if (!cxlv_event_msi_armed())
-		return 0;
-	mutex_lock(&cxlv_msi_lock);
-	cxlv_msi_irq = irq;
-	cxlv_msi_rc = 0;
-	cpus_read_lock();
-	cpu = cpumask_first_and(irq_data_get_effective_affinity_mask(data),
-				cpu_online_mask);
-	if (cpu >= nr_cpu_ids)
-		cpu = cpumask_first(cpu_online_mask);
-	rc = smp_call_function_single(cpu, cxlv_msi_queue, NULL, 1);
-	cpus_read_unlock();
-	if (!rc) {
-		irq_work_sync(&cxlv_msi_work);
-		rc = cxlv_msi_rc;
-	}
-	mutex_unlock(&cxlv_msi_lock);
-	return rc;
 }

@@ -34,7 +34,7 @@
  * function). The endpoint's MSI capability (PCI 3.0 6.8.1) has a 64-bit
  * address, one vector and no per-vector masking; 6.12's and 7.3's cxl_pci
  * enable it for the event logs' interrupt (cxlv_events.c), which
- * cxlv_device.c raises only while MSI Enable is set here. 6.1's never do.
+ * cxlv_msi.c raises only while MSI Enable is set here. 6.1's never do.
  */
 
 #define CXLV_PCI_VENDOR_ID	0x7c73	/* as in the cxlv RFC */

@@ -41,7 +41,8 @@
  * context (cmd->may_sleep, as cxlv_emu.c decides); answered with
  * preemption off (one CPU, no preemption) the command completes first. Under a pmem region the line's sector
  * also goes on (and comes off) the badblocks of the region and its
- * namespaces, which is what fails pmem reads with EIO (cxlv_badrange.c).
+ * namespaces, which is what fails pmem reads with EIO: the emulator tells
+ * the layer above through &cxlv_emu_ops.poison_changed (cxlv_badrange.c).
  *
  * The list lives and dies with the emulator: a remove drops it, and a device
  * created again on the same range starts with no poison, while the data a
@@ -332,7 +333,7 @@ u16 cxlv_poison_inject(const struct cxlv_emu_config *cfg,
 				    dpa);
 	}
 	hpa = cxlv_poison_hpa(cfg, dpa);
-	cxlv_badrange_queue(cfg->dev, hpa, true, 0);
+	cfg->ops->poison_changed(cfg->dev, hpa, true, 0);
 	pfn = PHYS_PFN(hpa);
 	if (pfn_valid(pfn))
 		memory_failure_queue(pfn, MF_SW_SIMULATED);
@@ -364,8 +365,8 @@ u16 cxlv_poison_clear(const struct cxlv_emu_config *cfg,
 	clear.unpoison = cxlv_poison_page_clean(cfg, poison, dpa, clear.hpa);
 	memcpy(clear.data, in->data, sizeof(clear.data));
 	kfifo_put(&poison->clears, clear);
-	cxlv_badrange_queue(cfg->dev, clear.hpa, false,
-			    cxlv_poison_sector_left(cfg, poison, clear.hpa));
+	cfg->ops->poison_changed(cfg->dev, clear.hpa, false,
+				 cxlv_poison_sector_left(cfg, poison, clear.hpa));
 	schedule_work(&poison->work);
 	if (cmd->may_sleep)
 		flush_work(&poison->work);

@@ -11,7 +11,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
-#include "cxlv.h"
+#include "cxlv_hooks.h"
 
 /**
  * DOC: cxl_virt regions on a CPU that reports a hypervisor

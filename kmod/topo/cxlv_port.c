@@ -287,16 +287,24 @@ int cxlv_port_setup(struct cxlv_dev *cxlv)
 			return rc;
 	}
 
-	if (cxlv->params.pmem) {
-		struct cxl_nvdimm_bridge *nvb;
-
-		nvb = devm_cxl_add_nvdimm_bridge(host, cxlv->root);
-		if (IS_ERR(nvb))
-			return dev_err_probe(host, PTR_ERR(nvb),
-					     "cannot add nvdimm bridge\n");
-		return cxlv_badrange_attach(cxlv, nvb);
-	}
 	return 0;
+}
+
+/**
+ * cxlv_port_add_nvdimm_bridge() - the nvdimm bridge of a pmem device
+ * @cxlv: device being probed, after cxlv_port_setup()
+ *
+ * Return: the bridge, devm on cxlvN, or an ERR_PTR with the reason logged.
+ */
+struct cxl_nvdimm_bridge *cxlv_port_add_nvdimm_bridge(struct cxlv_dev *cxlv)
+{
+	struct cxl_nvdimm_bridge *nvb;
+
+	nvb = devm_cxl_add_nvdimm_bridge(&cxlv->dev, cxlv->root);
+	if (IS_ERR(nvb))
+		dev_err_probe(&cxlv->dev, PTR_ERR(nvb),
+			      "cannot add nvdimm bridge\n");
+	return nvb;
 }
 
 static int cxlv_match_region(struct device *dev, void *data)

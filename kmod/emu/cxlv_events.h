@@ -78,7 +78,6 @@ int cxlv_events_inject(struct cxlv_events *events,
 		       const struct cxlv_emu_config *cfg, u64 now,
 		       const struct cxlv_event_request *req);
 u64 cxlv_events_pending(const struct cxlv_events *events);
-int cxlv_events_raise_msi(unsigned int irq);
 
 u16 cxlv_events_get(const struct cxlv_emu_config *cfg,
 		    struct cxlv_mbox_cmd *cmd);

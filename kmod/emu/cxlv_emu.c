@@ -11,6 +11,7 @@
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/rculist.h>
 #include <linux/preempt.h>
 #include <linux/rculist.h>
 #include <linux/sched.h>
@@ -56,7 +57,7 @@
  *   for that bridge's decoder when it interleaves across several root
  *   ports (cxlv_emu_hdm_check_bridge() says what it accepts). A
  *   commit whose programming differs from what was last checked is checked
- *   again. cxlv_emu_hint.c runs the state machine just before the kernel
+ *   again. cxlv_hint.c runs the state machine just before the kernel
  *   reads the Control register to commit, so a reset the poller has not seen
  *   leaves no stale COMMITTED for the commit to take as its answer.
  *
@@ -125,7 +126,7 @@ MODULE_PARM_DESC(poll_idle_us,
 		 "emulator poll period in us when idle (1000 to 8000)");
 
 /* Running emulators, for the hints; RCU list, mutex for writers. */
-LIST_HEAD(cxlv_emus);
+static LIST_HEAD(cxlv_emus);
 static DEFINE_MUTEX(cxlv_emus_lock);
 
 /* The next poll period: short while busy, backing off once idle. */
@@ -509,7 +510,6 @@ static void cxlv_emu_list_add(struct cxlv_emu *emu)
 	mutex_lock(&cxlv_emus_lock);
 	list_add_tail_rcu(&emu->node, &cxlv_emus);
 	mutex_unlock(&cxlv_emus_lock);
-	cxlv_emu_hints_get(emu->cfg.dev);
 }
 
 static void cxlv_emu_list_del(struct cxlv_emu *emu)
@@ -517,9 +517,22 @@ static void cxlv_emu_list_del(struct cxlv_emu *emu)
 	mutex_lock(&cxlv_emus_lock);
 	list_del_rcu(&emu->node);
 	mutex_unlock(&cxlv_emus_lock);
-	cxlv_emu_hints_put();
 	/* No hint walks past the emulator after this. */
 	synchronize_rcu();
+}
+
+/**
+ * cxlv_emu_for_each() - @act on every running emulator, for a hint
+ * @act: called under RCU with preemption off
+ */
+void cxlv_emu_for_each(void (*act)(struct cxlv_emu *emu))
+{
+	struct cxlv_emu *emu;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(emu, &cxlv_emus, node)
+		act(emu);
+	rcu_read_unlock();
 }
 
 /**

@@ -17,9 +17,15 @@
 #include "cxlv_doe.h"
 #include "cxlv_emu.h"
 #include "cxlv_parse.h"
+#include "cxlv_report.h"
 
 /**
- * DOC: cxl_virt shared definitions
+ * DOC: cxl_virt device model
+ *
+ * The device model layer's header (topology and, through cxlv_mem.h,
+ * memory): what a cxlvN device is made of and the API of the files that
+ * build it. The layers above it (hooks, control) include it; the emulator
+ * and the common headers below never do.
  *
  * A cxl_virt device turns a reserved range of host RAM into a CXL type-3
  * memory expander, or an interleave set of ways of them below one to four
@@ -55,7 +61,6 @@
 /* Default serial: CXLV_SERIAL_TAG above the range's start in MiB */
 #define CXLV_SERIAL_TAG_MASK	GENMASK_ULL(63, 32)
 #define CXLV_SERIAL_START_MASK	GENMASK_ULL(31, 0)
-#define CXLV_ERR_LEN		256
 
 /**
  * struct cxlv_layout - where everything lives inside the reserved range
@@ -94,7 +99,9 @@ struct cxlv_span {
 
 struct cxlv_emu;
 struct cxlv_borrow;
+struct cxlv_badrange;
 struct cxl_dport;
+struct cxl_nvdimm_bridge;
 struct cxl_port;
 struct cxl_root_decoder;
 
@@ -157,37 +164,6 @@ struct cxlv_ep {
 	struct cxlv_doe doe;
 };
 
-/* Poison changes on their way to the nvdimm bus; one more is lost. */
-#define CXLV_BADRANGE_OPS	256
-
-/**
- * struct cxlv_badrange_op - a poison change for the nvdimm bus
- * @hpa: the 64-byte line
- * @inject: poisoned; else cleared
- * @keep: for a clear, the lines of its 512-byte sector still poisoned
- */
-struct cxlv_badrange_op {
-	u64 hpa;
-	bool inject;
-	u8 keep;
-};
-
-/**
- * struct cxlv_badrange - the device's poison on its bridge's nvdimm bus
- * @lock: guards @nvb
- * @nvb: the nvdimm bridge, NULL before and while it goes
- * @ops_lock: guards @ops against the mailbox handlers
- * @ops: from the mailbox handlers to @work
- * @work: applies @ops (cxlv_badrange.c)
- */
-struct cxlv_badrange {
-	struct mutex lock;
-	struct cxl_nvdimm_bridge *nvb;
-	spinlock_t ops_lock;
-	DECLARE_KFIFO(ops, struct cxlv_badrange_op, CXLV_BADRANGE_OPS);
-	struct work_struct work;
-};
-
 /**
  * struct cxlv_dev - one virtual CXL memory device: an interleave set of
  *	@params.ways endpoints below @params.host_bridges host bridges
@@ -216,7 +192,7 @@ struct cxlv_badrange {
  * @probe_rc: why probe failed, for the creator to report
  * @borrow: the borrowed range the device is on, until its claim goes
  * @borrowed: the device was made on a borrowed range
- * @badrange: its poison on the nvdimm bus of its bridge
+ * @badrange: its poison on the nvdimm bus of its bridge (cxlv_badrange.c)
  */
 struct cxlv_dev {
 	struct device dev;
@@ -241,7 +217,7 @@ struct cxlv_dev {
 	int probe_rc;
 	struct cxlv_borrow *borrow;
 	bool borrowed;
-	struct cxlv_badrange badrange;
+	struct cxlv_badrange *badrange;
 };
 
 #define cxlv_for_each_ep(cxlv, ep)					\
@@ -285,70 +261,11 @@ static inline u64 cxlv_ep_capacity(const struct cxlv_dev *cxlv)
 	return div_u64(cxlv->layout.capacity, cxlv->params.ways);
 }
 
-/**
- * struct cxlv_names - a list of names for one log line, joined with ", "
- * @buf: PAGE_SIZE buffer
- * @len: bytes used
- * @borrowed: a free borrowed range is among them
- */
-struct cxlv_names {
-	char *buf;
-	size_t len;
-	bool borrowed;
-};
-
-/* cxlv_main.c: the bus, the driver and the error report */
+/* cxlv_bus.c: the bus the cxlvN devices sit on */
+extern CXLV_BUS_CONST struct bus_type cxlv_bus;
 void cxlv_dev_set_bus(struct device *dev);
 bool cxlv_dev_on_bus(const struct device *dev);
 void cxlv_bus_names(struct cxlv_names *n);
-extern struct device_driver cxlv_driver;
-__printf(1, 2) void cxlv_set_error(const char *fmt, ...);
-void cxlv_clear_error(void);
-ssize_t cxlv_show_error(char *buf, size_t size);
-
-/* cxlv_device.c: create, remove and attributes of cxlvN */
-int cxlv_create(const struct cxlv_params *p);
-int cxlv_remove(u32 id, bool release);
-int cxlv_inject_event(const struct cxlv_event_request *req);
-void cxlv_remove_all(void);
-int cxlv_probe(struct device *dev);
-
-/* cxlv_ctl.c: debugfs and bus control files */
-int cxlv_ctl_init(CXLV_BUS_CONST struct bus_type *bus);
-void cxlv_ctl_exit(CXLV_BUS_CONST struct bus_type *bus);
-
-/* cxlv_mem.c: reserved-range validation, layout and mapping */
-int cxlv_fwmap_is_ram(u64 start, u64 last);
-int cxlv_mem_validate(const struct cxlv_params *p, struct cxlv_layout *l,
-		       bool borrowed);
-bool cxlv_mem_overlaps(const struct cxlv_params *a,
-		       const struct cxlv_params *b);
-int cxlv_mem_claim(struct cxlv_dev *cxlv);
-void cxlv_mem_unclaim(struct cxlv_dev *cxlv);
-void cxlv_mem_free(struct cxlv_dev *cxlv);
-int cxlv_mem_setup(struct cxlv_dev *cxlv);
-int cxlv_mem_guard(struct cxlv_dev *cxlv);
-u64 cxlv_default_serial(u64 memstart);
-
-/* cxlv_borrow.c: System RAM borrowed from the kernel and given back */
-int cxlv_borrow(struct cxlv_params *p);
-int cxlv_borrow_release(u64 start);
-struct cxlv_borrow *cxlv_borrow_get(const struct cxlv_params *p);
-struct resource *cxlv_borrow_res(struct cxlv_borrow *b);
-u64 cxlv_borrow_start(struct cxlv_borrow *b);
-int cxlv_borrow_open(struct cxlv_borrow *b, struct cxlv_dev *cxlv);
-void cxlv_borrow_close(struct cxlv_borrow *b);
-ssize_t cxlv_borrow_show(char *buf);
-void cxlv_borrow_free_names(struct cxlv_names *n);
-int cxlv_borrow_init(void);
-void cxlv_borrow_exit(void);
-
-/* cxlv_window.c: the CXL window's fence and the module pin */
-void cxlv_window_init(struct cxlv_dev *cxlv);
-void cxlv_window_exit(struct cxlv_dev *cxlv);
-void cxlv_window_region_added(struct cxlv_dev *cxlv);
-void cxlv_window_region_removed(struct cxlv_dev *cxlv, struct resource *hpa);
-int cxlv_window_check(struct cxlv_dev *cxlv);
 
 /* cxlv_bar.c: BAR0 busy but for what a bound driver maps */
 int cxlv_bar_init(struct cxlv_ep *ep);
@@ -375,28 +292,12 @@ void cxlv_pci_notifier_exit(void);
 
 /* cxlv_port.c: CXL topology objects */
 int cxlv_port_setup(struct cxlv_dev *cxlv);
-
-int cxlv_badrange_init(struct cxlv_dev *cxlv);
-struct cxl_nvdimm_bridge;
-int cxlv_badrange_attach(struct cxlv_dev *cxlv, struct cxl_nvdimm_bridge *nvb);
+struct cxl_nvdimm_bridge *cxlv_port_add_nvdimm_bridge(struct cxlv_dev *cxlv);
 bool cxlv_port_has_region(struct cxlv_dev *cxlv, const char **region);
 bool cxlv_is_our_region(struct device *dev);
 int cxlv_port_region_notifier_init(void);
 void cxlv_port_region_notifier_exit(void);
 
-/* cxlv_pm.c: hibernation refused while a device or borrowed range exists */
-__printf(2, 3) void cxlv_names_add(struct cxlv_names *n, const char *fmt, ...);
-int cxlv_pm_init(void);
-void cxlv_pm_exit(void);
-
-/* cxlv_coherent.c: region commits on a CPU that cannot invalidate caches */
-void cxlv_coherent_init(void);
-void cxlv_coherent_exit(void);
-bool cxlv_coherent_armed(void);
-bool cxlv_coherent_applies(void);
-extern struct bus_attribute bus_attr_cache_invalidation;
-
-/* cxlv_hooks.c: the table of hooks into other drivers; each owner's state */
-extern struct bus_attribute bus_attr_hooks;
+#include "cxlv_mem.h"
 
 #endif /* __CXLV_H__ */

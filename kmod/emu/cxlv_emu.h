@@ -68,6 +68,19 @@ const struct cxlv_bar_range *cxlv_emu_bar_caps(void);
 struct device;
 
 /**
+ * struct cxlv_emu_ops - what the emulator asks of the layers above it,
+ *	which it never calls directly
+ * @poison_changed: the 64-byte line at @hpa of @dev was poisoned (@inject)
+ *	or cleared, @keep lines of its 512-byte sector still poisoned; called
+ *	from mailbox handlers, possibly with preemption off, so it must not
+ *	sleep
+ */
+struct cxlv_emu_ops {
+	void (*poison_changed)(struct device *dev, phys_addr_t hpa, bool inject,
+			       u8 keep);
+};
+
+/**
  * struct cxlv_emu_config - what the emulator needs to know about a device
  * @dev: the cxlvN device, for messages
  * @pos: the endpoint's position in the device's interleave set, for messages
@@ -88,6 +101,7 @@ struct device;
  *	for host bridge h
  * @bridge_ways: root ports below that host bridge
  * @pmem: all capacity is persistent (else all volatile)
+ * @ops: the callbacks of the layer above
  */
 struct cxlv_emu_config {
 	struct device *dev;
@@ -102,6 +116,7 @@ struct cxlv_emu_config {
 	void __iomem *bridge_regs;
 	unsigned int bridge_ways;
 	bool pmem;
+	const struct cxlv_emu_ops *ops;
 };
 
 struct cxlv_emu;
@@ -129,13 +144,13 @@ u64 cxlv_emu_events_cleared(const struct cxlv_emu *emu);
 u64 cxlv_emu_events_pending(const struct cxlv_emu *emu);
 
 /*
- * Hooks into the stock drivers, for the hooks table: is each armed now?
- * Switches: the doorbell_hint and commit_hint parameters (cxlv_emu_hint.c),
- * event_msi (cxlv_events.c), badrange_clear (cxlv_badrange.c).
+ * For the hints (cxlv_hint.c): cxlv_emu_for_each() calls @act on every
+ * running emulator, under RCU and with preemption off; the two acts catch
+ * up with what the host just did to the mailbox or to a decoder.
  */
-const char *cxlv_hint_state(bool doorbell);
-bool cxlv_event_msi_armed(void);
-bool cxlv_badrange_armed(void);
+void cxlv_emu_for_each(void (*act)(struct cxlv_emu *emu));
+void cxlv_emu_mbox_hint(struct cxlv_emu *emu);
+void cxlv_emu_hdm_sync(struct cxlv_emu *emu);
 
 struct cxlv_event_request;
 int cxlv_emu_inject_event(struct cxlv_emu *emu,

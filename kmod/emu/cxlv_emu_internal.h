@@ -16,8 +16,8 @@
  *
  * Shared by the emulator's files only: cxlv_regs.c lays out the register
  * blocks, cxlv_mbox.c answers mailbox commands on plain buffers, cxlv_emu.c
- * polls the registers and moves data between them, cxlv_emu_hint.c arms the
- * kprobes that tell it when the host just acted.
+ * polls the registers and moves data between them. What reaches above the
+ * emulator goes through &struct cxlv_emu_ops.
  */
 
 /* CXL r3.0 8.2.8 device register block: where each capability lives. */
@@ -183,23 +183,6 @@ void cxlv_regs_init(const struct cxlv_emu_config *cfg, u32 *ro);
 bool cxlv_regs_restore(const struct cxlv_emu_config *cfg, u32 *ro);
 void __iomem *cxlv_regs_mbox(const struct cxlv_emu_config *cfg);
 void __iomem *cxlv_regs_hdm(void __iomem *comp_regs);
-
-/* cxlv_emu.c, for the hints: act on what the host just did. */
-void cxlv_emu_mbox_hint(struct cxlv_emu *emu);
-void cxlv_emu_hdm_sync(struct cxlv_emu *emu);
-
-/*
- * cxlv_emu_hint.c: kprobes on the stock drivers' functions. The hints walk
- * the running emulators under RCU; cxlv_emu_hints_get() arms them for the
- * first emulator, cxlv_emu_hints_put() disarms them after the last.
- */
-extern struct list_head cxlv_emus;
-void cxlv_emu_hints_get(const struct device *dev);
-void cxlv_emu_hints_put(void);
-
-/* cxlv_badrange.c: poison for the nvdimm bus of @dev, the cxlvN device. */
-void cxlv_badrange_queue(struct device *dev, phys_addr_t hpa, bool inject,
-			 u8 keep);
 
 u16 cxlv_mbox_handle(const struct cxlv_emu_config *cfg,
 		     struct cxlv_mbox_cmd *cmd);

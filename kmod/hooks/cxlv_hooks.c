@@ -5,8 +5,7 @@
 #include <linux/kernel.h>
 #include <linux/sysfs.h>
 
-#include "cxlv.h"
-#include "cxlv_emu.h"
+#include "cxlv_hooks.h"
 
 /**
  * DOC: cxl_virt's hooks into other drivers
@@ -16,7 +15,7 @@
  * what it hooks, the kernels it applies to, the run-time switch that turns
  * it off and why it is there (kmod/Documentation/ABI/testing/
  * sysfs-bus-cxl_virt). Each hook's state is read from the file that owns
- * it, through one function declared in cxlv.h; none of them moves an
+ * it, through one function declared in cxlv_hooks.h; none of them moves an
  * instruction pointer, so the module never taints the kernel for them.
  */
 

@@ -9,7 +9,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "cxlv.h"
+#include "cxlv_ctl.h"
 #include "cxlmem.h"
 #include "cxlv_compat.h"
 

@@ -12,9 +12,8 @@
 #include <linux/ndctl.h>
 #include <linux/string.h>
 
-#include "cxlv.h"
+#include "cxlv_hooks.h"
 #include "cxl.h"
-#include "cxlv_emu_internal.h"
 
 /**
  * DOC: cxl_virt media errors on the nvdimm bus
@@ -80,6 +79,37 @@
  */
 
 #include "cxlv_nd.h"
+
+/* Poison changes on their way to the nvdimm bus; one more is lost. */
+#define CXLV_BADRANGE_OPS	256
+
+/**
+ * struct cxlv_badrange_op - a poison change for the nvdimm bus
+ * @hpa: the 64-byte line
+ * @inject: poisoned; else cleared
+ * @keep: for a clear, the lines of its 512-byte sector still poisoned
+ */
+struct cxlv_badrange_op {
+	u64 hpa;
+	bool inject;
+	u8 keep;
+};
+
+/**
+ * struct cxlv_badrange - the device's poison on its bridge's nvdimm bus
+ * @lock: guards @nvb
+ * @nvb: the nvdimm bridge, NULL before and while it goes
+ * @ops_lock: guards @ops against the mailbox handlers
+ * @ops: from the mailbox handlers to @work
+ * @work: applies @ops
+ */
+struct cxlv_badrange {
+	struct mutex lock;
+	struct cxl_nvdimm_bridge *nvb;
+	spinlock_t ops_lock;
+	DECLARE_KFIFO(ops, struct cxlv_badrange_op, CXLV_BADRANGE_OPS);
+	struct work_struct work;
+};
 
 static bool badrange_clear = true;
 module_param(badrange_clear, bool, 0644);
@@ -323,13 +353,16 @@ static void cxlv_badrange_stop(void *data)
  */
 int cxlv_badrange_init(struct cxlv_dev *cxlv)
 {
-	struct cxlv_badrange *br = &cxlv->badrange;
+	struct cxlv_badrange *br;
 
+	br = devm_kzalloc(&cxlv->dev, sizeof(*br), GFP_KERNEL);
+	if (!br)
+		return -ENOMEM;
+	cxlv->badrange = br;
 	mutex_init(&br->lock);
 	spin_lock_init(&br->ops_lock);
 	INIT_KFIFO(br->ops);
 	INIT_WORK(&br->work, cxlv_badrange_work);
-	br->nvb = NULL;
 	return devm_add_action_or_reset(&cxlv->dev, cxlv_badrange_stop, br);
 }
 
@@ -353,7 +386,7 @@ static void cxlv_badrange_detach(void *data)
  */
 int cxlv_badrange_attach(struct cxlv_dev *cxlv, struct cxl_nvdimm_bridge *nvb)
 {
-	struct cxlv_badrange *br = &cxlv->badrange;
+	struct cxlv_badrange *br = cxlv->badrange;
 
 	mutex_lock(&br->lock);
 	br->nvb = nvb;
@@ -374,7 +407,7 @@ void cxlv_badrange_queue(struct device *dev, phys_addr_t hpa, bool inject,
 			 u8 keep)
 {
 	struct cxlv_dev *cxlv = to_cxlv_dev(dev);
-	struct cxlv_badrange *br = &cxlv->badrange;
+	struct cxlv_badrange *br = cxlv->badrange;
 	struct cxlv_badrange_op op = {
 		.hpa = hpa,
 		.inject = inject,
