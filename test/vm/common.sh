@@ -3,8 +3,10 @@
 
 # repo_root: the repository this bench belongs to.
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-# cache_dir: downloads, build roots and images, never committed.
-cache_dir=$repo_root/test/vm/cache
+# cache_dir: downloads, build roots and images, never committed. Outside the
+# checkout, so that every clone and worktree (CI's clean checkout too) reuses
+# them instead of building them again; CXLV_CACHE moves it.
+cache_dir=${CXLV_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/cxlv}
 
 log() { printf '[vm] %s\n' "$*" >&2; }
 die() {

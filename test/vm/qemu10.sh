@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Unpacks QEMU 10 from bookworm-backports into test/vm/cache/qemu10 without
+# Unpacks QEMU 10 from bookworm-backports into $cache_dir/qemu10 without
 # installing it, so the system's QEMU 7.2 stays the default: QEMU's type-3
 # device has a volatile partition (volatile-memdev) only from 8.0 on, and
 # the RAM-region comparator needs one. Adds the bookworm-backports source if
@@ -8,7 +8,9 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-dest=$here/cache/qemu10
+# shellcheck source=test/vm/common.sh
+. "$here/common.sh"
+dest=$cache_dir/qemu10
 bin=$dest/usr/bin/qemu-system-x86_64
 pkgs=(qemu-system-x86 qemu-system-common qemu-system-data seabios ipxe-qemu)
 export DEBIAN_FRONTEND=noninteractive

@@ -178,7 +178,7 @@ fi
 
 qemu=(qemu-system-x86_64)
 if [ "$qemu10" = 1 ]; then
-	q10=$here/cache/qemu10
+	q10=$cache_dir/qemu10
 	[ -x "$q10/usr/bin/qemu-system-x86_64" ] || die "no QEMU 10 in $q10: run 'make deps' (test/vm/qemu10.sh)"
 	qemu=("$q10/usr/bin/qemu-system-x86_64" -L "$q10/usr/share/qemu" -L "$q10/usr/share/seabios")
 	export QEMU_MODULE_DIR=$q10/usr/lib/x86_64-linux-gnu/qemu

@@ -2,7 +2,7 @@
 # The Debian 13 (trixie) build root: trixie's kernels are built with gcc-14
 # and their kbuild needs glibc >= 2.38, which a Debian 12 machine has not, so
 # the project makes a trixie root from Debian's packages (mmdebstrap) in
-# test/vm/cache/trixie-root and builds for those kernels inside it, never
+# $cache_dir/trixie-root (test/vm/common.sh) and builds for those kernels inside it, never
 # with the host's compiler. The root is made once and reused; its apt sources
 # (trixie, -updates, -security, -backports) live inside it, not on the host.
 #
