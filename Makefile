@@ -129,8 +129,10 @@ bench: deps build kmod
 fixtures: deps build kmod
 	bash test/vm/capture-fixtures.sh
 
+# checkpatch.pl unpacked once into the VM cache (test/vm/common.sh), not into
+# every clone: unpacking it decompresses all of linux-source.
 checkpatch: deps
-	bash kmod/scripts/checkpatch.sh
+	. test/vm/common.sh && CHECKPATCH_DIR=$$cache_dir/checkpatch bash kmod/scripts/checkpatch.sh
 
 clean:
 	rm -rf bin

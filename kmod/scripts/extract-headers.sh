@@ -34,35 +34,39 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
 fi
 
 tarball=/usr/src/$srcpkg.tar.xz
-members=()
-for h in "${headers[@]}"; do
-	members+=("$srcpkg/drivers/cxl/$h")
-done
+# The files read below besides drivers/cxl's headers.
+sources=(include/linux/device/bus.h include/linux/module.h include/linux/device.h
+	include/linux/hrtimer.h include/linux/workqueue.h include/uapi/linux/pci_regs.h
+	drivers/cxl/core/region.c include/linux/memregion.h drivers/cxl/core/hdm.c
+	kernel/resource.c drivers/nvdimm/nd.h include/acpi/actbl1.h)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-tar -xJf "$tarball" -C "$tmp" "${members[@]}"
+# One pass over the tarball, since every pass decompresses all of it: the
+# files above, drivers/cxl's headers and <cxl/...> (which 6.1 lacks: the
+# one member allowed to be missing).
+tar -xJf "$tarball" -C "$tmp" --wildcards "$srcpkg/drivers/cxl/*.h" "$srcpkg/include/cxl/*" \
+	"${sources[@]/#/$srcpkg/}" 2>"$tmp/tar.err" ||
+	! grep -v "include/cxl/\*: Not found in archive\|Exiting with failure status" "$tmp/tar.err" >&2 ||
+	exit 1
+mkdir "$tmp/gen"
+for h in "${headers[@]}"; do
+	cp "$tmp/$srcpkg/drivers/cxl/$h" "$tmp/gen/"
+done
 # Anything these headers include from drivers/cxl must come along too.
-for inc in $(sed -n 's/^#include "\(.*\)"/\1/p' "$tmp/$srcpkg/drivers/cxl/"*.h | sort -u); do
-	[ -f "$tmp/$srcpkg/drivers/cxl/$inc" ] && continue
-	tar -xJf "$tarball" -C "$tmp" "$srcpkg/drivers/cxl/$inc"
+for inc in $(sed -n 's/^#include "\(.*\)"/\1/p' "$tmp/gen/"*.h | sort -u); do
+	cp "$tmp/$srcpkg/drivers/cxl/$inc" "$tmp/gen/"
+done
+# and the <cxl/...> headers they include (6.1 has none).
+for inc in $(sed -n 's|^#include <\(cxl/.*\)>|\1|p' "$tmp/gen/"*.h | sort -u); do
+	sources+=("include/$inc")
+done
+for f in "${sources[@]}"; do
+	[ -f "$tmp/$srcpkg/$f" ] || { echo "cxl_virt: $srcpkg $srcver has no $f" >&2; exit 1; }
 done
 rm -rf "$GEN"
-mkdir -p "$GEN"
-cp "$tmp/$srcpkg/drivers/cxl/"*.h "$GEN/"
+mkdir -p "$(dirname "$GEN")"
+mv "$tmp/gen" "$GEN"
 
-# What cxlv_compat.h needs to know about this kernel, read off its sources
-# rather than guessed from the version (stable updates backport changes),
-# with the <cxl/...> headers the ones above include (6.1 has none).
-cxl_includes=()
-for inc in $(sed -n 's|^#include <\(cxl/.*\)>|\1|p' "$GEN/"*.h | sort -u); do
-	cxl_includes+=("$srcpkg/include/$inc")
-done
-tar -xJf "$tarball" -C "$tmp" "$srcpkg/include/linux/device/bus.h" "$srcpkg/include/linux/module.h" \
-	"$srcpkg/include/linux/device.h" "$srcpkg/include/linux/hrtimer.h" "$srcpkg/include/linux/workqueue.h" \
-	"$srcpkg/include/uapi/linux/pci_regs.h" "$srcpkg/drivers/cxl/core/region.c" \
-	"$srcpkg/include/linux/memregion.h" "$srcpkg/drivers/cxl/core/hdm.c" \
-	"$srcpkg/kernel/resource.c" "$srcpkg/drivers/nvdimm/nd.h" "$srcpkg/include/acpi/actbl1.h" \
-	"${cxl_includes[@]}"
 # known WHAT FILE PATTERN...: FILE matches one of the forms cxlv_compat.h
 # handles; otherwise the build stops here, naming the kernel and the piece,
 # rather than produce a module that guesses.
