@@ -114,6 +114,7 @@ test: lint unit install-test deb-test gofuzz checkpatch fuzz dkms e2e
 # Issue 7's full counts; `make test` runs the bounded versions.
 stress: deps build kmod fuzz
 	bash test/stress/run.sh
+	bash test/stress/borrow.sh
 
 demo: deps build kmod
 	bash test/demo.sh

@@ -19,8 +19,7 @@ func createCommand() *cli.Command {
 		Usage: "create a cxl_virt device on reserved memory, or on RAM borrowed from the kernel",
 		Description: "Without --memstart it uses the first reserved range (memmap= at boot) or free\n" +
 			"borrowed range that fits, and otherwise borrows --size of System RAM from the\n" +
-			"running kernel (blocks it can offline, above 4G, one node; whole GiBs where the\n" +
-			"kernel maps RAM with 1G pages, of which the device uses --size): no reboot.\n" +
+			"running kernel (256M-aligned blocks it can offline, above 4G, one node): no reboot.\n" +
 			"Borrowed memory stays out of the kernel's hands across remove and create, so data\n" +
 			"and labels survive, until `cxlvctl remove --release` or `cxlvctl release` gives it back.\n" +
 			"With --memstart the range must be reserved or borrowed (see `cxlvctl ranges`).\n" +

@@ -15,6 +15,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <asm/pgtable_types.h>
+#include <asm/set_memory.h>
 
 #include "cxlv.h"
 
@@ -65,12 +66,19 @@
  * The kernel cannot cut a range out of a 1 GiB page of its direct map:
  * remove_pud_table() (x86, 6.1 to 7.3) takes a 1 GiB leaf it covers only
  * in part for a page of PMDs, reads the memory behind it as one and frees
- * it (on 7.3 an Oops in free_pagetable(), seen in the e2e guest). So a
- * range whose start or end falls inside a 1 GiB mapping (lookup_address())
- * is never a candidate: with gigapages (X86_FEATURE_GBPAGES, the default
- * where the CPU has them) ranges are then whole, aligned GiBs. When the
- * module picks the range, it rounds the size up to them and the device
- * takes its part from the start; an exact range must be whole GiBs.
+ * it (on 7.3 an Oops in free_pagetable(), seen in the e2e guest). So where
+ * a start or end falls inside a 1 GiB mapping (lookup_address()), the
+ * module has the kernel split that mapping first: when the range's last
+ * block is about to go offline (blocks go offline in ascending order, so
+ * all others are offline), it changes one offline page of the range in
+ * that GiB to uncached and back (set_memory_uc(), set_memory_wb();
+ * exported alike on 6.1, 6.12 and 7.3), and change_page_attr() splits the
+ * 1 GiB leaf into 2 MiB leaves, which hot-remove handles. The split stays
+ * after write-back is restored (only set_memory_rox() merges, on 7.3, and
+ * only its own addresses), also when the borrow then fails. If a cut is
+ * still inside a 1 GiB leaf afterwards, the last block is refused and
+ * every block goes back online. A range whose only part in a cut's GiB is
+ * its last block (memory blocks of 256 MiB or more) is no candidate.
  *
  * Offlining retries for ever while a page in the range cannot be migrated
  * (offline_pages() gives up only on a signal). So it runs in a kthread that
@@ -117,7 +125,7 @@
 #define CXLV_BORROW_MIN_START	SZ_4G
 #define CXLV_BORROW_FLOOR_MIN	(512ULL << 20)
 #define CXLV_BORROW_FLOOR_DIV	8	/* of MemTotal */
-#define CXLV_BORROW_TRIES	8	/* candidates offlined at most */
+#define CXLV_BORROW_TRIES	32	/* candidates offlined at most */
 #define CXLV_BORROW_RANGES	64	/* System RAM entries looked at */
 #define CXLV_NODE_FLOOR_MIN	(256ULL << 20)
 #define CXLV_NODE_FLOOR_DIV	8	/* of the node's memory */
@@ -163,6 +171,8 @@ static struct {
 	u64 offlined_end;	/* end of the highest block taken offline */
 	bool active;
 	bool foreign;		/* the probe found a child of System RAM */
+	u64 split[2];		/* a page per 1 GiB mapping cut, or 0 */
+	bool unsplit;		/* a 1 GiB mapping at a cut stayed whole */
 	int rc;
 	struct completion done;
 } cxlv_try;
@@ -219,6 +229,69 @@ static bool cxlv_borrow_probe_clean(u64 start, u64 size)
 	return clean;
 }
 
+/* Would a cut at @addr (start or end of a range) split a 1 GiB mapping? */
+static bool cxlv_borrow_cuts_gigapage(u64 addr)
+{
+	unsigned int level;
+
+	if (IS_ALIGNED(addr, SZ_1G))
+		return false;
+	/* the mapping of the last byte before the cut, and of the first after */
+	return (lookup_address((unsigned long)__va(addr - 1), &level) &&
+		level == PG_LEVEL_1G) ||
+	       (lookup_address((unsigned long)__va(addr), &level) &&
+		level == PG_LEVEL_1G);
+}
+
+/*
+ * The page through which the kernel splits the 1 GiB mapping that a cut at
+ * @cut of [@start, +@size) falls in: one of the range's own, in that
+ * mapping, outside the range's last memory block, so that it is offline
+ * when the last block is about to go. Return: its address, 0 when the cut
+ * splits no 1 GiB mapping, or U64_MAX when no such page exists.
+ */
+static u64 cxlv_borrow_split_page(u64 cut, u64 start, u64 size)
+{
+	u64 page = max(start, ALIGN_DOWN(cut, SZ_1G));
+
+	if (!cxlv_borrow_cuts_gigapage(cut))
+		return 0;
+	return page < start + size - memory_block_size_bytes() ? page : U64_MAX;
+}
+
+/* Can every 1 GiB mapping that [@start, +@size) cuts be split first? */
+static bool cxlv_borrow_splittable(u64 start, u64 size)
+{
+	return cxlv_borrow_split_page(start, start, size) != U64_MAX &&
+	       cxlv_borrow_split_page(start + size, start, size) != U64_MAX;
+}
+
+/*
+ * Before the last block goes offline: a page offline already, mapped by
+ * nothing but the direct map (so no alias of another cache mode exists),
+ * goes uncached and back, and change_page_attr() splits its 1 GiB leaf.
+ * Return: true when no 1 GiB mapping is cut any more.
+ */
+static bool cxlv_borrow_split_cuts(void)
+{
+	u64 end = cxlv_try.start + cxlv_try.size;
+	unsigned long va;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cxlv_try.split); i++) {
+		if (!cxlv_try.split[i])
+			continue;
+		va = (unsigned long)__va(cxlv_try.split[i]);
+		if (set_memory_uc(va, 1))
+			continue;
+		if (set_memory_wb(va, 1))
+			pr_err("%#llx: its page stays uncached\n",
+			       cxlv_try.split[i]);
+	}
+	return !cxlv_borrow_cuts_gigapage(cxlv_try.start) &&
+	       !cxlv_borrow_cuts_gigapage(end);
+}
+
 static int cxlv_borrow_notify(struct notifier_block *nb, unsigned long action,
 			      void *data)
 {
@@ -233,6 +306,12 @@ static int cxlv_borrow_notify(struct notifier_block *nb, unsigned long action,
 	if (action == MEM_GOING_OFFLINE &&
 	    !cxlv_borrow_probe_clean(cxlv_try.start, cxlv_try.size)) {
 		cxlv_try.foreign = true;
+		return notifier_from_errno(-EBUSY);
+	}
+	/* the last block: remove_pud_table() must find no 1 GiB leaf cut */
+	if (action == MEM_GOING_OFFLINE &&
+	    end == cxlv_try.start + cxlv_try.size && !cxlv_borrow_split_cuts()) {
+		cxlv_try.unsplit = true;
 		return notifier_from_errno(-EBUSY);
 	}
 	if (action == MEM_OFFLINE)
@@ -267,6 +346,9 @@ static int cxlv_borrow_offline(u64 start, u64 size)
 	cxlv_try.size = size;
 	cxlv_try.offlined_end = start;
 	cxlv_try.foreign = false;
+	cxlv_try.unsplit = false;
+	cxlv_try.split[0] = cxlv_borrow_split_page(start, start, size);
+	cxlv_try.split[1] = cxlv_borrow_split_page(start + size, start, size);
 	cxlv_try.rc = -EINPROGRESS;
 	init_completion(&cxlv_try.done);
 	t = kthread_create(cxlv_borrow_worker, NULL, "cxlv_borrow");
@@ -290,7 +372,7 @@ static int cxlv_borrow_offline(u64 start, u64 size)
 		return -EINTR;
 	if (rc && !left)
 		return -ETIMEDOUT;
-	if (rc && cxlv_try.foreign)
+	if (rc && (cxlv_try.foreign || cxlv_try.unsplit))
 		return -EBUSY;
 	return rc;
 }
@@ -314,20 +396,6 @@ static int cxlv_borrow_blocks(u64 start, u64 size, int *nid, u64 *bad)
 		*nid = page_to_nid(page);
 	}
 	return 0;
-}
-
-/* Would a cut at @addr (start or end of a range) split a 1 GiB mapping? */
-static bool cxlv_borrow_cuts_gigapage(u64 addr)
-{
-	unsigned int level;
-
-	if (IS_ALIGNED(addr, SZ_1G))
-		return false;
-	/* the mapping of the last byte before the cut, and of the first after */
-	return (lookup_address((unsigned long)__va(addr - 1), &level) &&
-		level == PG_LEVEL_1G) ||
-	       (lookup_address((unsigned long)__va(addr), &level) &&
-		level == PG_LEVEL_1G);
 }
 
 static bool cxlv_borrow_overlaps(u64 start, u64 size)
@@ -539,10 +607,9 @@ static int cxlv_borrow_exact(u64 start, u64 size)
 	rc = cxlv_borrow_node_floor(nid, size, true);
 	if (rc)
 		return rc;
-	if (cxlv_borrow_cuts_gigapage(start) ||
-	    cxlv_borrow_cuts_gigapage(start + size)) {
-		cxlv_set_error("create: borrow: %#llx-%#llx would cut a 1 GiB page of the kernel's direct map; use whole aligned GiBs (or boot with nogbpages)",
-			       start, last);
+	if (!cxlv_borrow_splittable(start, size)) {
+		cxlv_set_error("create: borrow: %#llx-%#llx would cut a 1 GiB page of the kernel's direct map where it holds a single %llu MiB block of the range, which cannot be split first; move the end",
+			       start, last, cxlv_mib(memory_block_size_bytes()));
 		return -EBUSY;
 	}
 	rc = cxlv_fwmap_is_ram(start, last);
@@ -555,6 +622,9 @@ static int cxlv_borrow_exact(u64 start, u64 size)
 	if (rc) {
 		if (rc == -EINTR)
 			cxlv_set_error("create: borrow: %#llx-%#llx: interrupted by a signal; every block is back online",
+				       start, last);
+		else if (cxlv_try.unsplit)
+			cxlv_set_error("create: borrow: %#llx-%#llx: the kernel did not split the 1 GiB page of its direct map at a cut; every block is back online",
 				       start, last);
 		else if (cxlv_try.foreign)
 			cxlv_set_error("create: borrow: %#llx-%#llx holds, or on this kernel lies below, another resource in its System RAM entry (kernel image, crash kernel, a driver: see /proc/iomem)",
@@ -590,17 +660,12 @@ static int cxlv_borrow_collect(struct resource *res, void *arg)
 	return 0;
 }
 
-/*
- * borrow=1 without memstart: the topmost run that goes offline. Where only
- * whole GiBs can be cut (a 1 GiB direct map), the run is @size rounded up
- * to them and the device uses its first @size bytes.
- */
+/* borrow=1 without memstart: the topmost run of @size that goes offline. */
 static int cxlv_borrow_pick(u64 size, u64 *picked)
 {
-	u64 align = cxlv_borrow_align(), best = 0, start, end, low, bad, need;
+	u64 align = cxlv_borrow_align(), best = 0, start, end, low, bad;
 	struct cxlv_ram_ranges *rr;
 	int i, tried = 0, nid, rc = -ENOMEM, short_nid = NUMA_NO_NODE;
-	bool gigapages = false;
 
 	rr = kzalloc(sizeof(*rr), GFP_KERNEL);
 	if (!rr)
@@ -612,46 +677,28 @@ static int cxlv_borrow_pick(u64 size, u64 *picked)
 		low = max_t(u64, ALIGN(rr->r[i].start, align),
 			    CXLV_BORROW_MIN_START);
 		end = ALIGN_DOWN(rr->r[i].end + 1, align);
-		need = size;
-		while (rc && end >= low + need && tried < CXLV_BORROW_TRIES) {
-			start = end - need;
-			if (cxlv_borrow_cuts_gigapage(end)) {
-				end = ALIGN_DOWN(end, SZ_1G);
-				gigapages = true;
-				continue;
-			}
-			if (cxlv_borrow_cuts_gigapage(start)) {
-				gigapages = true;
-				if (!IS_ALIGNED(need, SZ_1G)) {
-					need = ALIGN(size, SZ_1G);
-					rc = cxlv_borrow_floor(need);
-					if (rc)
-						goto out;	/* its reason is set */
-					rc = -ENOMEM;
-					continue;
-				}
-				end -= align;
-				continue;
-			}
-			if (cxlv_borrow_blocks(start, need, &nid, &bad)) {
+		while (rc && end >= low + size && tried < CXLV_BORROW_TRIES) {
+			start = end - size;
+			if (cxlv_borrow_blocks(start, size, &nid, &bad)) {
 				end = ALIGN_DOWN(bad, align);
 				continue;
 			}
-			if (cxlv_borrow_node_floor(nid, need, false)) {
+			if (cxlv_borrow_node_floor(nid, size, false)) {
 				short_nid = nid;
 				end -= align;
 				continue;
 			}
-			if (cxlv_borrow_overlaps(start, need) ||
+			if (!cxlv_borrow_splittable(start, size) ||
+			    cxlv_borrow_overlaps(start, size) ||
 			    cxlv_fwmap_is_ram(start, end - 1) <= 0) {
 				end -= align;
 				continue;
 			}
 			tried++;
-			rc = cxlv_borrow_offline(start, need);
+			rc = cxlv_borrow_offline(start, size);
 			if (!rc) {
 				*picked = start;
-				rc = cxlv_borrow_record(start, need, nid);
+				rc = cxlv_borrow_record(start, size, nid);
 				goto out;
 			}
 			if (rc == -EINTR)
@@ -659,7 +706,8 @@ static int cxlv_borrow_pick(u64 size, u64 *picked)
 			best = max(best, cxlv_try.offlined_end - start);
 			pr_info("borrow: %#llx-%#llx did not go offline (%d%s); %llu MiB did\n",
 				start, end - 1, rc,
-				cxlv_try.foreign ? ", holds another resource" : "",
+				cxlv_try.foreign ? ", holds another resource" :
+				cxlv_try.unsplit ? ", a 1 GiB page stayed whole" : "",
 				cxlv_mib(cxlv_try.offlined_end - start));
 			/* below the block that failed */
 			end = cxlv_try.foreign ? start :
@@ -672,9 +720,8 @@ static int cxlv_borrow_pick(u64 size, u64 *picked)
 	else if (rc == -ENOMEM && short_nid != NUMA_NO_NODE && !tried)
 		cxlv_borrow_node_floor(short_nid, size, true);
 	else if (rc == -ENOMEM)
-		cxlv_set_error("create: borrow: no %llu MiB run of System RAM above 4 GiB went offline (largest run that did: %llu MiB; %d tried%s); ask for less, or boot with memmap=SIZE$START",
-			       cxlv_mib(size), cxlv_mib(best), tried,
-			       gigapages ? "; 1 GiB direct map: whole GiBs" : "");
+		cxlv_set_error("create: borrow: no %llu MiB run of System RAM above 4 GiB went offline (largest run that did: %llu MiB; %d tried); ask for less, or boot with memmap=SIZE$START",
+			       cxlv_mib(size), cxlv_mib(best), tried);
 out:
 	kfree(rr);
 	return rc;
