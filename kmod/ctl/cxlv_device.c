@@ -75,6 +75,7 @@ static int cxlv_emu_setup(struct cxlv_ep *ep)
 		.dev_regs = ep->meta + CXLV_DEV_REGS_OFFSET,
 		.comp_regs = ep->meta + CXLV_COMP_REGS_OFFSET,
 		.lsa = ep->meta + CXLV_LSA_OFFSET,
+		.nv = ep->meta + CXLV_NV_OFFSET,
 		.capacity = cxlv_ep_capacity(cxlv),
 		.hpa_base = cxlv->layout.window_start,
 		.ways = cxlv->params.ways,

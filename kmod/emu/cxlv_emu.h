@@ -37,6 +37,17 @@
 /* Label storage area: outside every BAR, so labels outlive remove/create. */
 #define CXLV_LSA_SIZE		SZ_128K
 
+/*
+ * Non-volatile device state (security, firmware slots, health counters):
+ * outside every BAR like the LSA, so it outlives remove and create on the
+ * same range as it would a power cycle. One block per feature, each with a
+ * magic and a checksum of its own, since a range that was never a cxl_virt
+ * device holds whatever the previous boot left there: a block that fails
+ * its check is read as the factory state.
+ */
+#define CXLV_NV_SIZE		SZ_64K
+#define CXLV_NV_BLOCK_SIZE	SZ_4K
+
 /* HDM decoders per component; the CXL device DVSEC's HDM_Count agrees. */
 #define CXLV_HDM_DECODERS	1
 
@@ -87,6 +98,7 @@ struct cxlv_emu_ops {
  * @dev_regs: mapping of the device register block (CXLV_DEV_REGS_SIZE)
  * @comp_regs: mapping of the component register block (CXLV_COMP_REGS_SIZE)
  * @lsa: mapping of the label storage area (CXLV_LSA_SIZE), never cleared
+ * @nv: mapping of the non-volatile state area (CXLV_NV_SIZE), never cleared
  * @capacity: bytes of device memory, a multiple of SZ_256M
  * @hpa_base: host physical address that DPA 0 must decode to; a decoder
  *	commit that breaks this identity mapping gets COMMIT_ERROR. In a set
@@ -109,6 +121,7 @@ struct cxlv_emu_config {
 	void __iomem *dev_regs;
 	void __iomem *comp_regs;
 	void __iomem *lsa;
+	void __iomem *nv;
 	u64 capacity;
 	u64 hpa_base;
 	unsigned int ways;

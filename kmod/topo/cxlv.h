@@ -38,6 +38,7 @@
  *    .. + 512 KiB        its label storage area (CXLV_LSA_SIZE), in the
  *                        window but in no BAR; cxlvN's label_offset and
  *                        label_size attributes say where
+ *    .. + 640 KiB        its non-volatile state (CXLV_NV_SIZE), likewise
  *   ALIGN(.., ways x 256 MiB)
  *                        device memory, up to ALIGN_DOWN(end, ways x
  *                        256 MiB); this is also the root decoder's window,
@@ -52,7 +53,8 @@
 #define CXLV_PCI_WINDOW_SIZE	SZ_1M	/* bridge window granularity */
 #define CXLV_LSA_OFFSET		SZ_512K
 #define CXLV_META_SIZE		CXLV_PCI_WINDOW_SIZE
-#define CXLV_META_MAP_SIZE	(CXLV_LSA_OFFSET + CXLV_LSA_SIZE)
+#define CXLV_NV_OFFSET		(CXLV_LSA_OFFSET + CXLV_LSA_SIZE)
+#define CXLV_META_MAP_SIZE	(CXLV_NV_OFFSET + CXLV_NV_SIZE)
 #define CXLV_START_ALIGN	SZ_1M
 #define CXLV_WINDOW_ALIGN	SZ_256M	/* CXL_CAPACITY_MULTIPLIER */
 #define CXLV_DOMAIN_BASE	0x10000	/* above any ACPI segment, like VMD */
