@@ -46,7 +46,7 @@ func (p *Poisoner) checkKernel(memdev string, op Op) error {
 	if !sysfs.Exists(p.Host.Sys().Path("bus", "cxl", "devices", memdev, triggerAttr)) {
 		// A kernel with the poison list has the cxl_poison event; it
 		// shows trigger_poison_list only for a device that offers the
-		// command (QEMU 7.2's does not).
+		// command (QEMU 7.2's device did not).
 		if dir, err := p.tracefsDir(); err == nil && sysfs.Exists(filepath.Join(dir, "events", "cxl", "cxl_poison")) {
 			return cxlverr.Errorf(cxlverr.ErrNotSupported, "%s has no poison list: the device does not offer Get Poison List (no %s/%s)",
 				memdev, memdev, triggerAttr)

@@ -28,18 +28,25 @@ load_stack --qemu
 expect_fail 2 'invalid device name "mem0": no cxl_virt device has memdev mem0' remove mem0
 
 cxlvctl list || fail "list"
-# list -H --media-errors reads what the device offers: QEMU 7.2's answers
-# neither Get Health Info nor Get Poison List, so mem0 goes without both,
-# each warning naming the device, not the kernel (6.1: too old for poison).
-cxlvctl list -H --media-errors 2>"$OUT/list-details.err" || fail "list -H --media-errors"
-cat "$OUT/list-details.err"
+# list -H --media-errors reads what the device offers: QEMU 10's answers
+# Get Poison List but not Get Health Info, so mem0 goes without health, the
+# warning naming the device, not the kernel, and has an empty media-error
+# list (6.1: too old for poison, which the warning says).
+cxlvctl list -H --media-errors >"$OUT/list-details.out" 2>"$OUT/list-details.err" || fail "list -H --media-errors"
+cat "$OUT/list-details.out" "$OUT/list-details.err"
 grep -q "warning: no health for mem0: mem0 does not offer Get Health Info" "$OUT/list-details.err" ||
 	fail "list -H: no warning that mem0 offers no health"
 case $(uname -r) in
-6.1.*) want="kernel too old" ;;
-*) want="mem0 has no poison list: the device does not offer Get Poison List" ;;
+6.1.*)
+	grep -q "warning: no media errors: kernel too old" "$OUT/list-details.err" ||
+		fail "list --media-errors: no warning that 6.1 is too old for the poison list"
+	;;
+*)
+	! grep -q "media errors" "$OUT/list-details.err" || fail "list --media-errors warned on a device with a poison list"
+	[ "$(awk '$2 == "mem0" {print $NF}' "$OUT/list-details.out")" = 0 ] ||
+		fail "list --media-errors: mem0's MEDIA_ERRORS is not 0"
+	;;
 esac
-grep -q "warning: no media errors: $want" "$OUT/list-details.err" || fail "list --media-errors: no warning saying '$want'"
 cxlvctl list -v | has '^-  *mem0 ' || fail "list -v has no mem0 row"
 [ "$(cxlvctl __complete remove '')" = "" ] || fail "completion offered cxl_virt devices that do not exist"
 cxlvctl completion bash | has '__complete' || fail "bash completion script"

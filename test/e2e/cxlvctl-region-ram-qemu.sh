@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm: --hide-hypervisor --qemu10 --cxl --cxl-volatile --numa --mem 2G
+# vm: --hide-hypervisor --cxl --cxl-volatile --numa --mem 2G
 # kernels: 6.12 7.3
 # cxlvctl RAM regions on QEMU 10's type-3 device with a volatile memdev
 # (512 MiB ram + 512 MiB pmem; Linux 6.12; the CFMWS window becomes CPU-less

@@ -1,12 +1,12 @@
 #!/bin/bash
-# vm: --cxl-single-rp --mem 2G
+# vm: --cxl-drop-writes --mem 2G
 # kernels: 6.1
-# Negative control: with a single root port Linux 6.1 never programs the host
-# bridge decoder and QEMU drops every write to the device. The commands all
-# succeed; the data check must notice. If this test fails, the data checks
-# the other scenarios rely on cannot see lost writes. 6.12 programs the
-# decoder (its switch ports use the HDM decoders when they exist), so the
-# writes arrive there and the trap does not exist.
+# Negative control: QEMU's device on a read-only backing file drops every
+# write to its memory without telling the guest. The commands all succeed;
+# the data check must notice. If this test fails, the data checks the other
+# scenarios rely on cannot see lost writes. (It used to be 6.1's trap with
+# one root port under QEMU 7.2, where the host bridge decoder was never
+# programmed; QEMU 10 decodes through it.)
 . "$CXLV/test/vm/guest/lib.sh"
 
 step "load CXL stack" load_stack --qemu

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Unpacks QEMU 10 from bookworm-backports into $cache_dir/qemu10 without
-# installing it, so the system's QEMU 7.2 stays the default: QEMU's type-3
-# device has a volatile partition (volatile-memdev) only from 8.0 on, and
-# the RAM-region comparator needs one. Adds the bookworm-backports source if
+# installing it. It runs every guest (run-vm.sh says why 7.2 runs none);
+# its type-3 device also has the volatile partition (volatile-memdev, 8.0
+# on) that the RAM-region comparator needs. Adds the bookworm-backports source if
 # missing and installs the shared libraries the binary lacks. Idempotent;
 # prints the binary's path.
 set -euo pipefail

@@ -4,27 +4,28 @@
 # exit code. See test/vm/README.md.
 #
 # test/vm/run-vm.sh [--kver KVER] [--mem 2G] [--smp 2] [--memmap SPEC]... [--cxl]
-#                   [--cxl-volatile] [--qemu10] [--numa] [--numa-split LOW [--hmat]]
+#                   [--cxl-volatile] [--numa] [--numa-split LOW [--hmat]]
 #                   [--hide-hypervisor] [--append ARGS] [--timeout SEC] [--out DIR] -- GUEST_SCRIPT [ARGS...]
 #
-# --qemu10 runs the QEMU 10 that test/vm/qemu10.sh unpacked; --cxl-volatile
-# gives QEMU's type-3 device a 512M volatile partition too (QEMU >= 8, so it
-# implies --cxl and needs --qemu10); --numa gives the guest an SRAT (one node
+# Every guest runs on the QEMU 10 that test/vm/qemu10.sh unpacked (make deps).
+# --cxl-volatile gives QEMU's type-3 device a 512M volatile partition too
+# (it implies --cxl); --numa gives the guest an SRAT (one node
 # with all of its RAM and CPUs), so that Linux gives the CXL window a node of
 # its own.
 # --hmat (with --numa-split) gives the guest an ACPI HMAT that describes node
 # 0 only, as DRAM (100 ns, 25.6 GB/s from the CPUs): the kernel's memory
 # tiering takes its DRAM reference from it, and node 1, CPU-less with node 0
 # as its initiator, has no figures but those a CXL region sets.
-# --cxl-single-rp is --cxl without the second, empty root port: it reproduces
-# the 6.1 trap where every write to QEMU's device is lost (negative test only).
+# --cxl-drop-writes is --cxl on a read-only backing file: QEMU drops every
+# write to the device's memory and the guest is not told (negative test only).
 # --hide-hypervisor: on 6.2+ the CPU does not report a hypervisor, for
 # scenarios whose regions are on QEMU's device: those kernels refuse to commit
 # them otherwise (cxl_virt's own regions commit with the bit, cxlv_coherent.c).
 # The repository is shared read-only at /cxlv, DIR (default: a new directory
 # under test/vm/out/) read-write at /out. DIR receives console.log, dmesg.txt,
-# guest.log and rc. Exit code: the guest script's, 124 if the guest hung, 125
-# if it never reported, 3 if the kernel log shows a WARN/BUG/Oops/lockup.
+# guest.log and rc. Exit code: the guest script's, 124 if the guest hung
+# (--timeout, or its script not begun BOOT_DEADLINE seconds after QEMU
+# started), 125 if it never reported, 3 if the kernel log shows a WARN/BUG/Oops/lockup.
 # A guest script that exits 0 after writing /out/reboot.cpio gets one more
 # boot, as after a reboot, with that archive in front of the initramfs (where
 # early ACPI tables and microcode go) and CXLV_BOOT=2 (1 on the first boot);
@@ -47,8 +48,8 @@ usage() {
 	exit 2
 }
 
-kver='' mem=2G smp=2 cxl=0 single_rp=0 append='' timeout=600 out='' numa_split=''
-qemu10=0 cxl_volatile=0 numa=0 hide_hypervisor=0 hmat=0
+kver='' mem=2G smp=2 cxl=0 drop_writes=0 append='' timeout=600 out='' numa_split=''
+cxl_volatile=0 numa=0 hide_hypervisor=0 hmat=0
 memmaps=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -58,11 +59,10 @@ while [ $# -gt 0 ]; do
 	--memmap) memmaps+=("memmap=$2") && shift 2 ;;
 	--cxl) cxl=1 && shift ;;
 	--numa-split) numa_split=$2 && shift 2 ;;
-	--qemu10) qemu10=1 && shift ;;
 	--cxl-volatile) cxl=1 cxl_volatile=1 && shift ;;
 	--numa) numa=1 && shift ;;
 	--hmat) hmat=1 && shift ;;
-	--cxl-single-rp) cxl=1 single_rp=1 && shift ;;
+	--cxl-drop-writes) cxl=1 drop_writes=1 && shift ;;
 	--hide-hypervisor) hide_hypervisor=1 && shift ;;
 	--append) append="${append:+$append }$2" && shift 2 ;;
 	--timeout) timeout=$2 && shift 2 ;;
@@ -129,28 +129,29 @@ initrd 1
 machine=q35
 qemu_cxl=()
 if [ "$cxl" = 1 ]; then
-	# QEMU's emulated CXL type-3 device. The second, empty root port is what
-	# makes Linux 6.1 program the host bridge decoder: with one port every
-	# write to the window is silently lost. sn= must be non-zero for
-	# namespaces to come back from their labels.
+	# QEMU's emulated CXL type-3 device, below the first of two root ports
+	# (the second, empty one made 6.1 program the host bridge decoder under
+	# QEMU 7.2; the fixtures and scenarios know this topology). sn= must be
+	# non-zero for namespaces to come back from their labels.
 	machine=q35,cxl=on,cxl-fmw.0.targets.0=cxl.0,cxl-fmw.0.size=4G
 	volatile=''
 	if [ "$cxl_volatile" = 1 ]; then
-		[ "$qemu10" = 1 ] || die "--cxl-volatile needs --qemu10 (QEMU 7.2 has no volatile-memdev)"
 		truncate -s 512M "$tmp/cxl-vmem0"
 		qemu_cxl+=(-object "memory-backend-file,id=cxl-vmem0,share=on,mem-path=$tmp/cxl-vmem0,size=512M")
 		volatile=,volatile-memdev=cxl-vmem0
 	fi
 	truncate -s 512M "$tmp/cxl-mem0"
 	truncate -s 2M "$tmp/cxl-lsa0"
+	read_only=''
+	[ "$drop_writes" = 0 ] || read_only=,readonly=on
 	qemu_cxl+=(
-		-object "memory-backend-file,id=cxl-mem0,share=on,mem-path=$tmp/cxl-mem0,size=512M"
+		-object "memory-backend-file,id=cxl-mem0,share=on,mem-path=$tmp/cxl-mem0,size=512M$read_only"
 		-object "memory-backend-file,id=cxl-lsa0,share=on,mem-path=$tmp/cxl-lsa0,size=2M"
 		-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.0
 		-device cxl-rp,port=0,bus=cxl.0,id=cxl_rp0,chassis=0,slot=2
 		-device "cxl-type3,bus=cxl_rp0,memdev=cxl-mem0,lsa=cxl-lsa0,id=cxl-pmem0,sn=0x5157$volatile"
+		-device cxl-rp,port=1,bus=cxl.0,id=cxl_rp1,chassis=0,slot=3
 	)
-	[ "$single_rp" = 1 ] || qemu_cxl+=(-device cxl-rp,port=1,bus=cxl.0,id=cxl_rp1,chassis=0,slot=3)
 fi
 
 # --numa-split LOW: node 0 gets the first LOW of --mem and every CPU, node 1
@@ -176,38 +177,28 @@ if [ "$hmat" = 1 ]; then
 		-numa hmat-lb,initiator=0,target=0,hierarchy=memory,data-type=access-bandwidth,bandwidth=25600M)
 fi
 
-qemu=(qemu-system-x86_64)
-if [ "$qemu10" = 1 ]; then
-	q10=$cache_dir/qemu10
-	[ -x "$q10/usr/bin/qemu-system-x86_64" ] || die "no QEMU 10 in $q10: run 'make deps' (test/vm/qemu10.sh)"
-	qemu=("$q10/usr/bin/qemu-system-x86_64" -L "$q10/usr/share/qemu" -L "$q10/usr/share/seabios")
-	export QEMU_MODULE_DIR=$q10/usr/lib/x86_64-linux-gnu/qemu
-fi
+# QEMU 10, never Debian 12's 7.2, whose TCG breaks x86 guests at random:
+# a CPU may run the int3 of a text patch that already completed (6.12 and
+# 7.3 died of "Oops: int3" at sched_clock_cpu+0x9 on '66 <90>', about one
+# boot in 80, or hung silently before /init), and CMPXCHG16B takes its
+# flags from a stale condition-code state (test/tools/cx16-flags.c, which
+# the guest's init runs at every boot).
+q10=$cache_dir/qemu10
+[ -x "$q10/usr/bin/qemu-system-x86_64" ] || die "no QEMU 10 in $q10: run 'make deps' (test/vm/qemu10.sh)"
+qemu=("$q10/usr/bin/qemu-system-x86_64" -L "$q10/usr/share/qemu" -L "$q10/usr/share/seabios")
+export QEMU_MODULE_DIR=$q10/usr/lib/x86_64-linux-gnu/qemu
 
 # From 6.2 on the kernel refuses to commit a CXL region when the CPU says it
 # runs under a hypervisor (it cannot invalidate caches for it). The module
 # lifts that for its own regions; QEMU's device needs the bit hidden.
 cpu=max
 [ "$hide_hypervisor" = 1 ] && kernel_at_least 6.2 "$kver" && cpu=$cpu,hypervisor=off
-qemu_version=$("${qemu[0]}" --version | sed -n 's/.*version \([0-9.]*\).*/\1/p')
-# QEMU 7.2's TCG gets the flags of CMPXCHG16B from a stale condition-code
-# state: an earlier ADD's source operand becomes RFLAGS (DF, NT, IOPL...),
-# and SLUB's allocation fast path is such an ADD and CMPXCHG16B, so guests
-# died of double faults at random (test/tools/cx16-flags.c, which the guest's
-# init runs at every boot). Without CX16 the kernel takes its emulation of
-# the instruction. QEMU 10 computes the flags right.
-kernel_at_least 10.0 "$qemu_version" || cpu=$cpu,cx16=off
-# QEMU 7.2's type-3 device offers MSI-X but no event interrupt policy: 6.3+'s
-# cxl_pci then fails its probe unless the OS leaves CXL error handling to the
-# firmware (no _OSC CXL control).
-if [ "$cxl" = 1 ] && kernel_at_least 6.3 "$kver" && ! kernel_at_least 8.0 "$qemu_version"; then
-	append="$append pcie_ports=compat"
-fi
 
 cmdline="console=ttyS0 panic=-1 loglevel=5 ${memmaps[*]} $append"
 qemu+=(-machine "$machine" -accel tcg,thread=multi -cpu "$cpu"
 	-smp "$smp" -m "$mem" -nographic -no-reboot -nic none
 	-kernel "$kernel" -initrd "$tmp/initrd.cpio" -append "$cmdline"
+	-pidfile "$tmp/qemu.pid"
 	-fsdev "local,id=repo,path=$repo_root,security_model=none,readonly=on"
 	-device virtio-9p-pci,fsdev=repo,mount_tag=cxlv
 	-fsdev "local,id=out,path=$out,security_model=none"
@@ -219,25 +210,42 @@ expects=$(kernel_expects "$host_script")
 	die "$host_script: '# kernel-expects: $expects' wants a count and the warning's text"
 
 acquire_vm_slot
+# A kernel reaches its script in 15 s here: one that has not begun it
+# BOOT_DEADLINE seconds after QEMU started hung in early boot, and would
+# otherwise sit silent until --timeout.
+boot_deadline=${BOOT_DEADLINE:-180}
+[[ $boot_deadline =~ ^[0-9]+$ ]] || die "BOOT_DEADLINE wants seconds, got '$boot_deadline'"
+# watch_boot: stops QEMU, and leaves $tmp/boot-hung, when the console shows
+# no guest script within the deadline.
+watch_boot() {
+	local waited
+	for ((waited = 0; waited < boot_deadline; waited++)); do
+		sleep 1
+		grep -q '^=== TEST-BEGIN' "$out/console.log" 2>/dev/null && return 0
+	done
+	touch "$tmp/boot-hung"
+	[ ! -s "$tmp/qemu.pid" ] || kill "$(cat "$tmp/qemu.pid")" 2>/dev/null || true
+}
 # boot: one guest run, its verdict in rc (see the exit codes above).
 boot() {
 	log "boot $kver ($CXLV_USERSPACE user space) mem=$mem smp=$smp cpu=$cpu${memmaps[*]:+ ${memmaps[*]}}$([ "$cxl" = 1 ] && echo ' +cxl'): $script ${guest_args[*]} (out: $out)"
-	local start=$SECONDS attempt qemu_rc kernel_log expects_ok=1
-	for attempt in 1 2; do
-		set +e
-		timeout -k 10 "$timeout" "${qemu[@]}" </dev/null 2>&1 | sed -u 's/\r$//; s/\x1b[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' | tee "$out/console.log"
-		qemu_rc=${PIPESTATUS[0]}
-		set -e
-		# A kernel that dies before the guest script begins is not the test's
-		# failure: under TCG, 6.12 once took an int3 Oops in its own early-boot
-		# text patching (sched_clock_cpu, no module loaded). Boot once more.
-		grep -q '^=== TEST-BEGIN' "$out/console.log" && break
-		[ "$attempt" = 1 ] || break
-		mv "$out/console.log" "$out/console.boot1.log"
-		rm -f "$out/rc" "$out/dmesg.txt" "$out/guest.log"
-		log "the guest died before its script began (console: $out/console.boot1.log); booting again"
-	done
+	local start=$SECONDS qemu_rc kernel_log expects_ok=1 watcher
+	rm -f "$tmp/qemu.pid" "$tmp/boot-hung"
+	watch_boot &
+	watcher=$!
+	set +e
+	timeout -k 10 "$timeout" "${qemu[@]}" </dev/null 2>&1 | sed -u 's/\r$//; s/\x1b[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' | tee "$out/console.log"
+	qemu_rc=${PIPESTATUS[0]}
+	kill "$watcher" 2>/dev/null
+	wait "$watcher"
+	set -e
 	local elapsed=$((SECONDS - start))
+
+	if [ -e "$tmp/boot-hung" ]; then
+		log "guest hung in early boot: its script had not begun ${boot_deadline}s after QEMU started (BOOT_DEADLINE). Last console lines:"
+		tail -n 40 "$out/console.log" >&2
+		exit 124
+	fi
 
 	if [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
 		log "guest hung: killed after ${timeout}s. Last console lines:"

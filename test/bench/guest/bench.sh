@@ -296,7 +296,7 @@ fi
 # --- data path
 targets=() paths=()
 add_target() {
-	# Writes that do not land (the single-root-port trap) must not pass as speed.
+	# Writes that do not land (qemu-lost-writes shows how) must not pass as speed.
 	if [ "$2" != anon ] && ! check_pattern "$2" 7 --mmap --size 16M >/dev/null; then
 		note "$1: data written to $2 does not read back: not benchmarked"
 		return 0

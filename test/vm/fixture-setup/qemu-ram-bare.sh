@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm: --hide-hypervisor --qemu10 --cxl --cxl-volatile --numa --mem 2G
+# vm: --hide-hypervisor --cxl --cxl-volatile --numa --mem 2G
 # kernels: 6.12
 # QEMU 10's type-3 device with a volatile memdev (512M ram + 512M pmem),
 # enumerated, dax_cxl and kmem loaded, no region.
