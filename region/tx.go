@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/cxlv/cxlv/host"
@@ -37,10 +38,8 @@ type tx struct {
 // write performs one kernel write. When it succeeds, the given reverse
 // writes (applied in the order given) are pushed on the undo stack.
 func (t *tx) write(path, value string, reverse ...writer.Op) error {
-	if t.ctx != nil {
-		if err := context.Cause(t.ctx); err != nil {
-			return fmt.Errorf("%w before writing %s", err, path)
-		}
+	if err := t.interrupted(); err != nil {
+		return fmt.Errorf("%w before writing %s", err, path)
 	}
 	if err := t.w.Write(path, value); err != nil {
 		return err
@@ -49,6 +48,18 @@ func (t *tx) write(path, value string, reverse ...writer.Op) error {
 		t.pushWrites(reverse...)
 	}
 	return nil
+}
+
+// interrupted returns the cause of an interruptible transaction's cancelled
+// context. It yields first: cxlvctl runs on one P (cmd/cxlvctl main), so a
+// signal that arrived during a kernel write reaches the context only once
+// this goroutine lets the ones that deliver it run.
+func (t *tx) interrupted() error {
+	if t.ctx == nil {
+		return nil
+	}
+	runtime.Gosched()
+	return context.Cause(t.ctx)
 }
 
 // step is one kernel write and the writes that reverse it (none when a
@@ -138,8 +149,16 @@ func (t *tx) rollback() error {
 }
 
 // finish rolls back when *err is set, wrapping it in an *Error that says
-// whether the rollback was complete. Use as: defer t.finish(op, &err).
+// whether the rollback was complete, and when it is nil but the transaction
+// was interrupted. Use as: defer t.finish(op, &err).
 func (t *tx) finish(op string, err *error) {
+	if *err == nil {
+		// A signal that came before the end undoes the work: the
+		// last steps may have had no write or wait to notice it.
+		if cause := t.interrupted(); cause != nil {
+			*err = fmt.Errorf("%w before it finished", cause)
+		}
+	}
 	if *err == nil {
 		return
 	}

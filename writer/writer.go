@@ -65,9 +65,14 @@ func (Kernel) Write(path, value string) error {
 
 // writeOnce writes value and a newline to fd in one write(2); a short
 // write is an error, not retried: a store takes a value whole or not at all.
+// EINTR is retried: a store that a signal stopped did not take the value
+// (offlining memory stops on any signal, Go's preemption signal included).
 func writeOnce(fd int, value string) error {
 	b := []byte(value + "\n")
 	n, err := unix.Write(fd, b)
+	for err == unix.EINTR {
+		n, err = unix.Write(fd, b)
+	}
 	if err != nil {
 		return err
 	}

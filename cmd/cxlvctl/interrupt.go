@@ -14,11 +14,11 @@ var interruptSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGH
 
 // interruptible returns a context that the first interrupt signal cancels,
 // with a *cxlverr.InterruptedError as its cause. The region transactions
-// stop at their next kernel write or wait and roll back, so Ctrl-C in the
-// middle of a region create leaves nothing behind (not even a changed
-// auto_online_blocks);
-// a second one kills the process the default way, in case a rollback hangs.
-// stop releases the signals.
+// stop at their next kernel write or wait, or at their end, and roll back,
+// so Ctrl-C before a region create has returned leaves nothing behind (not
+// even a changed auto_online_blocks); a second one kills the process the
+// default way, in case a rollback hangs.
+// stop releases the signals (main never does: see there).
 func interruptible(parent context.Context) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	sigs := make(chan os.Signal, 1)
@@ -26,8 +26,8 @@ func interruptible(parent context.Context) (ctx context.Context, stop func()) {
 	go func() {
 		select {
 		case sig := <-sigs:
-			signal.Stop(sigs)
 			cancel(&cxlverr.InterruptedError{Signal: sig.(syscall.Signal)})
+			signal.Stop(sigs)
 		case <-ctx.Done():
 		}
 	}()

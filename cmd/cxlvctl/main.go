@@ -94,10 +94,11 @@ func main() {
 	// for its own goroutines, which under emulation (QEMU TCG) costs about
 	// a tenth of a listing.
 	runtime.GOMAXPROCS(1)
-	ctx, stop := interruptible(context.Background())
-	code := run(ctx, os.Args, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	// The signals stay caught until the exit: one that lands after the
+	// command finished must not turn its result into a death by SIGINT
+	// (exit 130, no message, with the work done).
+	ctx, _ := interruptible(context.Background())
+	os.Exit(run(ctx, os.Args, os.Stdout, os.Stderr))
 }
 
 // run executes one command line and returns its exit code.

@@ -77,7 +77,7 @@ busy_refused "swap on $pmem" "$region" "$ns"
 step "swapoff $pmem" swapoff "$pmem"
 step "region destroy --force" "$CXLVCTL" region destroy --force "$region"
 step "state as after device create" same_state "$initial"
-step "SIGINT during region create --namespace fsdax rolls back" interrupted_create '/sys/bus/cxl/devices/region*' cxl_state --device "$dev" --namespace fsdax
+step "SIGINT during region create --namespace fsdax rolls back" interrupted_create region_made cxl_state --device "$dev" --namespace fsdax
 
 # again: the device removed and created on the same range.
 again() {

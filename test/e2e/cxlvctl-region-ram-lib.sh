@@ -158,9 +158,9 @@ ram_scenarios() {
 	# 1b. Ctrl-C in the middle rolls back: in the region steps, and in the
 	# bind, as kmem adds the memory (the rollback offlines it and unbinds).
 	step "SIGINT during the region steps rolls back" \
-		interrupted_create '/sys/bus/cxl/devices/region*' ram_state "${target[@]}" --type ram
-	step "SIGINT during the bind rolls back" \
-		interrupted_create '/sys/bus/dax/devices/dax*' ram_state "${target[@]}" --type ram
+		interrupted_create region_made ram_state "${target[@]}" --type ram
+	step "SIGINT once the region is committed (in the bind) rolls back" \
+		interrupted_create region_committed ram_state "${target[@]}" --type ram
 	step "state as before" ram_state_is "$initial"
 
 	# 2. --online none: added, not onlined.

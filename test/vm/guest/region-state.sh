@@ -41,40 +41,33 @@ same_state() {
 	}
 }
 
-# interrupted_create GLOB STATE ARGS...: SIGINT to `cxlvctl region create
-# ARGS` as soon as a path matches GLOB (/sys/bus/cxl/devices/region*: its
-# first CXL write; /sys/bus/dax/devices/dax*: during the bind): it exits 130
-# with one line saying where it stopped and that it rolled back, and the
-# function STATE prints what it printed before. A signal that came after
-# the create had finished is retried, at most 3 times; one that never lands
-# inside the create fails.
+# interrupted_create SIGN STATE ARGS...: SIGINT to `cxlvctl region create
+# ARGS` as soon as the command SIGN succeeds (region_made: its first CXL
+# write; region_committed: the last region step, before the bind that adds
+# the memory, the longest step). It exits 130 with one line saying where it
+# stopped and that it rolled back, and the function STATE prints what it
+# printed before. Each sign leaves the create long work still to do: one
+# that finished before the signal fails.
 interrupted_create() {
-	local glob=$1 state=$2 initial pid rc try err regions
+	local sign=$1 state=$2 initial pid rc err
 	shift 2
 	initial=$("$state")
-	for try in 1 2 3; do
-		"$CXLVCTL" region create "$@" >"$OUT/interrupted.out" 2>"$OUT/interrupted.err" &
-		pid=$!
-		until compgen -G "$glob" >/dev/null || ! kill -0 "$pid" 2>/dev/null; do :; done
-		kill -INT "$pid" 2>/dev/null
-		rc=0
-		wait "$pid" || rc=$?
-		cat "$OUT/interrupted.out" "$OUT/interrupted.err"
-		if [ "$rc" = 0 ]; then
-			echo "NOTE: try $try: the create finished before the signal; destroying it"
-			regions=(/sys/bus/cxl/devices/region*)
-			"$CXLVCTL" region destroy --force "${regions[0]##*/}" || return
-			same_state "$initial" "$state" || return
-			continue
-		fi
-		[ "$rc" = 130 ] || { echo "exit $rc, want 130"; return 1; }
-		err=$(grep '^cxlvctl: ' "$OUT/interrupted.err")
-		[ "$(wc -l <<<"$err")" = 1 ] &&
-			has -E '^cxlvctl: region create: interrupted by SIGINT (before writing|while waiting for) .*; nothing was left behind$' <<<"$err" ||
-			{ echo "want one line saying where it stopped and that nothing was left behind"; return 1; }
-		same_state "$initial" "$state"
-		return
-	done
-	echo "the signal never landed inside the create"
-	return 1
+	"$CXLVCTL" region create "$@" >"$OUT/interrupted.out" 2>"$OUT/interrupted.err" &
+	pid=$!
+	until "$sign" || ! kill -0 "$pid" 2>/dev/null; do :; done
+	kill -INT "$pid" 2>/dev/null
+	rc=0
+	wait "$pid" || rc=$?
+	cat "$OUT/interrupted.out" "$OUT/interrupted.err"
+	[ "$rc" = 130 ] || { echo "exit $rc, want 130 (the signal came after the create had finished?)"; return 1; }
+	err=$(grep '^cxlvctl: ' "$OUT/interrupted.err")
+	[ "$(wc -l <<<"$err")" = 1 ] &&
+		has -E '^cxlvctl: region create: interrupted by SIGINT (before writing .*|while waiting for .*|before it finished); nothing was left behind$' <<<"$err" ||
+		{ echo "want one line saying where it stopped and that nothing was left behind"; return 1; }
+	same_state "$initial" "$state"
 }
+
+# region_made: a region device exists (interrupted_create's signs).
+region_made() { compgen -G '/sys/bus/cxl/devices/region*' >/dev/null; }
+# region_committed: a region's decoders are committed.
+region_committed() { grep -qx 1 /sys/bus/cxl/devices/region*/commit 2>/dev/null; }
