@@ -379,10 +379,11 @@ static void cxlv_security_erase_work(struct work_struct *work)
 /*
  * CXL r3.0 8.2.9.8.6.6 Passphrase Secure Erase: the master passphrase, or
  * the user passphrase, erases the media and removes the user passphrase,
- * which unlocks the device. A passphrase of a type that is not set is not
- * checked (the spec leaves that open; cxl_pmem sends the user key whenever
- * ndctl is not told --master). Refused while frozen or past the attempt
- * limit of the type given.
+ * which unlocks the device. The master type without a master passphrase is
+ * Invalid Input (8.2.9.8.6.3); a user passphrase that is not set is not
+ * checked (Table 8-118: the value is ignored; cxl_pmem sends the user key
+ * whenever ndctl is not told --master). Refused while frozen or past the
+ * attempt limit of the type given.
  */
 u16 cxlv_security_erase(const struct cxlv_emu_config *cfg,
 			struct cxlv_mbox_cmd *cmd)
@@ -392,6 +393,9 @@ u16 cxlv_security_erase(const struct cxlv_emu_config *cfg,
 	u16 rc;
 
 	if (in->type != CXLV_SEC_PASS_MASTER && in->type != CXLV_SEC_PASS_USER)
+		return CXL_MBOX_CMD_RC_INPUT;
+	if (in->type == CXLV_SEC_PASS_MASTER &&
+	    !(sec->state & CXLV_SEC_MASTER_SET))
 		return CXL_MBOX_CMD_RC_INPUT;
 	if (sec->state & (CXLV_SEC_FROZEN | cxlv_security_plimit_bit(in->type)))
 		return CXL_MBOX_CMD_RC_SECURITY;
