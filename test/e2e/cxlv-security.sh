@@ -23,7 +23,7 @@ for t in $probe $keyring; do
 	[ -x $t ] || fail "no $t: test/tools/build.sh builds it"
 done
 # 512 MiB, 256 MiB of it memory: every byte of it is read through /dev/mem
-# after the erase, at about 5 MB/s under TCG (the erase zeroes it in 4 s).
+# after the erase, at about 5 MB/s under TCG (the erase zeroes it in 1 to 2.5 s).
 start=$((0x100000000)) size=$((512 << 20))
 spec="memstart=$start,memsize=$size,cxltype=3,pmem=1"
 
