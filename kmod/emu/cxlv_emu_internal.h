@@ -230,7 +230,6 @@ u16 cxlv_mbox_handle(const struct cxlv_emu_config *cfg,
 u64 cxlv_mbox_now(const struct cxlv_mbox_state *state);
 void cxlv_mbox_health(struct cxlv_health_info *health);
 
-
 void cxlv_security_start(struct cxlv_security *sec,
 			 const struct cxlv_emu_config *cfg);
 void cxlv_security_stop(struct cxlv_security *sec);
