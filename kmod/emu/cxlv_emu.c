@@ -349,6 +349,8 @@ static const char *cxlv_emu_hdm_check(struct cxlv_emu *emu,
 
 	if (blk->bridge)
 		return cxlv_emu_hdm_check_bridge(emu, d);
+	if (cxlv_security_media_blocked(&emu->mbox_state.security))
+		return "media locked or being erased";
 	if (emu->cfg.ways > 1)
 		return cxlv_emu_hdm_check_set(emu, d, dpa_base);
 	if (FIELD_GET(CXL_HDM_DECODER0_CTRL_IW_MASK, d->ctrl))
@@ -560,6 +562,7 @@ struct cxlv_emu *cxlv_emu_start(const struct cxlv_emu_config *cfg)
 	cxlv_poison_start(&emu->mbox_state.poison, cfg);
 	emu->cfg = *cfg;
 	cxlv_events_start(&emu->mbox_state.events, cfg);
+	cxlv_security_start(&emu->mbox_state.security, &emu->cfg);
 	emu->mbox = cxlv_regs_mbox(cfg);
 	emu->ep_hdm.regs = cxlv_regs_hdm(cfg->comp_regs);
 	if (cfg->bridge_regs) {
@@ -594,6 +597,7 @@ void cxlv_emu_stop(struct cxlv_emu *emu)
 	cancel_work_sync(&emu->mbox_work);
 	cancel_work_sync(&emu->mbox_work_any);
 	cxlv_poison_stop(&emu->mbox_state.poison);
+	cxlv_security_stop(&emu->mbox_state.security);
 	kfree(emu);
 }
 

@@ -42,6 +42,45 @@
  */
 #define CXLV_REGS_RO_WORDS	(2 + 3 * CXLV_DEV_CAP_COUNT + 3)
 
+/* Block 0 of the non-volatile area: the security state (cxlv_security.c) */
+#define CXLV_NV_SECURITY	0
+
+/* CXL r3.0 8.2.9.8.6 opcodes: 6.1's cxlmem.h has none of them */
+#define CXLV_OP_GET_SECURITY_STATE	0x4500
+#define CXLV_OP_SET_PASSPHRASE		0x4501
+#define CXLV_OP_DISABLE_PASSPHRASE	0x4502
+#define CXLV_OP_UNLOCK			0x4503
+#define CXLV_OP_FREEZE_SECURITY		0x4504
+#define CXLV_OP_PASSPHRASE_SECURE_ERASE	0x4505
+
+/* CXL r3.0 8.2.9.8.6.2 passphrase length and the security input sizes */
+#define CXLV_SEC_PASS_LEN		32
+#define CXLV_SEC_HASH_LEN		32	/* SHA-256 */
+#define CXLV_SEC_SET_PASS_IN_LEN	(32 + 2 * CXLV_SEC_PASS_LEN)
+#define CXLV_SEC_PASS_IN_LEN		(32 + CXLV_SEC_PASS_LEN)
+
+/**
+ * struct cxlv_security - CXL r3.0 8.2.9.8.6 data-at-rest security state
+ * @state: the 8.2.9.8.6.1 Security State bits
+ * @user_attempts: wrong user passphrases in a row
+ * @master_attempts: wrong master passphrases in a row
+ * @user: SHA-256 of the user passphrase, if set
+ * @master: SHA-256 of the master passphrase, if set
+ * @erasing: a Passphrase Secure Erase is zeroing the media
+ * @erase_work: zeroes it
+ * @cfg: the device, for @erase_work
+ */
+struct cxlv_security {
+	u32 state;
+	u8 user_attempts;
+	u8 master_attempts;
+	u8 user[CXLV_SEC_HASH_LEN];
+	u8 master[CXLV_SEC_HASH_LEN];
+	bool erasing;
+	struct work_struct erase_work;
+	const struct cxlv_emu_config *cfg;
+};
+
 /**
  * struct cxlv_mbox_state - what mailbox commands change on the device
  * @timestamp: CXL r3.0 8.2.9.4.2 the host's time at its last Set Timestamp,
@@ -49,12 +88,14 @@
  * @timestamp_set_at: ktime_get_ns() at that Set Timestamp; 0: never set
  * @poison: CXL r3.0 8.2.9.8.4 the poison list (cxlv_poison.c)
  * @events: CXL r3.0 8.2.9.2 the event logs (cxlv_events.c)
+ * @security: CXL r3.0 8.2.9.8.6 passphrases and lock (cxlv_security.c)
  */
 struct cxlv_mbox_state {
 	u64 timestamp;
 	u64 timestamp_set_at;
 	struct cxlv_poison poison;
 	struct cxlv_events events;
+	struct cxlv_security security;
 };
 
 /*
@@ -188,5 +229,22 @@ u16 cxlv_mbox_handle(const struct cxlv_emu_config *cfg,
 		     struct cxlv_mbox_cmd *cmd);
 u64 cxlv_mbox_now(const struct cxlv_mbox_state *state);
 void cxlv_mbox_health(struct cxlv_health_info *health);
+
+void cxlv_security_start(struct cxlv_security *sec,
+			 const struct cxlv_emu_config *cfg);
+void cxlv_security_stop(struct cxlv_security *sec);
+bool cxlv_security_media_blocked(const struct cxlv_security *sec);
+u16 cxlv_security_get_state(const struct cxlv_emu_config *cfg,
+			    struct cxlv_mbox_cmd *cmd);
+u16 cxlv_security_set_passphrase(const struct cxlv_emu_config *cfg,
+				 struct cxlv_mbox_cmd *cmd);
+u16 cxlv_security_disable_passphrase(const struct cxlv_emu_config *cfg,
+				     struct cxlv_mbox_cmd *cmd);
+u16 cxlv_security_unlock(const struct cxlv_emu_config *cfg,
+			 struct cxlv_mbox_cmd *cmd);
+u16 cxlv_security_freeze(const struct cxlv_emu_config *cfg,
+			 struct cxlv_mbox_cmd *cmd);
+u16 cxlv_security_erase(const struct cxlv_emu_config *cfg,
+			struct cxlv_mbox_cmd *cmd);
 
 #endif /* __CXLV_EMU_INTERNAL_H__ */

@@ -18,8 +18,9 @@
  * use: GET_SUPPORTED_LOGS, GET_LOG of the Command Effects Log, IDENTIFY,
  * GET_PARTITION_INFO, GET_HEALTH_INFO, GET_TIMESTAMP and SET_TIMESTAMP
  * (6.12's cxl_pci sets the time at probe), the poison list commands
- * (cxlv_poison.c), the event log commands (cxlv_events.c), and for persistent devices GET_LSA and SET_LSA on the
- * CXLV_LSA_SIZE label storage area. The CEL is generated
+ * (cxlv_poison.c), the event log commands (cxlv_events.c), and for
+ * persistent devices the security commands (cxlv_security.c), GET_LSA and
+ * SET_LSA on the CXLV_LSA_SIZE label storage area. The CEL is generated
  * from the command table, so it lists exactly what is answered. Every other
  * opcode gets Unsupported; malformed input gets Invalid Input or Invalid
  * Payload Length and touches nothing.
@@ -37,6 +38,7 @@
 #define CXLV_EFFECT_IMMEDIATE_DATA_CHANGE	BIT(2)
 #define CXLV_EFFECT_IMMEDIATE_POLICY_CHANGE	BIT(3)
 #define CXLV_EFFECT_IMMEDIATE_LOG_CHANGE	BIT(4)
+#define CXLV_EFFECT_SECURITY_CHANGE		BIT(5)
 
 /* Input length of commands whose input is not a fixed size. */
 #define CXLV_MBOX_VARIABLE	SIZE_MAX
@@ -298,6 +300,48 @@ static const struct cxlv_mbox_op cxlv_mbox_ops[] = {
 		.effect = CXLV_EFFECT_IMMEDIATE_DATA_CHANGE,
 		.in_len = CXLV_POISON_CLEAR_IN_LEN,
 		.handle = cxlv_poison_clear,
+	},
+	{
+		.opcode = CXLV_OP_GET_SECURITY_STATE,
+		.in_len = 0,
+		.pmem_only = true,
+		.handle = cxlv_security_get_state,
+	},
+	{
+		.opcode = CXLV_OP_SET_PASSPHRASE,
+		.effect = CXLV_EFFECT_SECURITY_CHANGE,
+		.in_len = CXLV_SEC_SET_PASS_IN_LEN,
+		.pmem_only = true,
+		.handle = cxlv_security_set_passphrase,
+	},
+	{
+		.opcode = CXLV_OP_DISABLE_PASSPHRASE,
+		.effect = CXLV_EFFECT_SECURITY_CHANGE,
+		.in_len = CXLV_SEC_PASS_IN_LEN,
+		.pmem_only = true,
+		.handle = cxlv_security_disable_passphrase,
+	},
+	{
+		.opcode = CXLV_OP_UNLOCK,
+		.effect = CXLV_EFFECT_SECURITY_CHANGE,
+		.in_len = CXLV_SEC_PASS_LEN,
+		.pmem_only = true,
+		.handle = cxlv_security_unlock,
+	},
+	{
+		.opcode = CXLV_OP_FREEZE_SECURITY,
+		.effect = CXLV_EFFECT_SECURITY_CHANGE,
+		.in_len = 0,
+		.pmem_only = true,
+		.handle = cxlv_security_freeze,
+	},
+	{
+		.opcode = CXLV_OP_PASSPHRASE_SECURE_ERASE,
+		.effect = CXLV_EFFECT_IMMEDIATE_DATA_CHANGE |
+			  CXLV_EFFECT_SECURITY_CHANGE,
+		.in_len = CXLV_SEC_PASS_IN_LEN,
+		.pmem_only = true,
+		.handle = cxlv_security_erase,
 	},
 	{
 		.opcode = CXL_MBOX_OP_GET_TIMESTAMP,

@@ -16,13 +16,15 @@
 # at probe (0 on 6.1, which sets none). Get/Inject/Clear Poison with a
 # misaligned, out-of-range address or the wrong length are refused (Invalid
 # Input, Invalid Payload Length), and so are Get/Clear Event Records and Set
-# Event Interrupt Policy with a bad log, handle count, mode or length. Stores into the read-only capability
-# layout are undone. The endpoint's DOE mailbox, driven through its config
-# file, answers Discovery and CXL Table Access and refuses malformed requests
-# per PCIe r6.0 6.30 (test/e2e/cdat-lib.sh); the CDAT the kernel read at
-# probe carries the default figures (6.1 reads it too and does nothing
-# more with it). After rebinding cxl_pci the memdev and its labels are
-# back and answer normal commands, and the kernel reads the same CDAT again.
+# Event Interrupt Policy with a bad log, handle count, mode or length, and
+# the security commands with a bad passphrase type, state or length. Stores
+# into the read-only capability layout are undone. The endpoint's DOE
+# mailbox, driven through its config file, answers Discovery and CXL Table
+# Access and refuses malformed requests per PCIe r6.0 6.30
+# (test/e2e/cdat-lib.sh); the CDAT the kernel read at probe carries the
+# default figures (6.1 reads it too and does nothing more with it). After
+# rebinding cxl_pci the memdev and its labels are back and answer normal
+# commands, and the kernel reads the same CDAT again.
 # Finally the device is removed while DOE requests race the remove.
 . /cxlv/test/vm/guest/cxlv.sh
 # shellcheck source=test/e2e/cdat-lib.sh
@@ -136,6 +138,24 @@ for bad in 1 4 4096; do
 	raw_expect "rc=0x16 out_len=0 changed=0" 0x0102 $bad
 done
 expect_eq "records cleared by the abuse" "$(attr "$dev" events_cleared)" 0
+
+# The security commands (CXL 3.0 8.2.9.8.6.2-6) on the same pattern: Set
+# Passphrase, Disable Passphrase and Passphrase Secure Erase of passphrase
+# type 0xa5 are Invalid Input; Unlock of a device that is not locked is
+# Invalid Security State (0x13); any other input size, Freeze Security
+# State's included, is Invalid Payload Length. Get Security State still
+# reads no passphrase, not locked, not frozen.
+refused_input 0x4501:96 0x4502:64 0x4505:64
+raw_expect "rc=0x13 out_len=0 changed=0" 0x4503 32
+for bad in 0 31 33 4096; do
+	raw_expect "rc=0x16 out_len=0 changed=0" 0x4503 $bad
+done
+for bad in 1 4 4096; do
+	raw_expect "rc=0x16 out_len=0 changed=0" 0x4504 $bad
+done
+raw_expect "rc=0 out_len=4 " 0x4500 0
+sec=$($probe phys-read $((bar + 0x1000 + 0x20)) 4 | od -An -tu4 | tr -d ' ')
+expect_eq "security state after the abuse" "$sec" 0
 
 snapshot /tmp/after
 cmp /tmp/before /tmp/after || fail "memory outside the mailbox registers changed"
