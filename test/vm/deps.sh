@@ -59,6 +59,10 @@ for series in $(bash "$guest_kernels" --rt-series); do
 	bash "$here/trixie-root.sh" kernel --rt "$series" >/dev/null
 done
 
+# ndctl's own CXL tests, from the source of the trixie root's ndctl
+# (test/e2e/ndctl-cxl.sh).
+ndctl_tests=$(bash "$here/../ndctl/fetch.sh")
+
 for kver in $(bash "$guest_kernels" --host); do
 	series=${kver%%-*}
 	series=${series%.*}
@@ -70,3 +74,4 @@ printf 'qemu 10        %s\n' "$("$(bash "$here/qemu10.sh")" --version | head -1)
 for p in qemu-system-x86 ndctl daxctl fio busybox-static xfsprogs e2fsprogs; do
 	printf '%-14s %s\n' "$p" "$(dpkg-query -W -f='${Version}' "$p")"
 done
+printf '%-14s %s\n' "ndctl tests" "$ndctl_tests"

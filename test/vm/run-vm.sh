@@ -5,7 +5,8 @@
 #
 # test/vm/run-vm.sh [--kver KVER] [--mem 2G] [--smp 2] [--memmap SPEC]... [--cxl]
 #                   [--cxl-volatile] [--numa] [--numa-split LOW [--hmat]]
-#                   [--hide-hypervisor] [--append ARGS] [--timeout SEC] [--out DIR] -- GUEST_SCRIPT [ARGS...]
+#                   [--hide-hypervisor] [--ndctl-tests] [--append ARGS] [--timeout SEC] [--out DIR]
+#                   -- GUEST_SCRIPT [ARGS...]
 #
 # Every guest runs on the QEMU 10 that test/vm/qemu10.sh unpacked (make deps).
 # --cxl-volatile gives QEMU's type-3 device a 512M volatile partition too
@@ -21,6 +22,8 @@
 # --hide-hypervisor: on 6.2+ the CPU does not report a hypervisor, for
 # scenarios whose regions are on QEMU's device: those kernels refuse to commit
 # them otherwise (cxl_virt's own regions commit with the bit, cxlv_coherent.c).
+# --ndctl-tests puts the upstream source of the guest's ndctl, with ndctl's
+# own CXL tests (test/ndctl/fetch.sh), at /ndctl in the guest.
 # The repository is shared read-only at /cxlv, DIR (default: a new directory
 # under test/vm/out/) read-write at /out. DIR receives console.log, dmesg.txt,
 # guest.log and rc. Exit code: the guest script's, 124 if the guest hung
@@ -49,7 +52,7 @@ usage() {
 }
 
 kver='' mem=2G smp=2 cxl=0 drop_writes=0 append='' timeout=600 out='' numa_split=''
-cxl_volatile=0 numa=0 hide_hypervisor=0 hmat=0
+cxl_volatile=0 numa=0 hide_hypervisor=0 hmat=0 ndctl_tarball=''
 memmaps=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -64,6 +67,7 @@ while [ $# -gt 0 ]; do
 	--hmat) hmat=1 && shift ;;
 	--cxl-drop-writes) cxl=1 drop_writes=1 && shift ;;
 	--hide-hypervisor) hide_hypervisor=1 && shift ;;
+	--ndctl-tests) ndctl_tarball=$(bash "$repo_root/test/ndctl/fetch.sh") && shift ;;
 	--append) append="${append:+$append }$2" && shift 2 ;;
 	--timeout) timeout=$2 && shift 2 ;;
 	--out) out=$2 && shift 2 ;;
@@ -113,6 +117,7 @@ initrd() {
 	rm -rf "$tmp/overlay"
 	mkdir -p "$tmp/overlay/etc"
 	install -m 755 "$here/guest/init.sh" "$tmp/overlay/init"
+	[ -z "$ndctl_tarball" ] || install -D -m 644 "$ndctl_tarball" "$tmp/overlay/ndctl/${ndctl_tarball##*/}"
 	{
 		printf 'guest_script=%q\n' "$script"
 		printf 'guest_args=('

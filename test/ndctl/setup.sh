@@ -1,0 +1,72 @@
+# The set-up that replaces loading cxl_test in ndctl's CXL tests: sourced by
+# their test/common as test/ndctl/adapt.sh rewrites it (CXLV_NDCTL_SETUP),
+# inside each test's shell, under its errexit and ERR trap, so a set-up
+# failure fails the test where it happens. cxlv_setup creates the cxl_virt
+# set a test looks for and names its CXL root as the test's bus;
+# cxlv_teardown destroys its regions and removes it, as unloading cxl_test
+# does. The guest scenario (test/e2e/ndctl-cxl.sh) exports CXLV_KO and
+# CXLV_NDCTL_RANGE (memstart=...,memsize=... of a memmap= range).
+# shellcheck shell=bash
+
+# shellcheck disable=SC2034 # the tests' bus (-b), read by their commands
+CXL_TEST_BUS=
+cxlv_dbg=/sys/kernel/debug/cxl/cxlv
+
+# cxlv_ndctl_spec TEST: the create request for TEST. Tests that look for a
+# root decoder across two host bridges (nr_targets == 2) get a 2-way set over
+# two host bridges; the one that looks for a memdev with RAM capacity a RAM
+# device; the others one pmem device, the root decoder and the host bridge
+# of one target each.
+cxlv_ndctl_spec() {
+	case $1 in
+	cxl-poison.sh | cxl-region-sysfs.sh | cxl-xor-region.sh)
+		echo "$CXLV_NDCTL_RANGE,cxltype=3,pmem=1,ways=2,host_bridges=2" ;;
+	cxl-destroy-region.sh) echo "$CXLV_NDCTL_RANGE,cxltype=3,pmem=0" ;;
+	*) echo "$CXLV_NDCTL_RANGE,cxltype=3,pmem=1" ;;
+	esac
+}
+
+# cxlv_setup: in place of modprobe cxl_test. The tests' rc is still 77
+# (skip) there, so a failed set-up would count as a skip: it runs with rc 1.
+cxlv_setup() {
+	local dev i rc_before=$rc
+	rc=1
+	cxlv_teardown
+	insmod "$CXLV_KO"
+	cxlv_ndctl_spec "$(basename "$0")" >"$cxlv_dbg/create"
+	dev=$(ls /sys/bus/cxl_virt/devices)
+	for ((i = 0; i < 600; i++)); do
+		cxlv_bound "$dev" && break
+		sleep 0.1
+	done
+	cxlv_bound "$dev"
+	CXL_TEST_BUS=$dev
+	rc=$rc_before
+}
+
+# cxlv_bound DEV: every memdev of DEV has its driver (its memdev file is
+# empty until then).
+cxlv_bound() {
+	local mems
+	read -ra mems <"/sys/bus/cxl_virt/devices/$1/memdev"
+	[ ${#mems[@]} -gt 0 ]
+}
+
+# cxlv_teardown: what unloading cxl_test undoes, a test's regions and its
+# DPA reservations (cxl reserve-dpa) included, then the set and the module.
+cxlv_teardown() {
+	local path dev m mems
+	[ -d /sys/bus/cxl_virt ] || return 0
+	for path in /sys/bus/cxl_virt/devices/*; do
+		[ -e "$path" ] || continue
+		dev=${path##*/}
+		cxl destroy-region -f -b "$dev" all 2>&1 || true
+		read -ra mems <"$path/memdev"
+		for m in "${mems[@]}"; do
+			cxl free-dpa -t pmem "$m" >/dev/null 2>&1 || true
+			cxl free-dpa -t ram "$m" >/dev/null 2>&1 || true
+		done
+		printf 'cxlv_dev_id=%s' "${dev#cxlv}" >"$cxlv_dbg/remove"
+	done
+	rmmod cxl_virt
+}
