@@ -43,18 +43,42 @@
 #define CXLV_REGS_RO_WORDS	(2 + 3 * CXLV_DEV_CAP_COUNT + 3)
 
 /**
+ * struct cxlv_fw - the firmware slots (cxlv_fw.c)
+ * @slots: how many, CXLV_FW_MIN_SLOTS to CXLV_FW_MAX_SLOTS
+ * @active: the running slot, from 1
+ * @staged: the slot activated at the next reset, 0 for none
+ * @rev: each slot's revision, NUL-padded, empty for an empty slot
+ * @transferring: a transfer in parts runs
+ * @received: bytes of it received, where the next part starts
+ * @crc: CRC-32 of those bytes, not yet inverted
+ * @head: the first CXLV_FW_REV_LEN of them
+ */
+struct cxlv_fw {
+	u8 slots;
+	u8 active;
+	u8 staged;
+	char rev[CXLV_FW_MAX_SLOTS][CXLV_FW_REV_LEN];
+	bool transferring;
+	u32 received;
+	u32 crc;
+	u8 head[CXLV_FW_REV_LEN];
+};
+
+/**
  * struct cxlv_mbox_state - what mailbox commands change on the device
  * @timestamp: CXL r3.0 8.2.9.4.2 the host's time at its last Set Timestamp,
  *	in ns since the epoch
  * @timestamp_set_at: ktime_get_ns() at that Set Timestamp; 0: never set
  * @poison: CXL r3.0 8.2.9.8.4 the poison list (cxlv_poison.c)
  * @events: CXL r3.0 8.2.9.2 the event logs (cxlv_events.c)
+ * @fw: CXL r3.0 8.2.9.3 the firmware slots (cxlv_fw.c)
  */
 struct cxlv_mbox_state {
 	u64 timestamp;
 	u64 timestamp_set_at;
 	struct cxlv_poison poison;
 	struct cxlv_events events;
+	struct cxlv_fw fw;
 };
 
 /*
@@ -188,5 +212,10 @@ u16 cxlv_mbox_handle(const struct cxlv_emu_config *cfg,
 		     struct cxlv_mbox_cmd *cmd);
 u64 cxlv_mbox_now(const struct cxlv_mbox_state *state);
 void cxlv_mbox_health(struct cxlv_health_info *health);
+
+void cxlv_fw_start(struct cxlv_fw *fw, const struct cxlv_emu_config *cfg);
+const char *cxlv_fw_revision(const struct cxlv_fw *fw);
+u16 cxlv_fw_handle(const struct cxlv_emu_config *cfg,
+		   struct cxlv_mbox_cmd *cmd);
 
 #endif /* __CXLV_EMU_INTERNAL_H__ */
