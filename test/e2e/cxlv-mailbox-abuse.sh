@@ -27,6 +27,8 @@
 . /cxlv/test/vm/guest/cxlv.sh
 # shellcheck source=test/e2e/cdat-lib.sh
 . "$CXLV/test/e2e/cdat-lib.sh"
+# shellcheck source=test/e2e/firmware-lib.sh
+. "$CXLV/test/e2e/firmware-lib.sh"
 
 probe=/cxlv/test/tools/bin/cxl-mbox-probe
 [ -x $probe ] || fail "no $probe: test/tools/build.sh builds it"
@@ -42,10 +44,11 @@ snapshot() {
 	} >"$1" || fail "cannot read the metadata window or device memory through /dev/mem"
 }
 
-# raw_expect WANT OPCODE LEN: one command on the bare registers.
+# raw_expect WANT OPCODE LEN [HEX]: one command on the bare registers, its
+# payload starting with HEX.
 raw_expect() {
 	local want=$1 got
-	got=$($probe raw-doorbell "$bar" "$2" "$3") || fail "raw-doorbell $2 len $3 failed: $got"
+	got=$($probe raw-doorbell "$bar" "$2" "$3" ${4:+"$4"}) || fail "raw-doorbell $2 len $3 failed: $got"
 	[[ $got == "$want"* ]] || fail "raw-doorbell opcode $2 len $3: got '$got', want '$want'"
 	say "raw-doorbell opcode $2 len $3: $got"
 }
@@ -136,6 +139,7 @@ for bad in 1 4 4096; do
 	raw_expect "rc=0x16 out_len=0 changed=0" 0x0102 $bad
 done
 expect_eq "records cleared by the abuse" "$(attr "$dev" events_cleared)" 0
+fw_raw_refused cxl_virt
 
 snapshot /tmp/after
 cmp /tmp/before /tmp/after || fail "memory outside the mailbox registers changed"
@@ -144,6 +148,7 @@ doe_abuse "$bdf"
 snapshot /tmp/after
 cmp /tmp/before /tmp/after || fail "memory outside the mailbox registers changed"
 say "unknown opcodes answered Unsupported, DOE abused; metadata window, LSA and device memory unchanged"
+fw_raw_activate cxl_virt cxlv-raw-fw-0002
 
 # Stores into the read-only capability layout (CXL 3.0 8.2.8.1 capability
 # count, 8.2.8.2 the second capability's offset) are undone by the device,
@@ -172,6 +177,12 @@ cmp /tmp/pattern /tmp/back || fail "labels changed"
 say "after rebind: $mem answers GET_HEALTH_INFO and GET_LSA; labels unchanged"
 wait_for 30 test -e "$(endpoint_cdat "$mem")" || fail "no CDAT after rebind"
 cmp /tmp/cdat.before "$(endpoint_cdat "$mem")" || fail "the kernel read another CDAT after the abuse"
+expect_eq "$mem firmware_version after the online activation" "$(cat "/sys/bus/cxl/devices/$mem/firmware_version")" cxlv-raw-fw-0002
+fw_stock_update $start $size cxl_virt cxlv-raw-fw-0002
+mem=$(attr "$dev" memdev)
+bdf=$(cxl list -m "$mem" | jq -r 'if type == "array" then .[0] else . end | .host')
+# a device created anew: the kernel's own DOE requests first
+wait_for 30 test -e "$(endpoint_cdat "$mem")" || fail "no CDAT after the firmware's reset"
 
 # The DOE mailbox driven from user space while the device goes away: the
 # remove wins, the requests stop with the config file, the kernel says
