@@ -126,7 +126,7 @@ fw_stock_update() {
 	step "cxl update-firmware $mem, to cancel" cxl update-firmware "$mem" -F $img
 	wait_for 10 sh -c "[ \"\$(cat /sys/class/firmware/$mem/status)\" = transferring ]" ||
 		fail "the upload of 16 MiB never showed transferring"
-	step "cxl update-firmware --cancel $mem" cxl update-firmware "$mem" --cancel >&2
+	step "cxl update-firmware --cancel $mem" cxl update-firmware "$mem" --cancel
 	wait_for 60 sh -c "[ \"\$(cat /sys/class/firmware/$mem/status)\" = idle ]" || fail "upload still running after --cancel"
 	expect_eq "$mem upload error" "$(cat "/sys/class/firmware/$mem/error")" "transferring:user-abort"
 	expect_eq "$mem slots after the cancel" "$(fw_list "$mem" '"\(.active_slot) \(.staged_slot) \(.slot_1_version) \(.slot_2_version) \(.fw_update_in_progress)"')" \
