@@ -31,6 +31,8 @@
 . /cxlv/test/vm/guest/cxlv.sh
 # shellcheck source=test/e2e/cdat-lib.sh
 . "$CXLV/test/e2e/cdat-lib.sh"
+# shellcheck source=test/vm/guest/cxlvctl.sh
+. /cxlv/test/vm/guest/cxlvctl.sh
 # shellcheck source=test/e2e/firmware-lib.sh
 . "$CXLV/test/e2e/firmware-lib.sh"
 

@@ -8,7 +8,8 @@
 #                       it, and --cancel mid-transfer (6.12 and 7.3)
 # The revision a package gets is its first 16 bytes when they are printable
 # (kmod/emu/cxlv_fw.c), which is how the checks know what to expect. They
-# use the caller's $probe, $bar, raw_expect and refused_input.
+# use the caller's $probe, $bar, raw_expect and refused_input, and cxlvctl
+# (test/vm/guest/cxlvctl.sh).
 
 fw_payload=0x1020 # the mailbox payload registers, from BAR0
 
@@ -91,6 +92,13 @@ fw_raw_activate() {
 # fw_list MEM JQ: MEM's cxl list -F firmware object through JQ.
 fw_list() { cxl list -m "$1" -F | jq -r "if type == \"array\" then .[0] else . end | .firmware | $2"; }
 
+# fw_crosscheck MEM: cxlvctl list -F gives MEM the firmware object cxl
+# list -F does.
+fw_crosscheck() {
+	expect_eq "$1 firmware in cxlvctl list -F" "$(cxlvctl list -j -F -m "$1" | jq -cS '.[0].firmware')" \
+		"$(fw_list "$1" . | jq -cS .)"
+}
+
 # fw_stock_update START SIZE REV1 REV2: with REV1 in slot 1 and REV2
 # running in slot 2 of the caller's $dev, cxl update-firmware writes a
 # package larger than one payload (so in parts) to slot 1 and stages it;
@@ -113,6 +121,7 @@ fw_stock_update() {
 	expect_eq "$mem after the update" "$(fw_list "$mem" '"\(.active_slot) \(.staged_slot) \(.slot_1_version) \(.fw_update_in_progress)"')" \
 		"2 1 $new false"
 	expect_eq "$mem firmware_version before the reset" "$(cat "/sys/bus/cxl/devices/$mem/firmware_version")" "$rev2"
+	fw_crosscheck "$mem"
 	remove "$dev"
 	dev=$(create "memstart=$start,memsize=$size,cxltype=3,pmem=1")
 	wait_ready "$dev"
@@ -120,7 +129,8 @@ fw_stock_update() {
 	expect_eq "$mem firmware_version after the reset" "$(cat "/sys/bus/cxl/devices/$mem/firmware_version")" $new
 	expect_eq "$mem slots after the reset" "$(fw_list "$mem" '"\(.active_slot) \(.staged_slot) \(.slot_1_version) \(.slot_2_version)"')" \
 		"1 null $new $rev2"
-	say "firmware: cxl update-firmware in parts staged $new, remove and create activated it"
+	fw_crosscheck "$mem"
+	say "firmware: cxl update-firmware in parts staged $new, remove and create activated it; cxlvctl list -F agrees"
 	# 16 MiB, the most the device takes: some 4000 parts, time to cancel
 	{ printf %s cxlv-fw-cancel-1; head -c $((16 * 1024 * 1024 - 16)) /dev/zero; } >$img
 	step "cxl update-firmware $mem, to cancel" cxl update-firmware "$mem" -F $img
