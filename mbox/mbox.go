@@ -1,11 +1,13 @@
 // Package mbox reads a CXL memory device's state through the kernel's
 // mailbox ioctl (CXL_MEM_SEND_COMMAND on /dev/cxl/memN, the path `cxl list
-// -H` and `cxl list -I` take): its health and its partitions. Only the
+// -H`, `cxl list -I` and `cxl list -F` take): its health, its partitions and
+// its firmware slots. Only the
 // read-only commands the kernel lets user space send are used; nothing here
 // changes the device.
 package mbox
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -22,16 +24,19 @@ import (
 // kernel's numbers for the commands, not their mailbox opcodes.
 const (
 	cmdIdentify         = 1
+	cmdGetFWInfo        = 4
 	cmdGetPartitionInfo = 5
 	cmdGetHealthInfo    = 7
 )
 
 // commandNames name the commands in messages.
-var commandNames = map[uint32]string{cmdIdentify: "Identify", cmdGetPartitionInfo: "Get Partition Info", cmdGetHealthInfo: "Get Health Info"}
+var commandNames = map[uint32]string{cmdIdentify: "Identify", cmdGetFWInfo: "Get FW Info",
+	cmdGetPartitionInfo: "Get Partition Info", cmdGetHealthInfo: "Get Health Info"}
 
 // The output sizes the kernel's command table gives these commands.
 const (
 	identifySize      = 0x43
+	fwInfoSize        = 0x50
 	partitionInfoSize = 0x20
 	healthInfoSize    = 0x12
 )
@@ -173,4 +178,40 @@ func (d Device) Partition() (Partition, error) {
 		return p, err
 	}
 	return p, ParsePartitionInfo(&p, b)
+}
+
+// Firmware is the Get FW Info output payload (CXL r3.0 8.2.9.3.1).
+type Firmware struct {
+	Slots uint8
+	// Active is the running slot, Staged the one activated at the next
+	// reset (0: none); slots count from 1.
+	Active, Staged uint8
+	OnlineActivate bool
+	// Revisions are the slots' revisions, slot 1 first; "" is an empty slot.
+	Revisions [4]string
+}
+
+// ParseFirmware decodes a Get FW Info payload.
+func ParseFirmware(b []byte) (Firmware, error) {
+	if len(b) < fwInfoSize {
+		return Firmware{}, fmt.Errorf("firmware info: %d bytes, want %d", len(b), fwInfoSize)
+	}
+	f := Firmware{Slots: b[0], Active: b[1] & 7, Staged: b[1] >> 3 & 7, OnlineActivate: b[2]&1 != 0}
+	for i := range f.Revisions {
+		rev := b[0x10+16*i : 0x20+16*i]
+		if n := bytes.IndexByte(rev, 0); n >= 0 {
+			rev = rev[:n]
+		}
+		f.Revisions[i] = string(rev)
+	}
+	return f, nil
+}
+
+// Firmware asks the device for its firmware slots.
+func (d Device) Firmware() (Firmware, error) {
+	b, err := d.send(cmdGetFWInfo, fwInfoSize)
+	if err != nil {
+		return Firmware{}, err
+	}
+	return ParseFirmware(b)
 }

@@ -29,6 +29,9 @@ func TestShortPayloads(t *testing.T) {
 	if err := ParsePartitionInfo(&Partition{}, make([]byte, 31)); err == nil {
 		t.Error("ParsePartitionInfo took 31 bytes")
 	}
+	if _, err := ParseFirmware(make([]byte, 0x4f)); err == nil {
+		t.Error("ParseFirmware took 0x4f bytes")
+	}
 }
 
 // A memdev without its character device is an error naming it; a file that

@@ -29,10 +29,16 @@ type Memdev struct {
 	Serial                    *uint64 // nil when the kernel does not expose it
 	NumaNode                  *int
 	FirmwareVersion           *string
-	PayloadMax                uint64
-	LabelStorageSize          uint64
-	Driver                    string // "cxl_mem" once bound
-	DevNode                   string // /dev/cxl/memN
+	// FirmwareUpload is the status of the kernel's firmware upload
+	// (firmware/memN/status: idle, transferring, ...; 6.5+ with a device
+	// that has Get FW Info), FirmwareRemaining the bytes it has still to
+	// send; nil without one.
+	FirmwareUpload    *string
+	FirmwareRemaining *uint64
+	PayloadMax        uint64
+	LabelStorageSize  uint64
+	Driver            string // "cxl_mem" once bound
+	DevNode           string // /dev/cxl/memN
 	// Nvdimm is the memdev's cxl_nvdimm child (pmemN), "" without one.
 	Nvdimm string
 }
@@ -207,6 +213,9 @@ func readMemdev(p string) (Memdev, error) {
 		DevNode:          a.devNode(),
 	}
 	m.ID, _ = numberedName(m.Name, "mem")
+	upload := filepath.Join("firmware", m.Name)
+	m.FirmwareUpload = a.optStr(filepath.Join(upload, "status"))
+	m.FirmwareRemaining = a.optU64(filepath.Join(upload, "remaining_size"))
 	if nv := childDirs(p, "pmem"); len(nv) > 0 {
 		m.Nvdimm = filepath.Base(nv[0])
 	}

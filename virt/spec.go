@@ -52,6 +52,53 @@ type CreateSpec struct {
 	// Interleave makes the device an interleave set; the zero value is one
 	// endpoint, as before sets existed.
 	Interleave
+	// Firmware is what the device's firmware slots are born with.
+	Firmware Firmware
+}
+
+// Firmware is a device's firmware slots from the factory (CXL r3.0
+// 8.2.9.3.1): Slots slots, slot 1 running revision Rev. Zero values are
+// the module's defaults (2 slots, "cxl_virt").
+type Firmware struct {
+	Slots uint64
+	Rev   string
+}
+
+// Firmware limits: Get FW Info reports up to 4 slots of 16-character
+// revisions; the kernel's update needs a slot beside the running one.
+const (
+	MinFirmwareSlots = 2
+	MaxFirmwareSlots = 4
+	MaxFirmwareRev   = 16
+)
+
+func (f Firmware) validate() error {
+	if f.Slots != 0 && (f.Slots < MinFirmwareSlots || f.Slots > MaxFirmwareSlots) {
+		return cxlverr.Invalidf("--firmware-slots %d: a device has %d to %d firmware slots", f.Slots, MinFirmwareSlots, MaxFirmwareSlots)
+	}
+	if len(f.Rev) > MaxFirmwareRev {
+		return cxlverr.Invalidf("--firmware-rev %q is %d characters: a revision has at most %d", f.Rev, len(f.Rev), MaxFirmwareRev)
+	}
+	for _, r := range f.Rev {
+		// a comma would end the create key
+		if r < 0x20 || r > 0x7e || r == ',' {
+			return cxlverr.Invalidf("--firmware-rev %q: use printable ASCII without commas", f.Rev)
+		}
+	}
+	return nil
+}
+
+// keys are the create-string keys of the firmware slots; none for the
+// defaults.
+func (f Firmware) keys() string {
+	out := ""
+	if f.Slots != 0 {
+		out += fmt.Sprintf(",fw_slots=%d", f.Slots)
+	}
+	if f.Rev != "" {
+		out += ",fw_rev=" + f.Rev
+	}
+	return out
 }
 
 // perfKeys are the create keys of the CDAT figures, with their fields.
@@ -208,6 +255,9 @@ func (s CreateSpec) Validate() error {
 	if err := s.Interleave.Validate(); err != nil {
 		return err
 	}
+	if err := s.Firmware.validate(); err != nil {
+		return err
+	}
 	return s.checkRange(s.Memstart, s.Memsize)
 }
 
@@ -233,7 +283,7 @@ func (s CreateSpec) String() string {
 			out += fmt.Sprintf(",%s=%d", k.key, k.v)
 		}
 	}
-	return out + s.keys()
+	return out + s.keys() + s.Firmware.keys()
 }
 
 // RemoveString is the text written to the remove file for device id;

@@ -32,6 +32,8 @@ func TestCreateString(t *testing.T) {
 			"memstart=8589934592,memsize=1073741824,cxltype=3,pmem=0,ways=2"},
 		{CreateSpec{Memstart: 8 * units.GiB, Memsize: units.GiB, Interleave: Interleave{Ways: 1, HostBridges: 1}},
 			"memstart=8589934592,memsize=1073741824,cxltype=3,pmem=0"},
+		{CreateSpec{Memstart: 8 * units.GiB, Memsize: units.GiB, Firmware: Firmware{Slots: 3, Rev: "v1.0 beta"}},
+			"memstart=8589934592,memsize=1073741824,cxltype=3,pmem=0,fw_slots=3,fw_rev=v1.0 beta"},
 	} {
 		if got := tc.spec.String(); got != tc.want {
 			t.Errorf("String() = %q; want %q", got, tc.want)
@@ -74,6 +76,11 @@ func TestValidate(t *testing.T) {
 			"size 1G gives 4 ways no capacity: a set needs a ways x 256M (1G) aligned block after its 4 MiB of metadata; give --size 2G or more"},
 		{CreateSpec{Memstart: 8*units.GiB + 512*units.MiB, Memsize: units.GiB, Interleave: Interleave{Ways: 4}}, "give --size 1536M or more"},
 		{CreateSpec{Memsize: 2 * units.GiB, Borrow: true, Interleave: Interleave{Ways: 2}}, "--ways 2 with --borrow: an interleave set needs a reserved range"},
+		{withFirmware(Firmware{Slots: 1}), "--firmware-slots 1: a device has 2 to 4 firmware slots"},
+		{withFirmware(Firmware{Slots: 5}), "--firmware-slots 5"},
+		{withFirmware(Firmware{Rev: "0123456789abcdefg"}), "is 17 characters: a revision has at most 16"},
+		{withFirmware(Firmware{Rev: "a,b"}), "use printable ASCII without commas"},
+		{withFirmware(Firmware{Rev: "tab\there"}), "use printable ASCII without commas"},
 	} {
 		err := tc.spec.Validate()
 		if err == nil || !strings.Contains(err.Error(), tc.reason) || !errors.Is(err, cxlverr.ErrInvalid) {
@@ -104,6 +111,11 @@ func TestDeviceID(t *testing.T) {
 // withSet is a 4G range at 8G shaped as il.
 func withSet(il Interleave) CreateSpec {
 	return CreateSpec{Memstart: 8 * units.GiB, Memsize: 4 * units.GiB, Interleave: il}
+}
+
+// withFirmware is a 1G device at 6G born with f.
+func withFirmware(f Firmware) CreateSpec {
+	return CreateSpec{Memstart: 6 * units.GiB, Memsize: units.GiB, Firmware: f}
 }
 
 // The window is what the module offers: ways MiB of metadata, then whole

@@ -53,8 +53,8 @@ func TestComplete(t *testing.T) {
 	}{
 		{[]string{""}, []string{"create", "remove", "release", "list", "ranges", "node-tables", "info", "region", "namespace", "poison", "event", "completion", "version", "help"}},
 		{[]string{"r"}, []string{"remove", "release", "ranges", "region"}},
-		{[]string{"list", "--"}, []string{"--json", "--human", "--verbose", "--health", "--partition", "--media-errors", "--memdev", "--region", "--decoder", "--no-headers"}},
-		{[]string{"list", "-j", "--"}, []string{"--human", "--verbose", "--health", "--partition", "--media-errors", "--memdev", "--region", "--decoder", "--no-headers"}}, // a flag given is not offered again
+		{[]string{"list", "--"}, []string{"--json", "--human", "--verbose", "--health", "--partition", "--firmware", "--media-errors", "--memdev", "--region", "--decoder", "--no-headers"}},
+		{[]string{"list", "-j", "--"}, []string{"--human", "--verbose", "--health", "--partition", "--firmware", "--media-errors", "--memdev", "--region", "--decoder", "--no-headers"}}, // a flag given is not offered again
 		{[]string{"--sysfs-root", sys, "region", "destroy", "region0", ""}, nil},
 		{[]string{"namespace", "destroy", "namespace0.0", "n"}, nil},
 		{[]string{"region", "create", "--type="}, []string{"--type=pmem", "--type=ram"}},

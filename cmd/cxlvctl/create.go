@@ -38,7 +38,13 @@ func createCommand() *cli.Command {
 			"--host-bridges H (1, 2 or 4, dividing N) of one CXL root, interleaved every\n" +
 			"--granularity bytes (256 to 16K, default 4K); each endpoint offers 1/N of the\n" +
 			"range, whose start and size are multiples of N x 256M. `cxlvctl region create\n" +
-			"--device cxlvN` then makes one region over all N.",
+			"--device cxlvN` then makes one region over all N.\n" +
+			"--firmware-slots N (2 to 4, default 2) firmware slots, of which slot 1 runs\n" +
+			"--firmware-rev (up to 16 printable characters, default cxl_virt) from the\n" +
+			"factory; `cxl update-firmware` (Linux 6.5 and later) writes the next slot.\n" +
+			"A range that held a device before keeps its slots, as a device keeps its\n" +
+			"flash: the flags apply to a range whose firmware state is new or of\n" +
+			"another slot count.",
 		Flags: []cli.Flag{
 			&cli.GenericFlag{Name: "memstart", Value: sizeValue("the first MiB of physical memory is never a reserved range; leave --memstart out to pick one, or give a start `cxlvctl ranges` lists"),
 				Usage: "start of the reserved or borrowed range (e.g. 6G, 0x180000000; default: one that fits, else borrowed)"},
@@ -54,6 +60,8 @@ func createCommand() *cli.Command {
 			countFlag("host-bridges", "host bridges the set's endpoints sit behind: 1, 2 or 4 (default 1)", "1", "2", "4"),
 			&cli.GenericFlag{Name: "granularity", Value: choiceValue([]string{"256", "512", "1K", "2K", "4K", "8K", "16K"}, units.ParseSize),
 				Usage: "interleave granularity of the set: 256 to 16K, a power of two (default 4K)"},
+			countFlag("firmware-slots", "firmware slots of the device: 2, 3 or 4 (default 2)", "2", "3", "4"),
+			&cli.StringFlag{Name: "firmware-rev", Usage: "firmware revision slot 1 runs from the factory: up to 16 printable characters (default cxl_virt)"},
 			&cli.BoolFlag{Name: "no-wait", Usage: "do not wait for the memdev"},
 			// The default since issue 13; kept so that older scripts run.
 			&cli.BoolFlag{Name: "wait", Hidden: true},
@@ -75,6 +83,8 @@ func runCreate(c *cli.Context) error {
 	spec.Serial, _ = parsed[uint64](c, "serial")
 	spec.Perf = perfFlags(c)
 	spec.Interleave = interleaveFlags(c)
+	spec.Firmware.Slots, _ = parsed[uint64](c, "firmware-slots")
+	spec.Firmware.Rev = c.String("firmware-rev")
 	if err := spec.Interleave.Validate(); err != nil {
 		return err
 	}

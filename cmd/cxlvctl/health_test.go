@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/cxlv/cxlv/cxlverr"
 	"github.com/cxlv/cxlv/mbox"
 	"github.com/cxlv/cxlv/sysfs"
 )
@@ -20,11 +23,19 @@ import (
 const detailsFixture = "cxlv-poison-fsdax"
 
 // fixtureMailbox answers Get Health Info and Identify with the payloads
-// that give what the fixture's `cxl list -vvv` printed for memdev.
-type fixtureMailbox struct{ health, identify []byte }
+// that give what the fixture's `cxl list -vvv` printed for memdev, and Get
+// FW Info with fwInfo; without it the kernel refuses Get FW Info, as it did
+// in the fixture's boot (its cxl_virt had no firmware slots yet).
+type fixtureMailbox struct{ health, identify, fwInfo []byte }
 
 func (m fixtureMailbox) Health() (mbox.Health, error)       { return mbox.ParseHealth(m.health) }
 func (m fixtureMailbox) Partition() (mbox.Partition, error) { return mbox.ParseIdentify(m.identify) }
+func (m fixtureMailbox) Firmware() (mbox.Firmware, error) {
+	if m.fwInfo == nil {
+		return mbox.Firmware{}, cxlverr.Errorf(cxlverr.ErrNotSupported, "mem0 does not offer Get FW Info")
+	}
+	return mbox.ParseFirmware(m.fwInfo)
+}
 
 // payloads encodes cxl list's health and partition_info objects of a
 // memdev back into the device's payloads (CXL r3.0 8.2.9.8.3.1, 8.2.9.8.1.1).
@@ -77,6 +88,15 @@ func payloads(t *testing.T, memdev map[string]any) fixtureMailbox {
 // gives detailsFixture's cxl list -vvv output, which it returns.
 func fixtureMailboxes(t *testing.T) []byte {
 	t.Helper()
+	vvv, mb := vvvMailbox(t)
+	useMailbox(t, mb)
+	return vvv
+}
+
+// vvvMailbox is the mailbox that gives detailsFixture's cxl list -vvv
+// output, returned with it.
+func vvvMailbox(t *testing.T) ([]byte, fixtureMailbox) {
+	t.Helper()
 	vvv, err := os.ReadFile(filepath.Join(fixtureDir(detailsFixture), "cxl-list-vvv.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -85,11 +105,15 @@ func fixtureMailboxes(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mb := payloads(t, theirs["mem0"])
+	return vvv, payloads(t, theirs["mem0"])
+}
+
+// useMailbox makes mb every memdev's mailbox for the test.
+func useMailbox(t *testing.T, mb mailbox) {
+	t.Helper()
 	saved := memdevMailbox
 	memdevMailbox = func(sysfs.FS, string) (mailbox, error) { return mb, nil }
 	t.Cleanup(func() { memdevMailbox = saved })
-	return vvv
 }
 
 // list --json -H -I --media-errors on the fixture is what cxl list -vvv
@@ -101,7 +125,8 @@ func TestListDetailsMatchCxlList(t *testing.T) {
 	recordWrites(t)
 	for _, args := range [][]string{{"list", "--json", "-H", "-I", "--media-errors"}, {"list", "-j", "-v", "-L"}} {
 		out, errOut, rc := cxlvctl(t, detailsFixture, args...)
-		if rc != 0 || errOut != "" {
+		// -v asks for the firmware slots too, which this device had not
+		if rc != 0 || errOut != "" && !strings.HasPrefix(errOut, "cxlvctl: warning: no firmware for mem0") {
 			t.Fatalf("%q: exit %d: %s", args, rc, errOut)
 		}
 		for _, key := range []string{`"health": {`, `"partition_info": {`, `"media_errors": [`, `"offset": 2097152`} {
@@ -181,5 +206,51 @@ func TestNoHeadersIsRowsOnly(t *testing.T) {
 	// info's sizes are list's: 768M, not 768.0M.
 	if out, _, _ := cxlvctl(t, "cxlv-ram-movable", "info"); !strings.Contains(out, " 768M ") {
 		t.Errorf("info: %s; want node 1's 768M", out)
+	}
+}
+
+// cxlListFirmware is mem0's "firmware" as cxl list -F (ndctl 81) printed
+// it on 7.3 in cxlv-mailbox-abuse, after cxl update-firmware staged slot 1.
+const cxlListFirmware = `{"num_slots":2,"active_slot":2,"staged_slot":1,"online_activate_capable":true,
+	"slot_1_version":"cxlv-fw-parts-01","slot_2_version":"cxlv-raw-fw-0002","fw_update_in_progress":false}`
+
+// fwInfoPayload encodes cxl list's firmware object back into the Get FW
+// Info payload (CXL r3.0 8.2.9.3.1).
+func fwInfoPayload(t *testing.T, fw map[string]any) []byte {
+	t.Helper()
+	num := func(k string) byte {
+		n, _ := fw[k].(json.Number).Int64()
+		return byte(n)
+	}
+	b := make([]byte, 0x50)
+	b[0], b[1] = num("num_slots"), num("active_slot")|num("staged_slot")<<3
+	if fw["online_activate_capable"] == true {
+		b[2] = 1
+	}
+	for i := range 4 {
+		rev, _ := fw["slot_"+strconv.Itoa(i+1)+"_version"].(string)
+		copy(b[0x10+16*i:], rev)
+	}
+	return b
+}
+
+// list -F gives the firmware object cxl list -F printed for the same slots:
+// the mailbox's Get FW Info, no upload running (the fixture's kernel has
+// no loader for a device without Get FW Info).
+func TestListFirmwareMatchesCxlList(t *testing.T) {
+	var theirs map[string]any
+	if err := decodeNumbers([]byte(cxlListFirmware), &theirs); err != nil {
+		t.Fatal(err)
+	}
+	_, mb := vvvMailbox(t)
+	mb.fwInfo = fwInfoPayload(t, theirs)
+	useMailbox(t, mb)
+	out, errOut, rc := cxlvctl(t, detailsFixture, "list", "-j", "-F")
+	if rc != 0 || errOut != "" {
+		t.Fatalf("list -j -F: exit %d: %s", rc, errOut)
+	}
+	mine := ourObjects(t, []byte(out))["mem0"]
+	if !reflect.DeepEqual(mine["firmware"], theirs) {
+		t.Errorf("list -j -F firmware: %v, cxl list -F: %v", mine["firmware"], theirs)
 	}
 }

@@ -36,17 +36,19 @@ func listCommand() *cli.Command {
 			"\"namespaces\" (`ndctl list`, pmem) or \"dax\" device (`daxctl list`, ram).\n" +
 			"-u prints that JSON with sizes and addresses as `cxl list -u` does (-j implied).\n" +
 			"-H adds each memdev's \"health\" (`cxl list -H`) and a HEALTH column, -I its\n" +
-			"\"partition_info\" (`cxl list -I`), both read through the memdev's mailbox\n" +
-			"(/dev/cxl/memN, root); --media-errors adds the poison list to each memdev and\n" +
-			"region as \"media_errors\" (`cxl list --media-errors`, Linux 6.4+) and a\n" +
-			"MEDIA_ERRORS column. -v adds the wide columns to the table, and health and\n" +
-			"partition_info to the JSON.",
+			"\"partition_info\" (`cxl list -I`), -F its \"firmware\" slots (`cxl list -F`),\n" +
+			"each read through the memdev's mailbox (/dev/cxl/memN, root);\n" +
+			"--media-errors adds the poison list to each memdev and region as\n" +
+			"\"media_errors\" (`cxl list --media-errors`, Linux 6.4+) and a\n" +
+			"MEDIA_ERRORS column. -v adds the wide columns to the table, and health,\n" +
+			"partition_info and firmware to the JSON.",
 		Flags: []cli.Flag{
 			jsonFlag(),
 			&cli.BoolFlag{Name: "human", Aliases: []string{"u"}, Usage: "JSON with sizes and hex as cxl list -u"},
-			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "more columns; JSON: with health and partition_info"},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "more columns; JSON: with health, partition_info and firmware"},
 			&cli.BoolFlag{Name: "health", Aliases: []string{"H"}, Usage: "each memdev's health, as cxl list -H"},
 			&cli.BoolFlag{Name: "partition", Aliases: []string{"I"}, Usage: "each memdev's partition_info, as cxl list -I"},
+			&cli.BoolFlag{Name: "firmware", Aliases: []string{"F"}, Usage: "each memdev's firmware slots, as cxl list -F"},
 			&cli.BoolFlag{Name: "media-errors", Aliases: []string{"L"}, Usage: "the poison records of each memdev and region, as cxl list --media-errors"},
 			&cli.GenericFlag{Name: "memdev", Aliases: []string{"m"}, Value: nameValue("memdev"), Usage: "only the device of this memdev (memN)"},
 			&cli.StringFlag{Name: "region", Aliases: []string{"r"}, Usage: "only this region (regionN) and its device"},
@@ -64,6 +66,7 @@ func listCommand() *cli.Command {
 			// -v's JSON has what cxl list -vvv adds that is cheap to read.
 			opt.health = c.Bool("health") || opt.verbose && opt.json
 			opt.partition = c.Bool("partition") || opt.verbose && opt.json
+			opt.firmware = c.Bool("firmware") || opt.verbose && opt.json
 			return printLinks(e, opt)
 		},
 	}
@@ -71,9 +74,10 @@ func listCommand() *cli.Command {
 
 // listOptions say what `list` prints.
 type listOptions struct {
-	json, human, verbose, headers  bool
-	health, partition, mediaErrors bool
-	filter                         linkFilter
+	json, human, verbose, headers bool
+	health, partition, firmware   bool
+	mediaErrors                   bool
+	filter                        linkFilter
 }
 
 // printDevice prints the list entry of one cxl_virt device: with --json
@@ -129,6 +133,7 @@ func printLinks(e *env, opt listOptions) error {
 type mailbox interface {
 	Health() (mbox.Health, error)
 	Partition() (mbox.Partition, error)
+	Firmware() (mbox.Firmware, error)
 }
 
 // memdevMailbox is the mailbox of memdev on the host whose sysfs is sys:
@@ -139,6 +144,20 @@ var memdevMailbox = func(sys sysfs.FS, memdev string) (mailbox, error) {
 		return nil, cxlverr.Errorf(cxlverr.ErrNotSupported, "%s: no mailbox under --sysfs-root %s (only the running system's memdevs have one)", memdev, sys.Root())
 	}
 	return mbox.Device{Memdev: memdev}, nil
+}
+
+// mailboxRead puts what read answers for memdev into into, unless into is
+// nil; a memdev that cannot answer goes without, with a warning.
+func mailboxRead[T any](into map[string]T, memdev, key string, read func() (T, error), warn func(error)) {
+	if into == nil {
+		return
+	}
+	v, err := read()
+	if err != nil {
+		warn(fmt.Errorf("no %s for %s: %w", key, memdev, err))
+		return
+	}
+	into[memdev] = v
 }
 
 // listDetails reads what opt asks beyond sysfs for the memdevs of links:
@@ -153,30 +172,23 @@ func (e *env) listDetails(links []sysfs.DeviceLink, opt listOptions) (*view.Deta
 	if opt.partition {
 		d.Partition = map[string]mbox.Partition{}
 	}
+	if opt.firmware {
+		d.Firmware = map[string]mbox.Firmware{}
+	}
 	warn := func(err error) { view.Warning(e.errOut, err) }
 	for _, l := range links {
 		for _, m := range l.Endpoints() {
 			name := m.Memdev.Name
-			if opt.health || opt.partition {
+			if opt.health || opt.partition || opt.firmware {
 				mb, err := memdevMailbox(e.host.Sys(), name)
 				if err != nil {
 					warn(err)
 					continue
 				}
-				if opt.health {
-					if h, err := mb.Health(); err != nil {
-						warn(fmt.Errorf("no health for %s: %w", name, err))
-					} else {
-						d.Health[name] = h
-					}
-				}
-				if opt.partition {
-					if p, err := mb.Partition(); err != nil {
-						warn(fmt.Errorf("no partition_info for %s: %w", name, err))
-					} else {
-						d.Partition[name] = p
-					}
-				}
+				// a map is nil unless opt asks for it
+				mailboxRead(d.Health, name, "health", mb.Health, warn)
+				mailboxRead(d.Partition, name, "partition_info", mb.Partition, warn)
+				mailboxRead(d.Firmware, name, "firmware", mb.Firmware, warn)
 			}
 		}
 	}

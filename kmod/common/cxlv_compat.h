@@ -185,6 +185,10 @@ static inline void cxlv_root_set_qos_class(struct cxl_port *root,
 #define CXL_MBOX_OP_GET_EVT_INT_POLICY	0x0102
 #define CXL_MBOX_OP_SET_EVT_INT_POLICY	0x0103
 #endif
+/* 6.1 names Get FW Info and Activate FW, not Transfer FW (CXL r3.0 8.2.9.3) */
+#ifndef CXLV_HAVE_FW_TRANSFER
+#define CXL_MBOX_OP_TRANSFER_FW		0x0201
+#endif
 #ifndef CXLV_HAVE_TIMESTAMP_OPCODES
 #define CXL_MBOX_OP_GET_TIMESTAMP	0x0300
 #define CXL_MBOX_OP_SET_TIMESTAMP	0x0301

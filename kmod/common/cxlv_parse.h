@@ -11,14 +11,18 @@
  *         ``[,borrow=<0|1>][,read_latency=<ns>][,write_latency=<ns>]``
  *         ``[,read_bandwidth=<MB/s>][,write_bandwidth=<MB/s>]``
  *         ``[,ways=<1|2|4|8>][,host_bridges=<1|2|4>]``
- *         ``[,granularity=<256..16384>]``; with ``borrow=1`` memstart may
+ *         ``[,granularity=<256..16384>]``
+ *         ``[,fw_slots=<2..4>][,fw_rev=<revision>]``; with ``borrow=1`` memstart may
  *         be left out (the module picks the range) and memsize must be a
  *         multiple of 256 MiB, as must memstart when given. The four
  *         figures go into the device's CDAT (cxlv_cdat.c): 1 to
  *         CXLV_PERF_MAX each, defaults CXLV_PERF_DEFAULT_*. ways (default 1)
  *         endpoints interleave behind host_bridges (default 1, dividing
  *         ways) host bridges at granularity bytes (a power of two, default
- *         4096, only with ways > 1)
+ *         4096, only with ways > 1). fw_slots (default 2) firmware
+ *         slots, of which slot 1 runs fw_rev from the factory (default
+ *         CXLV_FW_DEFAULT_REV): 1 to CXLV_FW_REV_LEN printable ASCII
+ *         characters, no comma
  * remove: ``cxlv_dev_id=<u32>[,release=<0|1>]``
  * release: ``memstart=<u64>`` (the start of a free borrowed range)
  * inject_event: ``cxlv_dev_id=<u32>,record=<0|1|2>[,pos=<endpoint>]``
@@ -41,9 +45,11 @@
  * one-line reason:
  *
  * -EINVAL    malformed token, unknown or repeated key, bad number or value,
- *            embedded NUL, memsize not a page multiple, a figure of 0
+ *            embedded NUL, memsize not a page multiple, a figure of 0,
+ *            fw_slots out of 2..4, a fw_rev with a character not printable
  * -ENODATA   a required key missing
- * -ERANGE    a number that overflows its field, memstart + memsize wraps,
+ * -ERANGE    a number that overflows its field, a fw_rev longer than
+ *            CXLV_FW_REV_LEN, memstart + memsize wraps,
  *            serial + ways - 1 does, or a figure above CXLV_PERF_MAX
  * -EOPNOTSUPP cxltype other than 3, or borrow=1 with ways > 1
  *
@@ -111,6 +117,17 @@ struct cxlv_perf {
 #define CXLV_MAX_GRANULARITY		16384
 #define CXLV_DEFAULT_GRANULARITY	4096
 
+/*
+ * Firmware slots, CXL r3.0 8.2.9.3.1: up to 4 (a 3-bit slot number, four
+ * revisions in Get FW Info), each revision 16 ASCII characters; the
+ * kernel's upload needs a slot to write beside the running one.
+ */
+#define CXLV_FW_MIN_SLOTS		2
+#define CXLV_FW_MAX_SLOTS		4
+#define CXLV_FW_DEFAULT_SLOTS		2
+#define CXLV_FW_REV_LEN			16
+#define CXLV_FW_DEFAULT_REV		"cxl_virt"
+
 /* Longest request either control file accepts (debugfs and sysfs alike). */
 #define CXLV_REQUEST_MAX	256
 
@@ -127,6 +144,8 @@ struct cxlv_perf {
  * @ways: endpoints in the interleave set (1: a plain device)
  * @host_bridges: host bridges the endpoints sit behind, dividing @ways
  * @granularity: interleave granularity in bytes; 256 when @ways is 1
+ * @fw_slots: firmware slots
+ * @fw_rev: the factory revision of slot 1, NUL-padded
  */
 struct cxlv_params {
 	u64 memstart;
@@ -140,6 +159,8 @@ struct cxlv_params {
 	u32 ways;
 	u32 host_bridges;
 	u32 granularity;
+	u32 fw_slots;
+	char fw_rev[CXLV_FW_REV_LEN];
 };
 
 /* Records inject_event makes, CXL r3.0 8.2.9.2.1.1-3 */

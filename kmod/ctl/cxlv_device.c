@@ -81,10 +81,12 @@ static int cxlv_emu_setup(struct cxlv_ep *ep)
 		.ways = cxlv->params.ways,
 		.granularity = cxlv->params.granularity,
 		.pmem = cxlv->params.pmem,
+		.fw_slots = cxlv->params.fw_slots,
 		.ops = &cxlv_emu_ops,
 	};
 	struct cxlv_emu *emu;
 
+	memcpy(cfg.fw_rev, cxlv->params.fw_rev, sizeof(cfg.fw_rev));
 	if (cxlv_hb_decodes(ep)) {
 		cfg.bridge_regs = ep->meta + CXLV_BRIDGE_REGS_OFFSET;
 		cfg.bridge_ways = cxlv_root_ports(cxlv);

@@ -41,6 +41,8 @@ enum cxlv_key {
 	CXLV_KEY_EVENT_TYPE,
 	CXLV_KEY_TRANSACTION,
 	CXLV_KEY_COUNT,
+	CXLV_KEY_FW_SLOTS,
+	CXLV_KEY_FW_REV,
 	CXLV_NR_KEYS,
 };
 
@@ -68,7 +70,12 @@ static const char * const cxlv_key_names[CXLV_NR_KEYS] = {
 	[CXLV_KEY_EVENT_TYPE] = "event_type",
 	[CXLV_KEY_TRANSACTION] = "transaction",
 	[CXLV_KEY_COUNT] = "count",
+	[CXLV_KEY_FW_SLOTS] = "fw_slots",
+	[CXLV_KEY_FW_REV] = "fw_rev",
 };
+
+/* Keys whose value is text, not a number: handed back as tokens. */
+#define CXLV_TEXT_KEYS	BIT(CXLV_KEY_FW_REV)
 
 /* The performance figures, in the order of struct cxlv_perf. */
 static const struct {
@@ -241,13 +248,15 @@ static int cxlv_strip_nul(const char *buf, size_t *len, char *why,
 }
 
 /*
- * Walks all tokens, storing each allowed key's number in @vals and marking
- * it in @seen. Unknown, repeated and unparsable keys stop the walk; then
- * every @required key must have been seen.
+ * Walks all tokens, storing each allowed key's number in @vals, or its
+ * token in @text for a text key, and marking it in @seen. Unknown, repeated
+ * and unparsable keys stop the walk; then every @required key must have
+ * been seen. @text may be NULL when @allowed has no text key.
  */
 static int cxlv_parse_keys(const char *buf, size_t len, unsigned long allowed,
 			   unsigned long required, const u64 *max, u64 *vals,
-			   unsigned long *seen, char *why, size_t why_len)
+			   struct cxlv_token *text, unsigned long *seen,
+			   char *why, size_t why_len)
 {
 	const char *pos = buf, *end, *tok;
 	struct cxlv_token t;
@@ -274,6 +283,11 @@ static int cxlv_parse_keys(const char *buf, size_t len, unsigned long allowed,
 				 cxlv_key_names[k]);
 			return -EINVAL;
 		}
+		*seen |= BIT(k);
+		if (BIT(k) & CXLV_TEXT_KEYS) {
+			text[k] = t;
+			continue;
+		}
 		rc = cxlv_parse_number(t.val, t.val_len, max[k], &vals[k]);
 		if (rc == -ERANGE) {
 			snprintf(why, why_len, "%s=%.*s is too large (max %llu)",
@@ -289,7 +303,6 @@ static int cxlv_parse_keys(const char *buf, size_t len, unsigned long allowed,
 				 (int)min_t(size_t, t.val_len, 32), t.val);
 			return rc;
 		}
-		*seen |= BIT(k);
 	}
 	return cxlv_require(*seen, required, why, why_len);
 }
@@ -411,6 +424,43 @@ static int cxlv_parse_interleave(const u64 *vals, unsigned long seen,
 	return 0;
 }
 
+/*
+ * The firmware slots and the factory revision, which Get FW Info reports
+ * in 16 ASCII bytes (CXL r3.0 8.2.9.3.1): printable, so that what cxl list
+ * shows is what was asked for.
+ */
+static int cxlv_parse_firmware(const u64 *vals, const struct cxlv_token *rev,
+			       struct cxlv_params *p, char *why, size_t why_len)
+{
+	u64 slots = vals[CXLV_KEY_FW_SLOTS];
+	size_t i;
+
+	if (slots < CXLV_FW_MIN_SLOTS || slots > CXLV_FW_MAX_SLOTS) {
+		snprintf(why, why_len, "fw_slots=%llu: use %u to %u",
+			 (unsigned long long)slots, CXLV_FW_MIN_SLOTS,
+			 CXLV_FW_MAX_SLOTS);
+		return -EINVAL;
+	}
+	if (rev->val_len > CXLV_FW_REV_LEN) {
+		snprintf(why, why_len,
+			 "fw_rev=%.*s is longer than %u characters",
+			 (int)min_t(size_t, rev->val_len, 32), rev->val,
+			 CXLV_FW_REV_LEN);
+		return -ERANGE;
+	}
+	for (i = 0; i < rev->val_len; i++) {
+		if (rev->val[i] < 0x20 || rev->val[i] > 0x7e) {
+			snprintf(why, why_len,
+				 "fw_rev: byte %zu is not printable ASCII", i);
+			return -EINVAL;
+		}
+	}
+	p->fw_slots = slots;
+	memset(p->fw_rev, 0, sizeof(p->fw_rev));
+	memcpy(p->fw_rev, rev->val, rev->val_len);
+	return 0;
+}
+
 /**
  * cxlv_parse_create() - parse a create request
  * @buf: the written text, not necessarily NUL-terminated
@@ -431,7 +481,8 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 		BIT(CXLV_KEY_READ_LAT) | BIT(CXLV_KEY_WRITE_LAT) |
 		BIT(CXLV_KEY_READ_BW) | BIT(CXLV_KEY_WRITE_BW) |
 		BIT(CXLV_KEY_WAYS) | BIT(CXLV_KEY_HOST_BRIDGES) |
-		BIT(CXLV_KEY_GRANULARITY);
+		BIT(CXLV_KEY_GRANULARITY) | BIT(CXLV_KEY_FW_SLOTS) |
+		BIT(CXLV_KEY_FW_REV);
 	const u64 max[CXLV_NR_KEYS] = {
 		[CXLV_KEY_MEMSTART] = U64_MAX,
 		[CXLV_KEY_MEMSIZE] = U64_MAX,
@@ -446,17 +497,25 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 		[CXLV_KEY_WAYS] = U32_MAX,
 		[CXLV_KEY_HOST_BRIDGES] = U32_MAX,
 		[CXLV_KEY_GRANULARITY] = U32_MAX,
+		[CXLV_KEY_FW_SLOTS] = U32_MAX,
 	};
 	u64 vals[CXLV_NR_KEYS] = {
 		[CXLV_KEY_WAYS] = 1,
 		[CXLV_KEY_HOST_BRIDGES] = 1,
 		[CXLV_KEY_GRANULARITY] = CXLV_DEFAULT_GRANULARITY,
+		[CXLV_KEY_FW_SLOTS] = CXLV_FW_DEFAULT_SLOTS,
+	};
+	struct cxlv_token text[CXLV_NR_KEYS] = {
+		[CXLV_KEY_FW_REV] = {
+			.val = CXLV_FW_DEFAULT_REV,
+			.val_len = sizeof(CXLV_FW_DEFAULT_REV) - 1,
+		},
 	};
 	unsigned long seen;
 	int rc;
 
-	rc = cxlv_parse_keys(buf, len, allowed, required, max, vals, &seen,
-			     why, why_len);
+	rc = cxlv_parse_keys(buf, len, allowed, required, max, vals, text,
+			     &seen, why, why_len);
 	if (rc)
 		return rc;
 
@@ -519,6 +578,9 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 			return rc;
 	}
 	rc = cxlv_parse_perf(vals, seen, &p->perf, why, why_len);
+	if (!rc)
+		rc = cxlv_parse_firmware(vals, &text[CXLV_KEY_FW_REV], p, why,
+					 why_len);
 	if (rc)
 		return rc;
 
@@ -560,8 +622,8 @@ int cxlv_parse_remove(const char *buf, size_t len, u32 *id, bool *release,
 	unsigned long seen;
 	int rc;
 
-	rc = cxlv_parse_keys(buf, len, allowed, required, max, vals, &seen, why,
-			     why_len);
+	rc = cxlv_parse_keys(buf, len, allowed, required, max, vals, NULL, &seen,
+			     why, why_len);
 	if (!rc)
 		rc = cxlv_parse_flag(vals, CXLV_KEY_RELEASE, why, why_len);
 	if (rc)
@@ -590,8 +652,8 @@ int cxlv_parse_release(const char *buf, size_t len, u64 *start,
 	unsigned long seen;
 	int rc;
 
-	rc = cxlv_parse_keys(buf, len, keys, keys, max, vals, &seen, why,
-			     why_len);
+	rc = cxlv_parse_keys(buf, len, keys, keys, max, vals, NULL, &seen,
+			     why, why_len);
 	if (rc)
 		return rc;
 	*start = vals[CXLV_KEY_MEMSTART];
@@ -644,8 +706,8 @@ int cxlv_parse_event(const char *buf, size_t len,
 	unsigned long seen;
 	int rc;
 
-	rc = cxlv_parse_keys(buf, len, allowed, required, max, vals, &seen, why,
-			     why_len);
+	rc = cxlv_parse_keys(buf, len, allowed, required, max, vals, NULL, &seen,
+			     why, why_len);
 	if (rc)
 		return rc;
 	if (vals[CXLV_KEY_RECORD] == CXLV_EVENT_MEMORY_MODULE &&

@@ -563,6 +563,7 @@ struct cxlv_emu *cxlv_emu_start(const struct cxlv_emu_config *cfg)
 	emu->cfg = *cfg;
 	cxlv_events_start(&emu->mbox_state.events, cfg);
 	cxlv_security_start(&emu->mbox_state.security, &emu->cfg);
+	cxlv_fw_start(&emu->mbox_state.fw, cfg);
 	emu->mbox = cxlv_regs_mbox(cfg);
 	emu->ep_hdm.regs = cxlv_regs_hdm(cfg->comp_regs);
 	if (cfg->bridge_regs) {

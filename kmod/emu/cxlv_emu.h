@@ -4,6 +4,7 @@
 
 #include <linux/sizes.h>
 #include <linux/types.h>
+#include "cxlv_parse.h"
 
 /**
  * DOC: cxl_virt device emulator interface
@@ -113,6 +114,8 @@ struct cxlv_emu_ops {
  *	for host bridge h
  * @bridge_ways: root ports below that host bridge
  * @pmem: all capacity is persistent (else all volatile)
+ * @fw_slots: firmware slots, CXLV_FW_MIN_SLOTS to CXLV_FW_MAX_SLOTS
+ * @fw_rev: the revision slot 1 holds from the factory, NUL-padded
  * @ops: the callbacks of the layer above
  */
 struct cxlv_emu_config {
@@ -129,6 +132,8 @@ struct cxlv_emu_config {
 	void __iomem *bridge_regs;
 	unsigned int bridge_ways;
 	bool pmem;
+	unsigned int fw_slots;
+	char fw_rev[CXLV_FW_REV_LEN];
 	const struct cxlv_emu_ops *ops;
 };
 

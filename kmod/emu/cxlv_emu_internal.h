@@ -82,6 +82,28 @@ struct cxlv_security {
 };
 
 /**
+ * struct cxlv_fw - the firmware slots (cxlv_fw.c)
+ * @slots: how many, CXLV_FW_MIN_SLOTS to CXLV_FW_MAX_SLOTS
+ * @active: the running slot, from 1
+ * @staged: the slot activated at the next reset, 0 for none
+ * @rev: each slot's revision, NUL-padded, empty for an empty slot
+ * @transferring: a transfer in parts runs
+ * @received: bytes of it received, where the next part starts
+ * @crc: CRC-32 of those bytes, not yet inverted
+ * @head: the first CXLV_FW_REV_LEN of them
+ */
+struct cxlv_fw {
+	u8 slots;
+	u8 active;
+	u8 staged;
+	char rev[CXLV_FW_MAX_SLOTS][CXLV_FW_REV_LEN];
+	bool transferring;
+	u32 received;
+	u32 crc;
+	u8 head[CXLV_FW_REV_LEN];
+};
+
+/**
  * struct cxlv_mbox_state - what mailbox commands change on the device
  * @timestamp: CXL r3.0 8.2.9.4.2 the host's time at its last Set Timestamp,
  *	in ns since the epoch
@@ -89,6 +111,7 @@ struct cxlv_security {
  * @poison: CXL r3.0 8.2.9.8.4 the poison list (cxlv_poison.c)
  * @events: CXL r3.0 8.2.9.2 the event logs (cxlv_events.c)
  * @security: CXL r3.0 8.2.9.8.6 passphrases and lock (cxlv_security.c)
+ * @fw: CXL r3.0 8.2.9.3 the firmware slots (cxlv_fw.c)
  */
 struct cxlv_mbox_state {
 	u64 timestamp;
@@ -96,6 +119,7 @@ struct cxlv_mbox_state {
 	struct cxlv_poison poison;
 	struct cxlv_events events;
 	struct cxlv_security security;
+	struct cxlv_fw fw;
 };
 
 /*
@@ -246,5 +270,9 @@ u16 cxlv_security_freeze(const struct cxlv_emu_config *cfg,
 			 struct cxlv_mbox_cmd *cmd);
 u16 cxlv_security_erase(const struct cxlv_emu_config *cfg,
 			struct cxlv_mbox_cmd *cmd);
+void cxlv_fw_start(struct cxlv_fw *fw, const struct cxlv_emu_config *cfg);
+const char *cxlv_fw_revision(const struct cxlv_fw *fw);
+u16 cxlv_fw_handle(const struct cxlv_emu_config *cfg,
+		   struct cxlv_mbox_cmd *cmd);
 
 #endif /* __CXLV_EMU_INTERNAL_H__ */

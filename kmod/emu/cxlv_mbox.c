@@ -18,8 +18,9 @@
  * use: GET_SUPPORTED_LOGS, GET_LOG of the Command Effects Log, IDENTIFY,
  * GET_PARTITION_INFO, GET_HEALTH_INFO, GET_TIMESTAMP and SET_TIMESTAMP
  * (6.12's cxl_pci sets the time at probe), the poison list commands
- * (cxlv_poison.c), the event log commands (cxlv_events.c), and for
- * persistent devices the security commands (cxlv_security.c), GET_LSA and
+ * (cxlv_poison.c), the event log commands (cxlv_events.c), the firmware
+ * update commands (cxlv_fw.c), and for persistent devices the security
+ * commands (cxlv_security.c), GET_LSA and
  * SET_LSA on the CXLV_LSA_SIZE label storage area. The CEL is generated
  * from the command table, so it lists exactly what is answered. Every other
  * opcode gets Unsupported; malformed input gets Invalid Input or Invalid
@@ -34,6 +35,7 @@
  */
 
 /* CXL r3.0 8.2.9.5.2.1 Command Effects Log entry effects */
+#define CXLV_EFFECT_COLD_RESET_CONFIG_CHANGE	BIT(0)
 #define CXLV_EFFECT_IMMEDIATE_CONFIG_CHANGE	BIT(1)
 #define CXLV_EFFECT_IMMEDIATE_DATA_CHANGE	BIT(2)
 #define CXLV_EFFECT_IMMEDIATE_POLICY_CHANGE	BIT(3)
@@ -95,7 +97,8 @@ static u16 cxlv_mbox_identify(const struct cxlv_emu_config *cfg,
 	static_assert(sizeof(*id) == 0x43);
 
 	memset(id, 0, sizeof(*id));
-	strscpy_pad(id->fw_revision, "cxl_virt", sizeof(id->fw_revision));
+	memcpy(id->fw_revision, cxlv_fw_revision(&cmd->state->fw),
+	       sizeof(id->fw_revision));
 	id->total_capacity = cpu_to_le64(units);
 	if (cfg->pmem) {
 		id->persistent_capacity = cpu_to_le64(units);
@@ -245,6 +248,13 @@ static const struct cxlv_mbox_op cxlv_mbox_ops[] = {
 		.in_len = CXLV_EVENT_POLICY_LEN,
 		.handle = cxlv_events_set_policy,
 	},
+	/* cxlv_fw.c; a package changes nothing until it is activated */
+	{ .opcode = CXL_MBOX_OP_GET_FW_INFO, .handle = cxlv_fw_handle },
+	{ .opcode = CXL_MBOX_OP_TRANSFER_FW, .in_len = CXLV_MBOX_VARIABLE,
+	  .handle = cxlv_fw_handle },
+	{ .opcode = CXL_MBOX_OP_ACTIVATE_FW, .in_len = 2, .handle = cxlv_fw_handle,
+	  .effect = CXLV_EFFECT_COLD_RESET_CONFIG_CHANGE |
+		    CXLV_EFFECT_IMMEDIATE_CONFIG_CHANGE },
 	{
 		.opcode = CXL_MBOX_OP_GET_SUPPORTED_LOGS,
 		.in_len = 0,

@@ -162,6 +162,7 @@ feature() {	# feature MACRO PATTERN FILE...: PATTERN in any FILE there is
 	feature CXLV_HAVE_IMPORT_NS_STRING 'define MODULE_IMPORT_NS\(ns\)[[:space:]]+MODULE_INFO\(import_ns, ns\)' include/linux/module.h
 	# The kernel's own mailbox, event, poison and CDAT definitions
 	feature CXLV_HAVE_EVENT_OPCODES 'CXL_MBOX_OP_GET_EVENT_RECORD[[:space:]]*=' drivers/cxl/cxlmem.h
+	feature CXLV_HAVE_FW_TRANSFER 'CXL_MBOX_OP_TRANSFER_FW[[:space:]]*=' drivers/cxl/cxlmem.h
 	feature CXLV_HAVE_TIMESTAMP_OPCODES 'CXL_MBOX_OP_SET_TIMESTAMP[[:space:]]*=' drivers/cxl/cxlmem.h
 	feature CXLV_HAVE_EVENT_RECORDS '^union cxl_event \{' drivers/cxl/cxlmem.h include/cxl/event.h
 	feature CXLV_HAVE_HEALTH_INFO '^struct cxl_get_health_info \{' drivers/cxl/cxlmem.h include/cxl/event.h

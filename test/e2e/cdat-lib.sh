@@ -88,10 +88,11 @@ tier_of() { grep -lx "$1" /sys/devices/virtual/memory_tiering/memory_tier*/nodel
 
 # doe_hammer BDF CAP COUNT_FILE: CXL Table Access requests, half-read
 # responses and Aborts through the config file, back to back, until the
-# device is gone; the number of rounds goes to COUNT_FILE. Run it in the
-# background to race a remove.
+# device is gone; the number of rounds so far is in COUNT_FILE. Run it in
+# the background to race a remove.
 doe_hammer() {
 	local f=/sys/bus/pci/devices/$1/config n=0
+	echo $n >"$3"
 	while [ -e "$f" ]; do
 		{
 			doe_send "$1" "$2" 0x00021e98 3 $(((n % 6) << 16)) &&
@@ -100,8 +101,8 @@ doe_hammer() {
 				cfg_w "$1" $(($2 + DOE_CTRL)) $DOE_ABORT
 		} 2>/dev/null || break
 		n=$((n + 1))
+		echo $n >"$3"
 	done
-	echo $n >"$3"
 }
 
 # PCIe r6.0 7.9.24: DOE registers, relative to the capability

@@ -4,7 +4,8 @@
 # reason in last_error, and leaves the device count and /proc/iomem as they
 # were. Also: 16 devices at once work, the 17th hits the limit; the
 # interleave-set keys (issue 18) are checked and, in this version, a set of
-# more than one way is refused with nothing made.
+# more than one way is refused with nothing made; so are the firmware keys
+# (issue 33).
 . /cxlv/test/vm/guest/cxlv.sh
 
 G=$((1 << 30)) M=$((1 << 20))
@@ -48,6 +49,9 @@ for f in "$CXLV_DBG/create" "$CXLV_SYS/create"; do
 	reject EOPNOTSUPP "$f" "memstart=$base,memsize=$G,cxltype=2,pmem=1"
 	reject EINVAL "$f" "memstart=$base,memsize=$G,cxltype=3,pmem=2"
 	reject EINVAL "$f" "memstart=$base,$ok,serial=0"
+	# firmware slots: 2 to 4; a revision of at most 16 characters
+	reject EINVAL "$f" "memstart=$base,$ok,fw_slots=5"
+	reject ERANGE "$f" "memstart=$base,$ok,fw_rev=0123456789abcdefg"
 	reject EINVAL "$f" "memstart=$((base + 4096)),$ok"
 	reject EINVAL "$f" "memstart=$base,memsize=0,cxltype=3,pmem=1"
 	# 16 MiB is System RAM; 64 GiB is nothing at all

@@ -102,6 +102,8 @@ static bool same(char kind, const struct outcome *a, const struct outcome *b)
 	       a->p.pick_start == b->p.pick_start && a->p.ways == b->p.ways &&
 	       a->p.host_bridges == b->p.host_bridges &&
 	       a->p.granularity == b->p.granularity &&
+	       a->p.fw_slots == b->p.fw_slots &&
+	       !memcmp(a->p.fw_rev, b->p.fw_rev, sizeof(a->p.fw_rev)) &&
 	       !memcmp(&a->p.perf, &b->p.perf, sizeof(a->p.perf));
 }
 
@@ -217,6 +219,23 @@ static void render_back(const struct outcome *o, char kind, char *s,
 			 hex ? ",ways=%#x,host_bridges=%#x,granularity=%#x" :
 			       "\nways=%u\nhost_bridges=%u\ngranularity=%u",
 			 o->p.ways, o->p.host_bridges, o->p.granularity);
+	snprintf(s + strlen(s), n - strlen(s),
+		 hex ? ",fw_slots=%#x,fw_rev=%.*s" : "\nfw_slots=%u\nfw_rev=%.*s",
+		 o->p.fw_slots, (int)strnlen(o->p.fw_rev, sizeof(o->p.fw_rev)),
+		 o->p.fw_rev);
+}
+
+/* What accepted firmware slots must be (cxlv_parse.h). */
+static void check_firmware(const struct cxlv_params *p)
+{
+	size_t i, n = strnlen(p->fw_rev, sizeof(p->fw_rev));
+
+	check(p->fw_slots >= CXLV_FW_MIN_SLOTS &&
+	      p->fw_slots <= CXLV_FW_MAX_SLOTS, "accepted fw_slots out of 2..4");
+	check(n > 0, "accepted an empty fw_rev");
+	for (i = 0; i < n; i++)
+		check(p->fw_rev[i] >= 0x20 && p->fw_rev[i] <= 0x7e &&
+		      p->fw_rev[i] != ',', "accepted an unprintable fw_rev");
 }
 
 /* What an accepted interleave set must be (cxlv_parse.h). */
@@ -293,6 +312,7 @@ static void properties(const struct cxlv_rec *r)
 		      o.p.perf.write_bandwidth <= CXLV_PERF_MAX,
 		      "accepted a figure past its CDAT field");
 		check_interleave(&o.p);
+		check_firmware(&o.p);
 	} else if (r->kind == 'r') {
 		check(o.id <= INT32_MAX, "accepted id above S32_MAX");
 	} else if (r->kind == 'e') {

@@ -11,7 +11,7 @@
  *   cxl-mbox-probe nd-set   /dev/nmemN OFFSET LENGTH BYTE
  *   cxl-mbox-probe phys-read ADDRESS LENGTH        raw bytes to stdout
  *   cxl-mbox-probe phys-write32 ADDRESS VALUE      one 32-bit store
- *   cxl-mbox-probe raw-doorbell BAR0 OPCODE [LEN]  one command on the registers
+ *   cxl-mbox-probe raw-doorbell BAR0 OPCODE [LEN [HEX]]  one command on the registers
  *
  * Each prints one line "ioctl=<errno name or 0> retval=<device return code>
  * out=<bytes>"; out is 0 when the device returned an error (6.1 then leaves
@@ -24,7 +24,8 @@
  * raw-doorbell goes under the kernel, which refuses unknown opcodes itself:
  * with cxl_pci unbound it maps the device register block at physical BAR0
  * (CXL 3.0 8.2.8) through /dev/mem, finds the primary mailbox in the
- * capability array, fills the payload area with a pattern, sends OPCODE
+ * capability array, fills the payload area with a pattern (byte i is
+ * 0xa5 ^ i) whose first bytes HEX (two hex digits a byte) replaces, sends OPCODE
  * with LEN (default 0) input bytes and waits up to 2 s for the doorbell to
  * clear. It prints "rc=<return code> out_len=<output length>
  * changed=<bytes of the register block, payload area included, that changed
@@ -253,8 +254,24 @@ static unsigned long changed_bytes(const unsigned char *before,
 	return n;
 }
 
+/* Stores HEX's bytes (two hex digits each) from @at; false if malformed. */
+static int put_hex(volatile unsigned char *at, const char *hex)
+{
+	size_t i, n = strlen(hex);
+	unsigned int byte;
+
+	if (n % 2 || n / 2 > MBOX_PAYLOAD_MAX)
+		return 0;
+	for (i = 0; i < n; i += 2) {
+		if (sscanf(hex + i, "%2x", &byte) != 1)
+			return 0;
+		at[i / 2] = byte;
+	}
+	return 1;
+}
+
 static int raw_doorbell(unsigned long bar, unsigned int opcode,
-			unsigned long len)
+			unsigned long len, const char *hex)
 {
 	static unsigned char before[DEV_REGS_SIZE];
 	volatile unsigned char *regs;
@@ -279,6 +296,11 @@ static int raw_doorbell(unsigned long bar, unsigned int opcode,
 	}
 	for (i = 0; i < MBOX_PAYLOAD_MAX; i++)
 		regs[mbox + MBOX_PAYLOAD + i] = 0xa5 ^ i;
+	if (!put_hex(regs + mbox + MBOX_PAYLOAD, hex)) {
+		fprintf(stderr, "cxl-mbox-probe: HEX '%s' is not whole bytes of hex digits\n",
+			hex);
+		return 2;
+	}
 	for (i = 0; i < DEV_REGS_SIZE; i++)
 		before[i] = regs[i];
 
@@ -317,9 +339,10 @@ int main(int argc, char **argv)
 		return phys_read(num(argv[2]), num(argv[3]));
 	if (!strcmp(op, "phys-write32") && argc == 4)
 		return phys_write32(num(argv[2]), num(argv[3]));
-	if (!strcmp(op, "raw-doorbell") && (argc == 4 || argc == 5))
+	if (!strcmp(op, "raw-doorbell") && argc >= 4 && argc <= 6)
 		return raw_doorbell(num(argv[2]), num(argv[3]),
-				    argc == 5 ? num(argv[4]) : 0);
+				    argc >= 5 ? num(argv[4]) : 0,
+				    argc == 6 ? argv[5] : "");
 	fprintf(stderr, "usage: see the comment at the top of cxl-mbox-probe.c\n");
 	return 2;
 }

@@ -26,8 +26,10 @@ type MemdevJSON struct {
 	Host            string      `json:"host"`
 	FirmwareVersion *string     `json:"firmware_version,omitempty"`
 	State           string      `json:"state,omitempty"`
-	// PartitionInfo is list -I's, MediaErrors list --media-errors'.
+	// PartitionInfo is list -I's, Firmware list -F's, MediaErrors list
+	// --media-errors'.
 	PartitionInfo *PartitionJSON   `json:"partition_info,omitempty"`
+	Firmware      *FirmwareJSON    `json:"firmware,omitempty"`
 	MediaErrors   []MediaErrorJSON `json:"media_errors,omitempty"`
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cxlv/cxlv/mbox"
 	"github.com/cxlv/cxlv/poison"
+	"github.com/cxlv/cxlv/sysfs"
 )
 
 // HealthJSON is a memdev's "health" as `cxl list -H` prints it (ndctl
@@ -139,6 +140,38 @@ func Partition(p mbox.Partition) *PartitionJSON {
 	return &PartitionJSON{TotalSize: p.Total, VolatileOnlySize: p.VolatileOnly, PersistentOnlySize: p.PersistentOnly,
 		PartitionAlignmentSize: p.Alignment, ActiveVolatileSize: p.ActiveVolatile, ActivePersistentSize: p.ActivePersistent,
 		NextVolatileSize: p.NextVolatile, NextPersistentSize: p.NextPersistent}
+}
+
+// FirmwareJSON is a memdev's "firmware" as `cxl list -F` prints it: the
+// slots from Get FW Info, empty ones left out, and the kernel's upload.
+type FirmwareJSON struct {
+	NumSlots              uint8   `json:"num_slots"`
+	ActiveSlot            uint8   `json:"active_slot"`
+	StagedSlot            uint8   `json:"staged_slot,omitempty"`
+	OnlineActivateCapable bool    `json:"online_activate_capable"`
+	Slot1Version          string  `json:"slot_1_version,omitempty"`
+	Slot2Version          string  `json:"slot_2_version,omitempty"`
+	Slot3Version          string  `json:"slot_3_version,omitempty"`
+	Slot4Version          string  `json:"slot_4_version,omitempty"`
+	FwUpdateInProgress    bool    `json:"fw_update_in_progress"`
+	RemainingSize         *uint64 `json:"remaining_size,omitempty"`
+}
+
+// Firmware is the `cxl list -F` form of f on memdev m. An upload runs
+// while the kernel's loader is not idle; a kernel without one (6.1) runs
+// none.
+func Firmware(f mbox.Firmware, m sysfs.Memdev) *FirmwareJSON {
+	j := &FirmwareJSON{NumSlots: f.Slots, ActiveSlot: f.Active, OnlineActivateCapable: f.OnlineActivate,
+		Slot1Version: f.Revisions[0], Slot2Version: f.Revisions[1], Slot3Version: f.Revisions[2], Slot4Version: f.Revisions[3],
+		FwUpdateInProgress: m.FirmwareUpload != nil && *m.FirmwareUpload != "idle"}
+	// cxl list names a staged slot only when it is one of the device's
+	if f.Staged <= f.Slots {
+		j.StagedSlot = f.Staged
+	}
+	if j.FwUpdateInProgress {
+		j.RemainingSize = m.FirmwareRemaining
+	}
+	return j
 }
 
 // MediaErrorJSON is one record of a memdev's or region's "media_errors",

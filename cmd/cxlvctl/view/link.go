@@ -85,6 +85,7 @@ func Coordinates(c *sysfs.Coordinates) *CoordinatesJSON {
 type Details struct {
 	Health    map[string]mbox.Health
 	Partition map[string]mbox.Partition
+	Firmware  map[string]mbox.Firmware
 	// MediaErrors adds "media_errors" from Poison to memdevs and regions.
 	MediaErrors bool
 	Poison      []poison.Record
@@ -98,6 +99,9 @@ func (d *Details) memdev(m sysfs.Memdev) MemdevJSON {
 	}
 	if p, ok := d.Partition[m.Name]; ok {
 		j.PartitionInfo = Partition(p)
+	}
+	if f, ok := d.Firmware[m.Name]; ok {
+		j.Firmware = Firmware(f, m)
 	}
 	if d.MediaErrors {
 		j.MediaErrors = MediaErrors(d.Poison, m.Name)

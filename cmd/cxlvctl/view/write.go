@@ -29,6 +29,7 @@ var (
 		"memsize": true, "capacity": true, "online_bytes": true, "offline_bytes": true,
 		"total_size": true, "volatile_only_size": true, "persistent_only_size": true, "partition_alignment_size": true,
 		"active_volatile_size": true, "active_persistent_size": true, "next_volatile_size": true, "next_persistent_size": true,
+		"remaining_size": true,
 	}
 	humanHexKeys = map[string]bool{
 		"serial": true, "resource": true, "dpa_resource": true, "max_available_extent": true,
