@@ -10,6 +10,7 @@
 #include "cxlv_emu.h"
 #include "cxlv_events.h"
 #include "cxlv_poison.h"
+#include "cxlv_sanitize.h"
 
 /**
  * DOC: cxl_virt emulator internals
@@ -49,12 +50,14 @@
  * @timestamp_set_at: ktime_get_ns() at that Set Timestamp; 0: never set
  * @poison: CXL r3.0 8.2.9.8.4 the poison list (cxlv_poison.c)
  * @events: CXL r3.0 8.2.9.2 the event logs (cxlv_events.c)
+ * @bg: CXL r3.0 8.2.8.4.7 the background command (cxlv_sanitize.c)
  */
 struct cxlv_mbox_state {
 	u64 timestamp;
 	u64 timestamp_set_at;
 	struct cxlv_poison poison;
 	struct cxlv_events events;
+	struct cxlv_bg bg;
 };
 
 /*
