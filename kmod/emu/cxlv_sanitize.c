@@ -40,7 +40,7 @@
  * Secure Erase (8.2.9.8.5.2) erases the same but cannot go to the
  * background: 6.12's and 7.3's cxl_mem_sanitize() send it with no
  * background polling (poll_count 0), and cxl_pci gives up on a doorbell
- * after 2 s, while a TCG guest takes 5 to 9 s a GiB. So it is answered at
+ * after 2 s, while a TCG guest takes 4 to 9 s a GiB. So it is answered at
  * once, as a device that changes its media encryption key does, and the
  * same worker zeroes on, the device refusing as during Sanitize (and
  * refusing decoder commits, so no region maps old data) until it ends.
