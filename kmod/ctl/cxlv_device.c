@@ -64,6 +64,7 @@ static void cxlv_emu_teardown(void *data)
 /* What the emulator reaches above itself for: the hooks. */
 static const struct cxlv_emu_ops cxlv_emu_ops = {
 	.poison_changed = cxlv_badrange_queue,
+	.mbox_irq = cxlv_msi_mbox_irq,
 };
 
 static int cxlv_emu_setup(struct cxlv_ep *ep)

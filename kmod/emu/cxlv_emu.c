@@ -34,8 +34,10 @@
  * - a rung mailbox doorbell is handed to an unbound worker, which copies
  *   the input payload out, has cxlv_mbox.c answer it, writes the output
  *   payload, its length, the return code (CXL r3.0 8.2.8.4) and clears the
- *   doorbell last. The doorbell hint queues that worker at once on another
- *   CPU than the one the ringing task spins on (cxlv_emu_mbox_hint()).
+ *   doorbell last; an erase (Sanitize, Secure Erase) runs on in its own
+ *   worker (cxlv_sanitize.c). The doorbell hint queues that worker at once
+ *   on another CPU than the one the ringing task spins on
+ *   (cxlv_emu_mbox_hint()).
  *   Commands run in process context wherever a worker can run while the
  *   host spins: with another CPU online, or on a kernel that preempts the
  *   spinning task. Only with one CPU online on a kernel that does not
@@ -177,8 +179,7 @@ static bool cxlv_emu_mbox_poll(struct cxlv_emu *emu, bool may_sleep)
 	cmd_reg &= ~CXLDEV_MBOX_CMD_PAYLOAD_LENGTH_MASK;
 	cmd_reg |= FIELD_PREP(CXLDEV_MBOX_CMD_PAYLOAD_LENGTH_MASK, cmd.out_len);
 	writeq(cmd_reg, emu->mbox + CXLDEV_MBOX_CMD_OFFSET);
-	writeq(FIELD_PREP(CXLDEV_MBOX_STATUS_RET_CODE_MASK, rc),
-	       emu->mbox + CXLDEV_MBOX_STATUS_OFFSET);
+	cxlv_bg_write_status(&emu->mbox_state.bg, emu->mbox, rc);
 	/* Last: the host reads the results as soon as the doorbell clears. */
 	writel(ctrl & ~CXLDEV_MBOX_CTRL_DOORBELL,
 	       emu->mbox + CXLDEV_MBOX_CTRL_OFFSET);
@@ -351,6 +352,8 @@ static const char *cxlv_emu_hdm_check(struct cxlv_emu *emu,
 		return cxlv_emu_hdm_check_bridge(emu, d);
 	if (cxlv_security_media_blocked(&emu->mbox_state.security))
 		return "media locked or being erased";
+	if (READ_ONCE(emu->mbox_state.bg.running))
+		return "media being erased (cxlv_sanitize.c)";
 	if (emu->cfg.ways > 1)
 		return cxlv_emu_hdm_check_set(emu, d, dpa_base);
 	if (FIELD_GET(CXL_HDM_DECODER0_CTRL_IW_MASK, d->ctrl))
@@ -564,6 +567,7 @@ struct cxlv_emu *cxlv_emu_start(const struct cxlv_emu_config *cfg)
 	cxlv_events_start(&emu->mbox_state.events, cfg);
 	cxlv_security_start(&emu->mbox_state.security, &emu->cfg);
 	cxlv_fw_start(&emu->mbox_state.fw, cfg);
+	cxlv_bg_start(&emu->mbox_state.bg, &emu->cfg, &emu->mbox_state);
 	emu->mbox = cxlv_regs_mbox(cfg);
 	emu->ep_hdm.regs = cxlv_regs_hdm(cfg->comp_regs);
 	if (cfg->bridge_regs) {
@@ -597,6 +601,7 @@ void cxlv_emu_stop(struct cxlv_emu *emu)
 	/* Neither hint nor timer can queue it again now. */
 	cancel_work_sync(&emu->mbox_work);
 	cancel_work_sync(&emu->mbox_work_any);
+	cxlv_bg_stop(&emu->mbox_state.bg);
 	cxlv_poison_stop(&emu->mbox_state.poison);
 	cxlv_security_stop(&emu->mbox_state.security);
 	kfree(emu);

@@ -86,10 +86,14 @@ struct device;
  *	or cleared, @keep lines of its 512-byte sector still poisoned; called
  *	from mailbox handlers, possibly with preemption off, so it must not
  *	sleep
+ * @mbox_irq: raise MSI message @msgnum of endpoint @pos of @dev, as the
+ *	device would for a background command's completion; process context
  */
 struct cxlv_emu_ops {
 	void (*poison_changed)(struct device *dev, phys_addr_t hpa, bool inject,
 			       u8 keep);
+	void (*mbox_irq)(struct device *dev, unsigned int pos,
+			 unsigned int msgnum);
 };
 
 /**

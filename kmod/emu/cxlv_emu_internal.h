@@ -10,6 +10,7 @@
 #include "cxlv_emu.h"
 #include "cxlv_events.h"
 #include "cxlv_poison.h"
+#include "cxlv_sanitize.h"
 
 /**
  * DOC: cxl_virt emulator internals
@@ -112,6 +113,7 @@ struct cxlv_fw {
  * @events: CXL r3.0 8.2.9.2 the event logs (cxlv_events.c)
  * @security: CXL r3.0 8.2.9.8.6 passphrases and lock (cxlv_security.c)
  * @fw: CXL r3.0 8.2.9.3 the firmware slots (cxlv_fw.c)
+ * @bg: CXL r3.0 8.2.8.4.7 the background command (cxlv_sanitize.c)
  */
 struct cxlv_mbox_state {
 	u64 timestamp;
@@ -120,6 +122,7 @@ struct cxlv_mbox_state {
 	struct cxlv_events events;
 	struct cxlv_security security;
 	struct cxlv_fw fw;
+	struct cxlv_bg bg;
 };
 
 /*

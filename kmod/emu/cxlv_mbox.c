@@ -18,9 +18,10 @@
  * use: GET_SUPPORTED_LOGS, GET_LOG of the Command Effects Log, IDENTIFY,
  * GET_PARTITION_INFO, GET_HEALTH_INFO, GET_TIMESTAMP and SET_TIMESTAMP
  * (6.12's cxl_pci sets the time at probe), the poison list commands
- * (cxlv_poison.c), the event log commands (cxlv_events.c), the firmware
- * update commands (cxlv_fw.c), and for persistent devices the security
- * commands (cxlv_security.c), GET_LSA and
+ * (cxlv_poison.c), the event log commands (cxlv_events.c), Sanitize and
+ * Secure Erase (cxlv_sanitize.c), the firmware update commands
+ * (cxlv_fw.c), and for persistent devices the security commands
+ * (cxlv_security.c), GET_LSA and
  * SET_LSA on the CXLV_LSA_SIZE label storage area. The CEL is generated
  * from the command table, so it lists exactly what is answered. Every other
  * opcode gets Unsupported; malformed input gets Invalid Input or Invalid
@@ -31,7 +32,8 @@
  * (a kprobe) or the poller (hard interrupt context) runs them, as no worker
  * could run before cxl_pci gives up (cxlv_emu.c). cmd->may_sleep says
  * which; the handlers sleep, allocate and map nothing either way, and wait
- * only when it is set.
+ * only when it is set. While a background command runs, cxlv_bg_refuse()
+ * answers what may not run beside it.
  */
 
 /* CXL r3.0 8.2.9.5.2.1 Command Effects Log entry effects */
@@ -41,6 +43,7 @@
 #define CXLV_EFFECT_IMMEDIATE_POLICY_CHANGE	BIT(3)
 #define CXLV_EFFECT_IMMEDIATE_LOG_CHANGE	BIT(4)
 #define CXLV_EFFECT_SECURITY_CHANGE		BIT(5)
+#define CXLV_EFFECT_BACKGROUND_OPERATION	BIT(6)
 
 /* Input length of commands whose input is not a fixed size. */
 #define CXLV_MBOX_VARIABLE	SIZE_MAX
@@ -312,9 +315,9 @@ static const struct cxlv_mbox_op cxlv_mbox_ops[] = {
 		.handle = cxlv_poison_clear,
 	},
 	{
+		/* every device: 6.12's and 7.3's sanitize asks it first */
 		.opcode = CXLV_OP_GET_SECURITY_STATE,
 		.in_len = 0,
-		.pmem_only = true,
 		.handle = cxlv_security_get_state,
 	},
 	{
@@ -363,6 +366,21 @@ static const struct cxlv_mbox_op cxlv_mbox_ops[] = {
 		.effect = CXLV_EFFECT_IMMEDIATE_POLICY_CHANGE,
 		.in_len = sizeof(__le64),
 		.handle = cxlv_mbox_set_timestamp,
+	},
+	{
+		.opcode = CXLV_MBOX_OP_SANITIZE,
+		.effect = CXLV_EFFECT_IMMEDIATE_DATA_CHANGE |
+			  CXLV_EFFECT_SECURITY_CHANGE |
+			  CXLV_EFFECT_BACKGROUND_OPERATION,
+		.in_len = 0,
+		.handle = cxlv_sanitize,
+	},
+	{
+		.opcode = CXLV_MBOX_OP_SECURE_ERASE,
+		.effect = CXLV_EFFECT_IMMEDIATE_DATA_CHANGE |
+			  CXLV_EFFECT_SECURITY_CHANGE,
+		.in_len = 0,
+		.handle = cxlv_secure_erase,
 	},
 };
 
@@ -439,6 +457,7 @@ u16 cxlv_mbox_handle(const struct cxlv_emu_config *cfg,
 		     struct cxlv_mbox_cmd *cmd)
 {
 	size_t i;
+	u16 rc;
 
 	cmd->out_len = 0;
 	for (i = 0; i < ARRAY_SIZE(cxlv_mbox_ops); i++) {
@@ -451,7 +470,9 @@ u16 cxlv_mbox_handle(const struct cxlv_emu_config *cfg,
 		if (op->in_len != CXLV_MBOX_VARIABLE &&
 		    op->in_len != cmd->in_len)
 			return CXL_MBOX_CMD_RC_PAYLOADLEN;
-		return op->handle(cfg, cmd);
+		rc = cxlv_bg_refuse(&cmd->state->bg, cmd->opcode,
+				    op->effect & CXLV_EFFECT_BACKGROUND_OPERATION);
+		return rc ?: op->handle(cfg, cmd);
 	}
 	dev_dbg(cfg->dev, "mailbox opcode %#06x unsupported\n", cmd->opcode);
 	return CXL_MBOX_CMD_RC_UNSUPPORTED;

@@ -372,3 +372,26 @@ u16 cxlv_poison_clear(const struct cxlv_emu_config *cfg,
 		flush_work(&poison->work);
 	return CXL_MBOX_CMD_RC_SUCCESS;
 }
+
+/**
+ * cxlv_poison_clear_all() - forget every record, as an erase of the media does
+ * @cfg: the device
+ * @poison: its list
+ *
+ * The layer above hears of each line as of a Clear Poison. Nothing is
+ * written (the erase wrote zeros) and no page goes back to mm: the kernel
+ * erases only a device without a region, whose lines have no struct page.
+ */
+void cxlv_poison_clear_all(const struct cxlv_emu_config *cfg,
+			   struct cxlv_poison *poison)
+{
+	phys_addr_t hpa;
+
+	while (poison->count) {
+		hpa = cxlv_poison_hpa(cfg, poison->dpa[--poison->count]);
+		cfg->ops->poison_changed(cfg->dev, hpa, false,
+					 cxlv_poison_sector_left(cfg, poison,
+								 hpa));
+	}
+	poison->overflow_ts = 0;
+}

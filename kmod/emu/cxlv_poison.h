@@ -71,5 +71,7 @@ u16 cxlv_poison_inject(const struct cxlv_emu_config *cfg,
 		       struct cxlv_mbox_cmd *cmd);
 u16 cxlv_poison_clear(const struct cxlv_emu_config *cfg,
 		      struct cxlv_mbox_cmd *cmd);
+void cxlv_poison_clear_all(const struct cxlv_emu_config *cfg,
+			   struct cxlv_poison *poison);
 
 #endif /* __CXLV_POISON_H__ */

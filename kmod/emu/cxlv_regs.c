@@ -74,9 +74,13 @@ static void cxlv_regs_init_device(void __iomem *regs)
 	cxlv_regs_add_dev_cap(regs, 3, CXLDEV_CAP_CAP_ID_MEMDEV,
 			      CXLV_MEMDEV_OFFSET, CXLV_MEMDEV_SIZE);
 
-	/* CXL r3.0 8.2.8.4.3 Mailbox Capabilities: payload size as log2 */
+	/*
+	 * CXL r3.0 8.2.8.4.3 Mailbox Capabilities: payload size as log2, the
+	 * background command completion interrupt on the one MSI message
+	 */
 	writel(FIELD_PREP(CXLDEV_MBOX_CAP_PAYLOAD_SIZE_MASK,
-			  ilog2(CXLV_MBOX_PAYLOAD_SIZE)),
+			  ilog2(CXLV_MBOX_PAYLOAD_SIZE)) | CXLV_MBOX_CAP_BG_IRQ |
+	       FIELD_PREP(CXLV_MBOX_CAP_IRQ_MSGNUM, CXLV_MBOX_BG_MSGNUM),
 	       regs + CXLV_MBOX_OFFSET + CXLDEV_MBOX_CAPS_OFFSET);
 
 	/* CXL r3.0 8.2.8.5.1.1 Memory Device Status */

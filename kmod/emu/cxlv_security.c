@@ -71,7 +71,6 @@
 #define CXLV_SEC_MAGIC			0x31434553564c5843ULL
 
 /* Media mapped at a time while it is erased. */
-#define CXLV_ERASE_MAP			SZ_64M
 
 /**
  * struct cxlv_security_nv - block 0 of the non-volatile area
@@ -335,46 +334,14 @@ u16 cxlv_security_freeze(const struct cxlv_emu_config *cfg,
 	return CXL_MBOX_CMD_RC_SUCCESS;
 }
 
-/*
- * Zeroes all media of this endpoint: its chunks of the set's window, every
- * ways-th from its position.
- */
-static int cxlv_security_zero_media(const struct cxlv_emu_config *cfg)
-{
-	u64 chunk = cfg->ways > 1 ? cfg->granularity : CXLV_ERASE_MAP;
-	u64 span = cfg->capacity * cfg->ways, off, i, n = 0;
-	void *va;
-
-	for (off = 0; off < span; off += CXLV_ERASE_MAP) {
-		va = memremap(cfg->hpa_base + off, CXLV_ERASE_MAP, MEMREMAP_WB);
-		if (!va)
-			return -ENOMEM;
-		for (i = 0; i < CXLV_ERASE_MAP; i += chunk, n++)
-			if (n % cfg->ways == cfg->pos)
-				memset64(va + i, 0, chunk / 8);
-		memunmap(va);
-		cond_resched();
-	}
-	return 0;
-}
-
+/* On failure the media stays out of reach: decoder commits stay refused. */
 static void cxlv_security_erase_work(struct work_struct *work)
 {
 	struct cxlv_security *sec = container_of(work, struct cxlv_security,
 						 erase_work);
-	const struct cxlv_emu_config *cfg = sec->cfg;
-	ktime_t start = ktime_get();
 
-	if (cxlv_security_zero_media(cfg)) {
-		/* the media stays out of reach */
-		dev_err(cfg->dev, "endpoint %u: cannot map the media to erase it; decoder commits stay refused\n",
-			cfg->pos);
-		return;
-	}
-	dev_info(cfg->dev, "endpoint %u: secure erase zeroed %llu MiB in %lld ms\n",
-		 cfg->pos, cfg->capacity >> 20,
-		 ktime_ms_delta(ktime_get(), start));
-	WRITE_ONCE(sec->erasing, false);
+	if (!cxlv_media_zero(sec->cfg, NULL))
+		WRITE_ONCE(sec->erasing, false);
 }
 
 /*

@@ -43,5 +43,7 @@ const char *cxlv_hint_state(bool doorbell);
 /* cxlv_msi.c: the endpoint's MSI for injected events */
 int cxlv_msi_raise(struct cxlv_ep *ep, unsigned int msgnum);
 bool cxlv_event_msi_armed(void);
+void cxlv_msi_mbox_irq(struct device *dev, unsigned int pos,
+		       unsigned int msgnum);
 
 #endif /* __CXLV_HOOKS_H__ */

@@ -138,3 +138,20 @@ int cxlv_msi_raise(struct cxlv_ep *ep, unsigned int msgnum)
 	pci_dev_put(pdev);
 	return rc;
 }
+
+/**
+ * cxlv_msi_mbox_irq() - the emulator's &cxlv_emu_ops.mbox_irq: a
+ *	background command of endpoint @pos of @dev completed
+ * @dev: the cxlvN device
+ * @pos: the endpoint
+ * @msgnum: the message number its Mailbox Capabilities name
+ *
+ * Process context (the emulator's worker), while the emulator runs, so
+ * the endpoint is there. Errors are logged by cxlv_msi_raise(); the host's
+ * driver then notices the completion when it polls.
+ */
+void cxlv_msi_mbox_irq(struct device *dev, unsigned int pos,
+		       unsigned int msgnum)
+{
+	cxlv_msi_raise(&to_cxlv_dev(dev)->eps[pos], msgnum);
+}

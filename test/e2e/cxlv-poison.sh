@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm: --mem 3G --numa-split 2G --memmap 1G$0x100000000 --append iomem=relaxed
+# vm: --mem 3328M --numa-split 2G --memmap 1280M$0x100000000 --append iomem=relaxed
 # kernels: 6.12 7.3
 # The poison list (issue 20) through the stock interfaces of 6.12's and
 # 7.3's cxl core: debugfs inject_poison and clear_poison, the memdev's
@@ -31,7 +31,9 @@
 # tracefs instance (the global trace untouched); unaligned,
 # outside, doubled addresses and a memdev not cxl_virt's are refused before
 # any write. Remove drops the list: the device made again on the range has
-# none; the stock inject and clear racing destroy and remove leave no WARN
+# none; its security/sanitize (`cxl wait-sanitize`) and security/erase, each
+# refused while a region exists, leave all 1 GiB, the labels and the poison
+# list empty (see there); the stock inject and clear racing destroy and remove leave no WARN
 # (7.3's own debugfs lock: see below). Last, a RAM region online as node 1:
 # poison on a free page takes it out of the allocator (HardwareCorrupted,
 # kpageflags HWPOISON) with the guest up, clear_poison gives it back, and
@@ -44,8 +46,9 @@
 
 probe=/cxlv/test/tools/bin/cxl-mbox-probe
 touch=/cxlv/test/tools/bin/poison-touch
-for t in $probe $touch; do [ -x $t ] || fail "no $t: test/tools/build.sh builds it"; done
-start=$((0x100000000)) size=$((1 << 30))
+memfill=/cxlv/test/tools/bin/memfill
+for t in $probe $touch $memfill; do [ -x $t ] || fail "no $t: test/tools/build.sh builds it"; done
+start=$((0x100000000)) size=$((1280 << 20))
 trace=/sys/kernel/tracing
 
 load_stack --ram --pmem
@@ -373,6 +376,92 @@ wait_ready "$dev"
 mem=$(attr "$dev" memdev)
 poison_trace >/dev/null
 step "no poison after remove and create" test -z "$(listed)"
+
+# --- Sanitize and Secure Erase (issue 33), on this device of 1 GiB: each
+# refused by the kernel while a region exists (EBUSY, nothing erased), then
+# each leaves every byte zero (read whole through a raw namespace made
+# after, memfill -z), the labels zero
+# (`cxl read-labels`) and the poison list empty. Sanitize runs in the
+# background: security/state says "sanitize" and Secure Erase is refused
+# (EBUSY) until `cxl wait-sanitize` returns. Secure Erase is answered at
+# once (the kernel waits 2 s for it, the zeroing takes longer under TCG):
+# the device refuses commands (Media Disabled) until its zeroing ends, so
+# the labels are read once `cxl read-labels` works again. The module's log
+# line says how long each zeroing took.
+dbg=/sys/kernel/debug/cxl/$mem
+sec=/sys/bus/cxl/devices/$mem/security
+for f in state sanitize erase; do
+	[ -e "$sec/$f" ] || fail "no $sec/$f: the kernel did not take Sanitize and Secure Erase from the CEL"
+done
+expect_eq "security state" "$(cat "$sec/state")" disabled
+expect_eq "capacity" "$capacity" $((1 << 30))
+
+# lsa_zero: are the labels all zero bytes?
+lsa_zero() {
+	cxl read-labels "$mem" -o /tmp/lsa >/dev/null 2>&1 || fail "cxl read-labels $mem"
+	cmp -s -n "$(stat -c %s /tmp/lsa)" /tmp/lsa /dev/zero
+}
+
+# fresh_labels: an index where an erase left zeros, for the namespaces
+# after it.
+fresh_labels() {
+	local nmem
+	nmem=$(nmem_of "$dev") || fail "no nvdimm of $dev"
+	step "disable $nmem" ndctl disable-dimm "$nmem"
+	step "init-labels $nmem" ndctl init-labels -f "$nmem"
+	step "enable $nmem" ndctl enable-dimm "$nmem"
+}
+
+# raw_region: a region over all of the memory and a raw namespace (no info
+# block: every byte is the device's) on it; sets region and bdev.
+raw_region() {
+	local ns
+	region=$(make_region "$dev")
+	ns=$(make_namespace "$region" raw)
+	bdev=/dev/$(jq -r .blockdev <<<"$ns")
+	expect_eq "$bdev size" "$(blockdev --getsize64 "$bdev")" "$capacity"
+}
+
+# fill_media OP: 0xff over all of the memory through a raw namespace, whose
+# label stays; a poisoned line; OP refused while the region is there.
+fill_media() {
+	raw_region
+	step "0xff over $bdev" xfs_io -d -c "pwrite -q -S 0xff -b 4m 0 $capacity" "$bdev"
+	expect_eq "$1 with $region" "$(ctl "$sec/$1" 1)" EBUSY
+	drop_region "$region"
+	expect_eq "inject DPA 0x1000" "$(ctl "$dbg/inject_poison" 0x1000)" OK
+	poison_trace >/dev/null
+	test -n "$(listed)" || fail "no poison listed before $1"
+	lsa_zero && fail "no labels before $1"
+	expect_eq "last word before $1" "$(phys_u32 $((window + capacity - 4)))" $((0xffffffff))
+}
+
+# erased OP: the labels zero, no poison, and every byte of the memory zero
+# through a region and raw namespace made after (fresh labels first and
+# last).
+erased() {
+	step "labels zero after $1" lsa_zero
+	step "no poison after $1" test -z "$(listed)"
+	fresh_labels
+	raw_region
+	step "every byte of $bdev zero after $1" $memfill -z "$bdev" "$capacity"
+	drop_region "$region"
+	fresh_labels
+	dmesg | grep "zeroed in" | tail -n 1
+}
+
+fill_media sanitize
+sysw 1 "$sec/sanitize"
+expect_eq "security state while sanitizing" "$(cat "$sec/state")" sanitize
+expect_eq "erase while sanitizing" "$(ctl "$sec/erase" 1)" EBUSY
+step "cxl wait-sanitize $mem" cxl wait-sanitize "$mem"
+expect_eq "security state after sanitize" "$(cat "$sec/state")" disabled
+erased sanitize
+
+fill_media erase
+step "Secure Erase" sysw 1 "$sec/erase"
+step "labels readable after the zeroing" wait_for 300 cxl read-labels "$mem" -o /tmp/lsa
+erased erase
 
 # --- injection racing destroy and remove: the stock inject and clear in a
 # loop, on lines past the namespace (the region's badblocks, no struct
