@@ -204,6 +204,7 @@ qemu+=(-machine "$machine" -accel tcg,thread=multi -cpu "$cpu"
 	-smp "$smp" -m "$mem" -nographic -no-reboot -nic none
 	-kernel "$kernel" -initrd "$tmp/initrd.cpio" -append "$cmdline"
 	-pidfile "$tmp/qemu.pid"
+	-chardev "pipe,id=monitor,path=$tmp/monitor" -mon chardev=monitor,mode=readline
 	-fsdev "local,id=repo,path=$repo_root,security_model=none,readonly=on"
 	-device virtio-9p-pci,fsdev=repo,mount_tag=cxlv
 	-fsdev "local,id=out,path=$out,security_model=none"
@@ -220,6 +221,25 @@ acquire_vm_slot
 # otherwise sit silent until --timeout.
 boot_deadline=${BOOT_DEADLINE:-180}
 [[ $boot_deadline =~ ^[0-9]+$ ]] || die "BOOT_DEADLINE wants seconds, got '$boot_deadline'"
+# The monitor, on two FIFOs that QEMU holds open: what each vCPU was
+# running when a boot hung (cpus_where).
+mkfifo "$tmp/monitor.in" "$tmp/monitor.out"
+# cpus_where: each vCPU's registers and the instructions at its RIP (a hlt
+# waits for an interrupt, a pause spins on a lock, an int3 is a text patch),
+# into $out/hang-cpus.txt; the RIP and instruction lines go to the log.
+cpus_where() {
+	local cpu
+	{
+		echo "info registers -a"
+		for ((cpu = 0; cpu < smp; cpu++)); do
+			echo "cpu $cpu"
+			echo "x/4i \$pc"
+		done
+	} >"$tmp/monitor.in"
+	# (the monitor echoes each typed key with cursor moves: dropped)
+	timeout 5 cat "$tmp/monitor.out" | sed 's/\x1b\[[0-9;]*[A-Za-z]//g; s/\r//g' >"$out/hang-cpus.txt" || true
+	grep -E '^(CPU#|RIP=|0x[0-9a-f]+:)' "$out/hang-cpus.txt" >&2 || true
+}
 # watch_boot: stops QEMU, and leaves $tmp/boot-hung, when the console shows
 # no guest script within the deadline.
 watch_boot() {
@@ -229,6 +249,7 @@ watch_boot() {
 		grep -q '^=== TEST-BEGIN' "$out/console.log" 2>/dev/null && return 0
 	done
 	touch "$tmp/boot-hung"
+	cpus_where
 	[ ! -s "$tmp/qemu.pid" ] || kill "$(cat "$tmp/qemu.pid")" 2>/dev/null || true
 }
 # boot: one guest run, its verdict in rc (see the exit codes above).
