@@ -59,6 +59,20 @@
 #define CXLV_HDM_CLAIMS_BLOCK	1
 #endif
 
+/*
+ * A port with one dport: 6.1's cxl_port_probe() always decodes it
+ * pass-through, with one decoder, so a host bridge with one root port
+ * carries one region at a time whatever its registers say; from 6.12 on
+ * the port uses the HDM decoders its component block has and falls back to
+ * pass-through only without them (the "Fallback to passthrough decoder"
+ * path).
+ */
+#ifdef CXLV_HAVE_SINGLE_DPORT_HDM
+#define CXLV_SINGLE_DPORT_HDM	1
+#else
+#define CXLV_SINGLE_DPORT_HDM	0
+#endif
+
 /* 6.5 renamed cxl_port.uport to uport_dev. */
 static inline struct device *cxlv_port_uport(struct cxl_port *port)
 {

@@ -50,14 +50,24 @@
  *   Error Not Committed bits of CXL r3.0 8.2.4.19.7). The emulator keeps the
  *   answer itself and rewrites the two read-only bits from it on every
  *   tick, so whatever software leaves in them is never the answer: a set
- *   COMMIT is checked against the identity mapping the data relies on (HPA =
- *   hpa_base + DPA, one way, 256 MiB aligned, inside the capacity; for an
- *   endpoint of an interleave set, the set's whole window at its ways and
- *   granularity, which the set's contiguous RAM serves as is) and only
- *   then shows COMMITTED or COMMIT_ERROR; a cleared COMMIT clears both. The
+ *   COMMIT is checked against the ordering rules of CXL r3.0 8.2.4.19
+ *   (Committing Decoder Programming: decoder n commits only while n - 1 is
+ *   committed, its HPA range at or above n - 1's; an endpoint's DPA range
+ *   starts after n - 1's, plus its DPA skip, so DPA ranges never overlap
+ *   and increase with n) and against the identity mapping the data relies
+ *   on, for each decoder (HPA = hpa_base + DPA, one way, 256 MiB aligned,
+ *   inside the capacity; for an endpoint of an interleave set, the set's
+ *   whole window at its ways and granularity, DPA from 0, which the set's
+ *   contiguous RAM serves as is: only decoder 0 of a set's endpoint or
+ *   host bridge can commit, since any other range would need RAM that is
+ *   not there), and only then shows COMMITTED or COMMIT_ERROR; a cleared
+ *   COMMIT clears both, resets being taken top decoder first. A reset of a
+ *   committed decoder while the one above it is committed is refused: the
+ *   decoder keeps decoding, Committed set, until the one above is reset
+ *   (the kernel resets in reverse order, as the spec expects). The
  *   emulator of a host bridge's first endpoint runs the same state machine
- *   for that bridge's decoder when it interleaves across several root
- *   ports (cxlv_emu_hdm_check_bridge() says what it accepts). A
+ *   for that bridge's decoders when it has some (cxlv_emu_hdm_check_bridge()
+ *   says what it accepts: with one root port, any part of the window). A
  *   commit whose programming differs from what was last checked is checked
  *   again. cxlv_hint.c runs the state machine just before the kernel
  *   reads the Control register to commit, so a reset the poller has not seen
@@ -314,6 +324,29 @@ static const char *cxlv_emu_hdm_check_set(struct cxlv_emu *emu,
 }
 
 /*
+ * The decoder of a host bridge with one root port routes one way, any
+ * granularity, to root port 0: any range of the window, in whole 256 MiB
+ * blocks (the endpoint's decoder holds the identity rule).
+ */
+static const char *cxlv_emu_hdm_check_one_port(struct cxlv_emu *emu,
+					       const struct cxlv_hdm_decoder *d)
+{
+	const struct cxlv_emu_config *cfg = &emu->cfg;
+	u64 window = cfg->capacity * cfg->ways;
+
+	if (FIELD_GET(CXL_HDM_DECODER0_CTRL_IW_MASK, d->ctrl))
+		return "interleave ways other than 1";
+	if (d->targets & 0xff)
+		return "target is not root port 0";
+	if (!d->size || !IS_ALIGNED(d->base | d->size, SZ_256M))
+		return "base or size zero or not 256 MiB aligned";
+	if (d->base < cfg->hpa_base || d->base - cfg->hpa_base > window ||
+	    d->size > window - (d->base - cfg->hpa_base))
+		return "HPA range outside the window";
+	return NULL;
+}
+
+/*
  * A host bridge's decoder, as cxl_port_setup_targets() programs it for a
  * region over the set (6.1: eig from the root's eig and eiw; 6.12 on:
  * ig = parent ig x parent iw): the whole window, one way per root port at
@@ -327,6 +360,8 @@ static const char *cxlv_emu_hdm_check_bridge(struct cxlv_emu *emu,
 	unsigned int i, host_bridges = cfg->ways / cfg->bridge_ways;
 	const char *why;
 
+	if (cfg->bridge_ways == 1)
+		return cxlv_emu_hdm_check_one_port(emu, d);
 	why = cxlv_emu_hdm_check_interleave(emu, d, cfg->bridge_ways,
 					    cfg->granularity * host_bridges);
 	if (why)
@@ -338,16 +373,43 @@ static const char *cxlv_emu_hdm_check_bridge(struct cxlv_emu *emu,
 }
 
 /*
- * Checks a decoder the host asked to commit, whose DPA range starts at
- * @dpa_base + skip. Returns NULL, or why the commit must fail.
+ * The ordering rules of CXL r3.0 8.2.4.19 (Committing Decoder Programming)
+ * for decoder @id, given the decoder below it: that one is committed, and
+ * this one's HPA range starts at or above its end. Returns NULL, or why the
+ * commit must fail.
+ */
+static const char *cxlv_emu_hdm_check_order(const struct cxlv_hdm_block *blk,
+					    int id,
+					    const struct cxlv_hdm_decoder *d)
+{
+	const struct cxlv_hdm_decoder *prev;
+
+	if (!id)
+		return NULL;
+	prev = &blk->checked[id - 1];
+	if (blk->state[id - 1] != CXLV_HDM_COMMITTED)
+		return "the decoder below it is not committed";
+	if (d->base < prev->base + prev->size)
+		return "HPA range below the end of the decoder below it";
+	return NULL;
+}
+
+/*
+ * Checks decoder @id, which the host asked to commit, whose DPA range
+ * starts at @dpa_base + skip (the end of the decoder below it, so DPA
+ * ranges never overlap and increase with @id). Returns NULL, or why the
+ * commit must fail.
  */
 static const char *cxlv_emu_hdm_check(struct cxlv_emu *emu,
-				      const struct cxlv_hdm_block *blk,
+				      const struct cxlv_hdm_block *blk, int id,
 				      const struct cxlv_hdm_decoder *d,
 				      u64 dpa_base)
 {
 	u64 dpa = dpa_base + d->skip;
+	const char *why = cxlv_emu_hdm_check_order(blk, id, d);
 
+	if (why)
+		return why;
 	if (blk->bridge)
 		return cxlv_emu_hdm_check_bridge(emu, d);
 	if (cxlv_security_media_blocked(&emu->mbox_state.security))
@@ -384,25 +446,33 @@ static bool cxlv_emu_hdm_reprogrammed(struct cxlv_hdm_block *blk, int id,
 			 CXL_HDM_DECODER0_CTRL_IG_MASK, d->ctrl ^ was->ctrl);
 }
 
+/* "host bridge h" is answered by the emulator of the endpoint at position h */
+static const char *cxlv_emu_hdm_owner(const struct cxlv_hdm_block *blk)
+{
+	return blk->bridge ? "host bridge" : "endpoint";
+}
+
 /* Checks a decoder whose COMMIT is set and records the answer. */
 static void cxlv_emu_hdm_validate(struct cxlv_emu *emu,
 				  struct cxlv_hdm_block *blk, int id,
 				  const struct cxlv_hdm_decoder *d, u64 dpa_base)
 {
-	const char *why = cxlv_emu_hdm_check(emu, blk, d, dpa_base);
+	const char *why = cxlv_emu_hdm_check(emu, blk, id, d, dpa_base);
 
 	blk->checked[id] = *d;
+	clear_bit(id, &blk->reset_refused);
 	if (why) {
-		/* host bridge h is answered by the endpoint at position h */
 		dev_err_ratelimited(emu->cfg.dev,
 				    "%s %u decoder %d: commit refused: %s\n",
-				    blk->bridge ? "host bridge" : "endpoint",
-				    emu->cfg.pos, id, why);
+				    cxlv_emu_hdm_owner(blk), emu->cfg.pos, id,
+				    why);
 		blk->state[id] = CXLV_HDM_REFUSED;
 		return;
 	}
 	blk->state[id] = CXLV_HDM_COMMITTED;
-	WRITE_ONCE(emu->commits, emu->commits + 1);
+	/* one per endpoint a region commits, whatever the bridges have */
+	if (!blk->bridge)
+		WRITE_ONCE(emu->commits, emu->commits + 1);
 }
 
 /* The Control register bits that show a decoder's answer. */
@@ -418,14 +488,56 @@ static u32 cxlv_emu_hdm_answer(enum cxlv_hdm_state state)
 	}
 }
 
-/* Runs the commit state machine of a block's decoders; true if one moved. */
+/*
+ * Resets, top decoder first, so that the kernel's teardown in reverse order
+ * lands in one poll however many decoders it resets. CXL r3.0 8.2.4.19
+ * (Committing Decoder Programming) undoes commits in reverse order: a
+ * committed decoder whose COMMIT was cleared while the one above it is
+ * still committed keeps decoding, Committed set, until that one is reset.
+ */
+static bool cxlv_emu_hdm_poll_resets(struct cxlv_emu *emu,
+				     struct cxlv_hdm_block *blk)
+{
+	bool moved = false;
+	int id;
+
+	for (id = CXLV_HDM_DECODERS - 1; id >= 0; id--) {
+		enum cxlv_hdm_state *state = &blk->state[id];
+		u32 ctrl = readl(blk->regs + CXL_HDM_DECODER0_CTRL_OFFSET(id));
+		bool above = id + 1 < CXLV_HDM_DECODERS &&
+			     blk->state[id + 1] == CXLV_HDM_COMMITTED;
+
+		if ((ctrl & CXL_HDM_DECODER0_CTRL_COMMIT) ||
+		    *state == CXLV_HDM_IDLE)
+			continue;
+		if (*state == CXLV_HDM_COMMITTED && above) {
+			/* once per refused reset, not once per tick */
+			if (!test_and_set_bit(id, &blk->reset_refused))
+				dev_err_ratelimited(emu->cfg.dev,
+						    "%s %u decoder %d: reset refused: decoder %d is still committed\n",
+						    cxlv_emu_hdm_owner(blk),
+						    emu->cfg.pos, id, id + 1);
+			continue;
+		}
+		/* Software reset the decoder: it stops decoding. */
+		clear_bit(id, &blk->reset_refused);
+		*state = CXLV_HDM_IDLE;
+		moved = true;
+	}
+	return moved;
+}
+
+/*
+ * Runs the commit state machine of a block's decoders, resets first, then
+ * commits in decoder order; true if one moved.
+ */
 static bool cxlv_emu_hdm_poll_block(struct cxlv_emu *emu,
 				    struct cxlv_hdm_block *blk)
 {
 	const u32 answer_bits = CXL_HDM_DECODER0_CTRL_COMMITTED |
 				CXL_HDM_DECODER0_CTRL_COMMIT_ERROR;
+	bool moved = cxlv_emu_hdm_poll_resets(emu, blk);
 	struct cxlv_hdm_decoder d;
-	bool moved = false;
 	u64 dpa_base = 0;
 	int id;
 
@@ -434,12 +546,9 @@ static bool cxlv_emu_hdm_poll_block(struct cxlv_emu *emu,
 		u32 answer;
 
 		cxlv_emu_hdm_read(blk, id, &d);
-		if (!(d.ctrl & CXL_HDM_DECODER0_CTRL_COMMIT)) {
-			/* Software reset the decoder: it stops decoding. */
-			moved |= *state != CXLV_HDM_IDLE;
-			*state = CXLV_HDM_IDLE;
-		} else if (*state == CXLV_HDM_IDLE ||
-			   cxlv_emu_hdm_reprogrammed(blk, id, &d)) {
+		if ((d.ctrl & CXL_HDM_DECODER0_CTRL_COMMIT) &&
+		    (*state == CXLV_HDM_IDLE ||
+		     cxlv_emu_hdm_reprogrammed(blk, id, &d))) {
 			cxlv_emu_hdm_validate(emu, blk, id, &d, dpa_base);
 			moved = true;
 		}
@@ -448,9 +557,10 @@ static bool cxlv_emu_hdm_poll_block(struct cxlv_emu *emu,
 		if ((d.ctrl & answer_bits) != answer)
 			writel((d.ctrl & ~answer_bits) | answer,
 			       blk->regs + CXL_HDM_DECODER0_CTRL_OFFSET(id));
-		/* Decoders take consecutive DPA ranges, in decoder order. */
+		/* The next decoder's DPA starts where this one's ends. */
 		if (*state == CXLV_HDM_COMMITTED)
-			dpa_base += d.skip + d.size;
+			dpa_base += blk->checked[id].skip +
+				    blk->checked[id].size;
 	}
 	return moved;
 }

@@ -26,11 +26,11 @@
 
 /*
  * Host-bridge component registers (CXL r3.0 8.2.4), in the PCI window of the
- * host bridge's first endpoint, after BAR0: a capability array without an
- * HDM Decoder Capability, which a host bridge with a single root port may
- * omit (CXL r3.0 9.13.1), so the CXL core decodes through it; with more
- * root ports, one HDM decoder. 6.12 probes this block when the port is
- * added.
+ * host bridge's first endpoint, after BAR0: CXLV_HDM_DECODERS HDM decoders,
+ * or, for a single root port where the kernel decodes pass-through anyway,
+ * a capability array without an HDM Decoder Capability, which such a host
+ * bridge may omit (CXL r3.0 9.13.1). 6.12 probes this block when the port
+ * is added.
  */
 #define CXLV_BRIDGE_REGS_OFFSET	SZ_256K
 #define CXLV_BRIDGE_REGS_SIZE	SZ_64K
@@ -49,8 +49,12 @@
 #define CXLV_NV_SIZE		SZ_64K
 #define CXLV_NV_BLOCK_SIZE	SZ_4K
 
-/* HDM decoders per component; the CXL device DVSEC's HDM_Count agrees. */
-#define CXLV_HDM_DECODERS	1
+/*
+ * HDM decoders of an endpoint, and of a host bridge with more than one root
+ * port (CXL r3.0 8.2.4.19.1 Decoder Count). Four, as QEMU's type-3 device
+ * has: a memdev carries up to four regions at once.
+ */
+#define CXLV_HDM_DECODERS	4
 
 /*
  * A register capability in BAR0 that the CXL core claims with
@@ -76,6 +80,12 @@ struct cxlv_bar_range {
 
 /* The capabilities cxlv_emu_start() lays out, CXLV_BAR_CAPS of them. */
 const struct cxlv_bar_range *cxlv_emu_bar_caps(void);
+
+/*
+ * What the port of a host bridge with HDM decoders claims of its component
+ * block while bound, offset from the start of the block.
+ */
+const struct cxlv_bar_range *cxlv_emu_bridge_claim(void);
 
 struct device;
 
@@ -106,16 +116,16 @@ struct cxlv_emu_ops {
  * @nv: mapping of the non-volatile state area (CXLV_NV_SIZE), never cleared
  * @capacity: bytes of device memory, a multiple of SZ_256M
  * @hpa_base: host physical address that DPA 0 must decode to; a decoder
- *	commit that breaks this identity mapping gets COMMIT_ERROR. In a set
- *	of more than one way, the start of the set's window
+ *	commit that breaks this identity mapping (HPA = @hpa_base + DPA, for
+ *	each decoder) gets COMMIT_ERROR. In a set of more than one way, the
+ *	start of the set's window
  * @ways: endpoints in the set; with more than one, the only decoder that
- *	commits covers the whole window (@ways x @capacity from @hpa_base)
- *	at @ways ways and @granularity, DPA from 0
+ *	commits is decoder 0, over the whole window (@ways x @capacity from
+ *	@hpa_base) at @ways ways and @granularity, DPA from 0
  * @granularity: the set's interleave granularity in bytes
  * @bridge_regs: mapping of the component block (CXLV_BRIDGE_REGS_SIZE) of
- *	a host bridge with more than one root port, whose HDM decoder this
- *	emulator answers too, or NULL; the endpoint at position h answers
- *	for host bridge h
+ *	a host bridge with HDM decoders, whose decoders this emulator answers
+ *	too, or NULL; the endpoint at position h answers for host bridge h
  * @bridge_ways: root ports below that host bridge
  * @pmem: all capacity is persistent (else all volatile)
  * @fw_slots: firmware slots, CXLV_FW_MIN_SLOTS to CXLV_FW_MAX_SLOTS

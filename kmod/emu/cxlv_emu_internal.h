@@ -196,12 +196,15 @@ enum cxlv_hdm_state {
  * @bridge: a host bridge's, whose decoders target root ports
  * @state: each decoder's answer, the truth its Control register shows
  * @checked: each decoder's programming when it was last validated
+ * @reset_refused: bit n set once a reset of committed decoder n was
+ *	refused because decoder n + 1 is committed, so it is reported once
  */
 struct cxlv_hdm_block {
 	void __iomem *regs;
 	bool bridge;
 	enum cxlv_hdm_state state[CXLV_HDM_DECODERS];
 	struct cxlv_hdm_decoder checked[CXLV_HDM_DECODERS];
+	unsigned long reset_refused;
 };
 
 /**
@@ -220,7 +223,8 @@ struct cxlv_hdm_block {
  * @period_ns: current poll period, short while busy, backing off when idle
  * @last_busy: when the poller last found work
  * @mbox_cmds: mailbox commands answered
- * @commits: HDM decoder commits accepted
+ * @commits: the endpoint's HDM decoder commits accepted (not its host
+ *	bridge's)
  * @mbox_state: what mailbox commands have changed
  * @regs_ro: the read-only register layout as laid out, to restore
  * @payload_in: bounce buffer for the input payload

@@ -23,7 +23,8 @@
  *   decoders of one target each, all uncommitted;
  * - the host bridge's component block: an empty CXL.cachemem capability
  *   array, which makes its port decode pass-through, or with more than one
- *   root port an HDM Decoder Capability with a target per root port.
+ *   root port an HDM Decoder Capability of CXLV_HDM_DECODERS decoders with
+ *   a target per root port.
  *
  * Everything else in both blocks reads as zero. The emulator's poller owns
  * the registers from then on.
@@ -225,11 +226,11 @@ bool cxlv_regs_restore(const struct cxlv_emu_config *cfg, u32 *ro)
 /**
  * cxlv_emu_init_bridge_regs() - lay out the host bridge's component block
  * @regs: mapping of CXLV_BRIDGE_REGS_SIZE bytes
- * @root_ports: root ports below the host bridge
+ * @root_ports: root ports below the host bridge, or 0 for no HDM decoders
  *
- * One root port: an empty capability array, so the port decodes
- * pass-through. More: an HDM decoder with a target per root port, which
- * the emulator of the bridge's first endpoint commits.
+ * With @root_ports: CXLV_HDM_DECODERS HDM decoders with a target per root
+ * port, which the emulator of the bridge's first endpoint commits. Without:
+ * an empty capability array, so the port decodes pass-through.
  */
 void cxlv_emu_init_bridge_regs(void __iomem *regs, unsigned int root_ports)
 {
@@ -238,7 +239,7 @@ void cxlv_emu_init_bridge_regs(void __iomem *regs, unsigned int root_ports)
 		      CXLV_BRIDGE_REGS_SIZE);
 
 	memset_io(regs, 0, CXLV_BRIDGE_REGS_SIZE);
-	if (root_ports > 1)
+	if (root_ports)
 		cxlv_regs_init_hdm_cap(regs + CXL_CM_OFFSET, root_ports);
 	else
 		cxlv_regs_init_cm_header(regs + CXL_CM_OFFSET, 0);
@@ -280,4 +281,20 @@ static const struct cxlv_bar_range cxlv_bar_caps[CXLV_BAR_CAPS] = {
 const struct cxlv_bar_range *cxlv_emu_bar_caps(void)
 {
 	return cxlv_bar_caps;
+}
+
+/* The same claim of a host bridge's port on its block of HDM decoders. */
+static const struct cxlv_bar_range cxlv_bridge_claim = {
+#if CXLV_HDM_CLAIMS_BLOCK
+	0, CXLV_BRIDGE_REGS_SIZE, CXLV_BAR_OWNER_PORT
+#else
+	CXL_CM_OFFSET + CXLV_HDM_OFFSET,
+	CXL_HDM_DECODER0_BASE_LOW_OFFSET(CXLV_HDM_DECODERS),
+	CXLV_BAR_OWNER_PORT
+#endif
+};
+
+const struct cxlv_bar_range *cxlv_emu_bridge_claim(void)
+{
+	return &cxlv_bridge_claim;
 }

@@ -438,15 +438,18 @@ static int cxlv_mem_guard_span(struct cxlv_dev *cxlv, u64 start, u64 size)
  * @cxlv: device whose PCI devices are added
  *
  * Only the emulator may touch that memory: the host-bridge component block
- * and the label storage area. BAR0 has its own covers (cxlv_bar.c). A host
- * bridge's block with an HDM decoder is the exception: the host-bridge
- * port's driver maps it (all of it on 6.1) and holds it while bound.
+ * and the label storage area. BAR0 has its own covers (cxlv_bar.c). The
+ * HDM decoders of a host bridge's block are the exception: the host-bridge
+ * port's driver maps them (the whole block on 6.1) and holds them while
+ * bound (cxlv_emu_bridge_claim()).
  *
  * Return: 0 or -EBUSY with the reason logged.
  */
 int cxlv_mem_guard(struct cxlv_dev *cxlv)
 {
-	const u64 bridge_end = CXLV_BRIDGE_REGS_OFFSET + CXLV_BRIDGE_REGS_SIZE;
+	const struct cxlv_bar_range *hdm = cxlv_emu_bridge_claim();
+	const u64 claim = CXLV_BRIDGE_REGS_OFFSET + hdm->offset;
+	const u64 claim_end = claim + hdm->size;
 	struct cxlv_ep *ep;
 	int rc;
 
@@ -457,13 +460,12 @@ int cxlv_mem_guard(struct cxlv_dev *cxlv)
 						 CXLV_BAR_SIZE);
 		} else {
 			rc = cxlv_mem_guard_span(cxlv, ep->bar0 + CXLV_BAR_SIZE,
-						 CXLV_BRIDGE_REGS_OFFSET -
-						 CXLV_BAR_SIZE);
+						 claim - CXLV_BAR_SIZE);
 			if (!rc)
 				rc = cxlv_mem_guard_span(cxlv,
-							 ep->bar0 + bridge_end,
+							 ep->bar0 + claim_end,
 							 CXLV_PCI_WINDOW_SIZE -
-							 bridge_end);
+							 claim_end);
 		}
 		if (rc)
 			return rc;

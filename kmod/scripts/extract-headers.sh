@@ -38,7 +38,7 @@ tarball=/usr/src/$srcpkg.tar.xz
 sources=(include/linux/device/bus.h include/linux/module.h include/linux/device.h
 	include/linux/hrtimer.h include/linux/workqueue.h include/uapi/linux/pci_regs.h
 	drivers/cxl/core/region.c include/linux/memregion.h drivers/cxl/core/hdm.c
-	kernel/resource.c drivers/nvdimm/nd.h include/acpi/actbl1.h)
+	kernel/resource.c drivers/nvdimm/nd.h include/acpi/actbl1.h drivers/cxl/port.c)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # One pass over the tarball, since every pass decompresses all of it: the
@@ -156,6 +156,7 @@ feature() {	# feature MACRO PATTERN FILE...: PATTERN in any FILE there is
 	feature CXLV_HAVE_PCI_DVSEC_CXL 'define PCI_DVSEC_CXL_REG_LOCATOR[[:space:]]' include/uapi/linux/pci_regs.h
 	feature CXLV_HAVE_REGION_CACHE_INVALIDATE 'cpu_cache_has_invalidate_memregion\(\)' drivers/cxl/core/region.c
 	feature CXLV_HAVE_HDM_CAP_CLAIM 'cxl_map_component_regs\(reg_map, &cxlhdm->regs,$' drivers/cxl/core/hdm.c
+	feature CXLV_HAVE_SINGLE_DPORT_HDM 'Fallback to passthrough decoder' drivers/cxl/port.c drivers/cxl/core/hdm.c
 	feature CXLV_HAVE_SPLIT_REPARENT 'reparent_children_after_split\(res, new_res' kernel/resource.c
 	feature CXLV_HAVE_CXL_ROOT '^struct cxl_root \{' drivers/cxl/cxl.h
 	feature CXLV_HAVE_ROOT_OPS_PTR '^	const struct cxl_root_ops \*ops;' drivers/cxl/cxl.h

@@ -245,11 +245,15 @@ static inline struct cxlv_ep *cxlv_hb_ep(const struct cxlv_hb *hb,
 
 /*
  * Does the component block in @ep's PCI window hold its host bridge's HDM
- * decoder? The first endpoint of a bridge with more than one root port.
+ * decoders? The first endpoint of a bridge with more than one root port,
+ * and of every bridge where the kernel uses a one-port bridge's decoders
+ * (CXLV_SINGLE_DPORT_HDM): there several regions can pass through it,
+ * where a pass-through port's one decoder carries one region at a time.
  */
 static inline bool cxlv_hb_decodes(const struct cxlv_ep *ep)
 {
-	return !ep->rp && cxlv_root_ports(ep->cxlv) > 1;
+	return !ep->rp &&
+	       (cxlv_root_ports(ep->cxlv) > 1 || CXLV_SINGLE_DPORT_HDM);
 }
 
 static inline struct cxlv_dev *to_cxlv_dev(struct device *dev)

@@ -68,6 +68,7 @@
 				 PCI_COMMAND_SERR | PCI_COMMAND_INTX_DISABLE)
 
 /* CXL r3.0 8.1.3.1-2: DVSEC CXL Capability and Control */
+#define CXLV_DVSEC_HDM_RANGES	1
 #define CXLV_DVSEC_IO_CAPABLE	BIT(1)
 #define CXLV_DVSEC_IO_ENABLE	BIT(1)
 /* CXL r3.0 8.1.3.8.2: Range Size Low, Media_Type and Memory_Class */
@@ -325,12 +326,16 @@ void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, struct cxlv_ep *ep)
 	cxlv_cfg_set(f, CXLV_EXT_DSN + 4, 4, lower_32_bits(serial));
 	cxlv_cfg_set(f, CXLV_EXT_DSN + 8, 4, upper_32_bits(serial));
 
-	/* CXL r3.0 8.1.3: PCIe DVSEC for CXL devices, one HDM range */
+	/*
+	 * CXL r3.0 8.1.3: PCIe DVSEC for CXL devices. HDM_Count (8.1.3.1)
+	 * counts the DVSEC's own HDM ranges, one here, not the HDM decoders
+	 * of the component block.
+	 */
 	cxlv_cfg_ext_header(f, d, PCI_EXT_CAP_ID_DVSEC, 1, r);
 	cxlv_cfg_dvsec_header(f, d, 1, CXLV_DVSEC_DEV_LEN, CXL_DVSEC_PCIE_DEVICE);
 	cxlv_cfg_set(f, d + CXL_DVSEC_CAP_OFFSET, 2, CXLV_DVSEC_IO_CAPABLE |
 		     CXL_DVSEC_MEM_CAPABLE |
-		     FIELD_PREP(CXL_DVSEC_HDM_COUNT_MASK, CXLV_HDM_DECODERS));
+		     FIELD_PREP(CXL_DVSEC_HDM_COUNT_MASK, CXLV_DVSEC_HDM_RANGES));
 	cxlv_cfg_set(f, d + CXL_DVSEC_CTRL_OFFSET, 2, CXLV_DVSEC_IO_ENABLE);
 	cxlv_cfg_rw(f, d + CXL_DVSEC_CTRL_OFFSET, 2, CXL_DVSEC_MEM_ENABLE);
 	size_lo = (lower_32_bits(capacity) & CXL_DVSEC_MEM_SIZE_LOW_MASK) |

@@ -27,11 +27,13 @@
  *   order, so that position p of a region sits below target p mod H;
  * - per host bridge, the PCI bus registration and the host-bridge port,
  *   whose probe finds the root ports as its dports (on kernels that add
- *   dports lazily the module adds them, cxlv_port_add_root_port()). With
- *   one root port its component block has no HDM decoders, so that it
- *   decodes pass-through on every kernel; with more it has one HDM
- *   decoder (CXL r3.0 8.2.4.19), which the kernel programs to interleave
- *   across them and the emulator of the bridge's first endpoint commits;
+ *   dports lazily the module adds them, cxlv_port_add_root_port()). Its
+ *   component block has CXLV_HDM_DECODERS HDM decoders (CXL r3.0
+ *   8.2.4.19), which the kernel programs for each region through it (to
+ *   interleave across the root ports when there are several) and the
+ *   emulator of the bridge's first endpoint commits; but with one root
+ *   port on a kernel that decodes such a port pass-through anyway (6.1,
+ *   CXLV_SINGLE_DPORT_HDM) it has none, so nothing unused is left there;
  * - an nvdimm bridge when the device is persistent;
  * - from 6.9, what cxl_acpi reads from ACPI for the kernel's performance
  *   computation (HMAT generic-port coordinates of each host bridge, QTG
@@ -197,8 +199,8 @@ static int cxlv_root_decoder_add(struct cxlv_dev *cxlv)
 /*
  * Host bridge @hb, once it is the root's dport: the PCI bus and the
  * host-bridge port with its root ports as dports. Its component block,
- * in the PCI window of its first endpoint, has an HDM decoder when it has
- * more than one root port to interleave across.
+ * in the PCI window of its first endpoint, has HDM decoders when
+ * cxlv_hb_decodes() says so.
  */
 static int cxlv_port_add_hb(struct cxlv_hb *hb)
 {
@@ -216,7 +218,8 @@ static int cxlv_port_add_hb(struct cxlv_hb *hb)
 				     "cannot register PCI bus with CXL\n");
 
 	cxlv_emu_init_bridge_regs(first->meta + CXLV_BRIDGE_REGS_OFFSET,
-				  cxlv_root_ports(cxlv));
+				  cxlv_hb_decodes(first) ?
+				  cxlv_root_ports(cxlv) : 0);
 	port = devm_cxl_add_port(host, bridge,
 				 first->bar0 + CXLV_BRIDGE_REGS_OFFSET,
 				 hb->dport);
