@@ -224,6 +224,20 @@ static u32 cxlv_security_plimit_bit(u8 type)
 					    CXLV_SEC_MASTER_PLIMIT;
 }
 
+/*
+ * What every passphrase command checks first: a known passphrase type
+ * (else Invalid Input), not frozen and not past that type's attempt limit
+ * (else Invalid Security State).
+ */
+static u16 cxlv_security_may_use(const struct cxlv_security *sec, u8 type)
+{
+	if (type != CXLV_SEC_PASS_MASTER && type != CXLV_SEC_PASS_USER)
+		return CXL_MBOX_CMD_RC_INPUT;
+	if (sec->state & (CXLV_SEC_FROZEN | cxlv_security_plimit_bit(type)))
+		return CXL_MBOX_CMD_RC_SECURITY;
+	return CXL_MBOX_CMD_RC_SUCCESS;
+}
+
 /* CXL r3.0 8.2.9.8.6.1 Get Security State */
 u16 cxlv_security_get_state(const struct cxlv_emu_config *cfg,
 			    struct cxlv_mbox_cmd *cmd)
@@ -248,10 +262,9 @@ u16 cxlv_security_set_passphrase(const struct cxlv_emu_config *cfg,
 	u8 *stored;
 	u16 rc;
 
-	if (in->type != CXLV_SEC_PASS_MASTER && in->type != CXLV_SEC_PASS_USER)
-		return CXL_MBOX_CMD_RC_INPUT;
-	if (sec->state & (CXLV_SEC_FROZEN | cxlv_security_plimit_bit(in->type)))
-		return CXL_MBOX_CMD_RC_SECURITY;
+	rc = cxlv_security_may_use(sec, in->type);
+	if (rc)
+		return rc;
 	if (in->type == CXLV_SEC_PASS_USER && (sec->state & CXLV_SEC_LOCKED))
 		return CXL_MBOX_CMD_RC_SECURITY;
 	if (sec->state & cxlv_security_set_bit(in->type)) {
@@ -280,10 +293,9 @@ u16 cxlv_security_disable_passphrase(const struct cxlv_emu_config *cfg,
 	struct cxlv_security *sec = &cmd->state->security;
 	u16 rc;
 
-	if (in->type != CXLV_SEC_PASS_MASTER && in->type != CXLV_SEC_PASS_USER)
-		return CXL_MBOX_CMD_RC_INPUT;
-	if (sec->state & (CXLV_SEC_FROZEN | cxlv_security_plimit_bit(in->type)))
-		return CXL_MBOX_CMD_RC_SECURITY;
+	rc = cxlv_security_may_use(sec, in->type);
+	if (rc)
+		return rc;
 	if (!(sec->state & cxlv_security_set_bit(in->type)))
 		return CXL_MBOX_CMD_RC_SECURITY;
 	if (in->type == CXLV_SEC_PASS_USER && (sec->state & CXLV_SEC_LOCKED))
@@ -360,13 +372,12 @@ u16 cxlv_security_erase(const struct cxlv_emu_config *cfg,
 	struct cxlv_security *sec = &cmd->state->security;
 	u16 rc;
 
-	if (in->type != CXLV_SEC_PASS_MASTER && in->type != CXLV_SEC_PASS_USER)
-		return CXL_MBOX_CMD_RC_INPUT;
 	if (in->type == CXLV_SEC_PASS_MASTER &&
 	    !(sec->state & CXLV_SEC_MASTER_SET))
 		return CXL_MBOX_CMD_RC_INPUT;
-	if (sec->state & (CXLV_SEC_FROZEN | cxlv_security_plimit_bit(in->type)))
-		return CXL_MBOX_CMD_RC_SECURITY;
+	rc = cxlv_security_may_use(sec, in->type);
+	if (rc)
+		return rc;
 	if (READ_ONCE(sec->erasing))
 		return CXL_MBOX_CMD_RC_BUSY;
 	if (sec->state & cxlv_security_set_bit(in->type)) {
@@ -376,7 +387,7 @@ u16 cxlv_security_erase(const struct cxlv_emu_config *cfg,
 	}
 
 	WRITE_ONCE(sec->erasing, true);
-	queue_work(system_unbound_wq, &sec->erase_work);
+	queue_work(cxlv_unbound_wq, &sec->erase_work);
 	memset(sec->user, 0, sizeof(sec->user));
 	sec->user_attempts = 0;
 	cxlv_security_set_state(sec, sec->state &

@@ -123,8 +123,8 @@ say "before the erase: $n bytes of the first 64 MiB not zero"
 step "sanitize-dimm --crypto-erase" ndctl sanitize-dimm --crypto-erase "$nmem"
 expect_security "after crypto-erase" disabled disabled
 # the media is zeroed after the answer; no decoder commits until then
-step "media zeroed" wait_for 300 sh -c "dmesg | grep -q 'secure erase zeroed'"
-say "$(dmesg | grep -o 'secure erase zeroed.*' | tail -1)"
+step "media zeroed" wait_for 300 sh -c "dmesg | grep -q 'MiB of media zeroed in'"
+say "$(dmesg | grep -o '[0-9]* MiB of media zeroed in.*' | tail -1)"
 expect_eq "bytes not zero after crypto-erase" "$(nonzero)" 0
 
 remove "$dev"
