@@ -6,6 +6,7 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 #include "cxlmem.h"
+#include "cxlv_compat.h"
 #include "cxlv_emu_internal.h"
 
 /**
