@@ -160,8 +160,9 @@ four_regions() {
 	step "endpoint decoders of $mem in the $nregions regions" json_has "[.. | objects | select(.region?)] | length == $nregions" \
 		cxl list -D -d endpoint -m "$mem"
 	if ((nregions == 4)); then
-		out=$(cxl create-region -m -d "$rd" -w 1 -t pmem -s 256M "$mem" 2>&1) &&
-			fail "a fifth region on $mem was created: $out"
+		# ndctl 76.1 exits 0 with "created 0 regions": count them
+		out=$(cxl create-region -m -d "$rd" -w 1 -t pmem -s 256M "$mem" 2>&1) || true
+		expect_eq "regions after asking for a fifth" "$(compgen -G '/sys/bus/cxl/devices/region*' | wc -l)" 4
 		has "free decoder" <<<"$out" || fail "fifth region refused for another reason: $out"
 		for i in 0 1 2 3; do
 			expect_eq "$port.$i DPA size" $(($(cat "/sys/bus/cxl/devices/$port.$i/dpa_size"))) $((256 << 20))
