@@ -135,7 +135,7 @@ decoder_rules() {
 }
 
 four_regions() {
-	local mem rd ep port window i r res ns out seeds=(41 42 43 44) c0 nregions=4
+	local mem rd ep port window i r res ns out seeds=(41 42 43 44) c0 nregions=4 n0
 	local -a regions targets
 	mem=$(attr "$dev" memdev) rd=$(attr "$dev" decoder)
 	window=$(($(attr "$dev" window_start)))
@@ -161,8 +161,9 @@ four_regions() {
 		cxl list -D -d endpoint -m "$mem"
 	if ((nregions == 4)); then
 		# ndctl 76.1 exits 0 with "created 0 regions": count them
+		n0=$(compgen -G '/sys/bus/cxl/devices/region*' | wc -l)
 		out=$(cxl create-region -m -d "$rd" -w 1 -t pmem -s 256M "$mem" 2>&1) || true
-		expect_eq "regions after asking for a fifth" "$(compgen -G '/sys/bus/cxl/devices/region*' | wc -l)" 4
+		expect_eq "regions after asking for a fifth" "$(compgen -G '/sys/bus/cxl/devices/region*' | wc -l)" "$n0"
 		has "free decoder" <<<"$out" || fail "fifth region refused for another reason: $out"
 		for i in 0 1 2 3; do
 			expect_eq "$port.$i DPA size" $(($(cat "/sys/bus/cxl/devices/$port.$i/dpa_size"))) $((256 << 20))
