@@ -199,7 +199,12 @@ export QEMU_MODULE_DIR=$q10/usr/lib/x86_64-linux-gnu/qemu
 cpu=max
 [ "$hide_hypervisor" = 1 ] && kernel_at_least 6.2 "$kver" && cpu=$cpu,hypervisor=off
 
-cmdline="console=ttyS0 panic=-1 loglevel=5 ${memmaps[*]} $append"
+# tsc=reliable: TCG's TSC is the host's clock on every vCPU, in step by
+# construction, and the flag takes the TSC off the clocksource watchdog
+# (tsc_disable_clocksource_watchdog()). 7.3's watchdog runs a two-CPU skew
+# check, watchdog_check_skew(), that spun past BOOT_DEADLINE in early boot
+# on a loaded host, interrupts off on both vCPUs (hang-cpus.txt, twice).
+cmdline="console=ttyS0 panic=-1 loglevel=5 tsc=reliable ${memmaps[*]} $append"
 qemu+=(-machine "$machine" -accel tcg,thread=multi -cpu "$cpu"
 	-smp "$smp" -m "$mem" -nographic -no-reboot -nic none
 	-kernel "$kernel" -initrd "$tmp/initrd.cpio" -append "$cmdline"
