@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm: --mem 3G --memmap 1G$0x100000000
+# vm: --mem 3G --memmap 1G$0x100000000 --append iomem=relaxed
+# boot: basic
 # A cxl_virt device on a reserved range is enumerated by the stock 6.1 CXL
 # stack: memdev with the right capacity and serial, bus/root decoder/port/
 # endpoint, the nvdimm, sane sysfs attributes, and a clean remove.

@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm: --mem 3G --memmap 1G$0x100000000
+# vm: --mem 3G --memmap 1G$0x100000000 --append iomem=relaxed
+# boot: basic
 # kernels: 6.12 7.3
 # Event logs raised by an MSI (issue 20). The endpoint has an MSI
 # capability, so 6.12's and 7.3's cxl_pci allocate a vector, set the event

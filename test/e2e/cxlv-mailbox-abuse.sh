@@ -1,5 +1,6 @@
 #!/bin/bash
 # vm: --mem 3G --memmap 1G$0x100000000 --append iomem=relaxed
+# boot: basic
 # iomem=relaxed: the module keeps its metadata busy in iomem, which /dev/mem
 # refuses to map by default (cxlv-own checks that); this scenario plays a
 # root user who reads and writes it anyway.

@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm: --mem 3G --memmap 1G$0x100000000
+# vm: --mem 3G --memmap 1G$0x100000000 --append iomem=relaxed
+# boot: basic
 # Teardown while the stock drivers are still probing: remove right after
 # create (cxl_pci probes asynchronously and talks to the emulator), rmmod
 # right after create, and remove just as cxl_mem binds. Each must leave no

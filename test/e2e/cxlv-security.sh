@@ -1,5 +1,6 @@
 #!/bin/bash
 # vm: --mem 3G --memmap 1G$0x100000000 --append iomem=relaxed
+# boot: basic
 # kernels: 6.12 7.3
 # Persistent memory data-at-rest security (CXL r3.0 8.2.9.8.6) through the
 # stock cxl_pmem nvdimm security ops and ndctl 81, with a "user" master key

@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm: --mem 3G --memmap 1G$0x100000000
+# vm: --mem 3G --memmap 1G$0x100000000 --append iomem=relaxed
+# boot: basic
 # cxlvctl drives the cxl_virt module for real: ranges finds the memmap=
 # range, create --wait names the new cxlvN and its memdev, list links it and
 # matches `cxl list`, completion offers it, --dry-run writes nothing, the

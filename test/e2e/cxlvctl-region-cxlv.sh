@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm: --mem 3G --memmap 1G$0x100000000
+# vm: --mem 3G --memmap 1G$0x100000000 --append iomem=relaxed
+# boot: basic
 # cxlvctl region/namespace on a cxl_virt device: region + fsdax + xfs mounted
 # in one command with files read back after a remount; region + devdax with
 # patterns at both ends; the device removed and created again on the same

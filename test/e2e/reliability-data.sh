@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm: --mem 3G --memmap 1G$0x100000000
+# vm: --mem 3G --memmap 1G$0x100000000 --append iomem=relaxed
+# boot: basic
 # Data survives the whole life cycle, checked over the whole capacity: a
 # pattern over ALL of a devdax namespace, and checksummed files filling an
 # xfs -o dax filesystem, read back after region destroy (labels kept),

@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm: --mem 3G --memmap 1G$0x100000000
+# vm: --mem 3G --memmap 1G$0x100000000 --append iomem=relaxed
+# boot: basic
 # Grammar fuzzing and security of the cxl_virt control files: the seed corpus
 # and FUZZ_COUNT generated create/remove strings (test/fuzz), one write(2)
 # each, to debugfs and to /sys/bus/cxl_virt, are all refused with the errno

@@ -112,6 +112,14 @@ vm_options() {
 	sed -n 's/^# vm:[[:space:]]*//p' "$1" | head -1
 }
 
+# boot_group FILE: the '# boot: NAME' line of a scenario. The scenarios of
+# a suite that name the same group (and declare the same '# vm:' line) run
+# one after the other in one boot (guest/boot-group.sh), which saves the
+# 20 s or so of a TCG boot each.
+boot_group() {
+	sed -n 's/^# boot:[[:space:]]*//p' "$1" | head -1
+}
+
 # runs_on_kernel FILE KVER: FILE has no '# kernels: X.Y ...' line, or KVER
 # belongs to one of the series it lists.
 runs_on_kernel() {

@@ -13,7 +13,7 @@ suites=()
 # prints the verdict in one write (jobs may finish together) and records it
 # in DIR/NAME.verdict.
 run_scenario() {
-	local results=$1 label=$2 name=$3 start=$SECONDS report
+	local results=$1 label=$2 name=$3 start=$SECONDS
 	shift 3
 	if "$@" >"$results/$name.log" 2>&1; then
 		echo pass >"$results/$name.verdict"
@@ -21,8 +21,15 @@ run_scenario() {
 		return
 	fi
 	echo fail >"$results/$name.verdict"
+	report_failure "$results" "$label" "$name" $((SECONDS - start))
+}
+
+# report_failure DIR LABEL NAME SECONDS: the FAIL line with the log's failed
+# steps, the bench's own lines and its last lines, in one write.
+report_failure() {
+	local results=$1 label=$2 name=$3 report
 	report=$(
-		echo "FAIL $name ($((SECONDS - start))s, $label), log: $results/$name.log"
+		echo "FAIL $name (${4}s, $label), log: $results/$name.log"
 		{
 			grep -E -e '--- FAILED|^\[vm\]' "$results/$name.log" || true
 			echo "... last lines:"
@@ -32,21 +39,69 @@ run_scenario() {
 	printf '%s\n' "$report"
 }
 
+# run_group DIR LABEL KVER USERSPACE GROUP OPTIONS NAME...: one boot with
+# OPTIONS runs the scenarios NAME... one after the other
+# (guest/boot-group.sh); each gets its verdict and DIR/NAME.log as if it had
+# booted alone, failing on its own exit code and on kernel problems logged
+# while it ran. A problem logged outside every scenario (at boot), a hang or
+# a guest that never reported fails every scenario of the boot.
+run_group() {
+	local results=$1 label=$2 kver=$3 userspace=$4 group=$5 start=$SECONDS out name log problems
+	local -a opts names scripts=()
+	read -ra opts <<<"$6"
+	shift 6
+	names=("$@")
+	out=$results/boot-$group
+	for name in "${names[@]}"; do
+		scripts+=("test/e2e/$name.sh")
+	done
+	env CXLV_USERSPACE="$userspace" bash "$here/run-vm.sh" --kver "$kver" "${opts[@]}" \
+		--timeout $((600 * ${#names[@]})) --out "$out" -- test/vm/guest/boot-group.sh "${scripts[@]}" \
+		>"$results/boot-$group.log" 2>&1 || true
+	# (boot-group.sh keeps each scenario's kernel log apart; the rest is
+	# the boot's and what came after the last scenario.)
+	cat "$out/boot-dmesg.txt" "$out/dmesg.txt" >"$out/outside.dmesg" 2>/dev/null || true
+	problems=''
+	[[ $(cat "$out/rc" 2>/dev/null) == [01] ]] && check_kernel_log "$out/outside.dmesg" >"$out/outside.problems" 2>&1 ||
+		problems="the shared boot failed outside its scenarios (log: $results/boot-$group.log)"
+	for name in "${names[@]}"; do
+		log=$results/$name.log
+		{
+			echo "shared boot '$group' ($kver): ${names[*]}; its log: $results/boot-$group.log"
+			cat "$out/$name/guest.log" 2>/dev/null || echo "--- FAILED: the scenario never ran"
+			[ -z "$problems" ] || { echo "--- FAILED: $problems"; cat "$out/outside.problems" 2>/dev/null; tail -n 30 "$results/boot-$group.log"; }
+		} >"$log"
+		if [ -z "$problems" ] && [ "$(cat "$out/$name/rc" 2>/dev/null)" = 0 ] &&
+			check_kernel_log "$out/$name/dmesg.txt" >>"$log" 2>&1; then
+			echo pass >"$results/$name.verdict"
+			echo "PASS $name ($(cat "$out/$name/seconds")s of $((SECONDS - start))s shared, $label)"
+			continue
+		fi
+		echo fail >"$results/$name.verdict"
+		report_failure "$results" "$label" "$name" "$(cat "$out/$name/seconds" 2>/dev/null || echo '?')"
+	done
+}
+
 # start DIR LABEL NAME CMD...: runs the scenario when E2E_FILTER selects it,
 # in the background once fewer than E2E_JOBS run.
 start() {
 	[[ $3 =~ ${E2E_FILTER:-} ]] || return 0
+	start_job run_scenario "$@"
+}
+
+# start_job CMD...: CMD in the background once fewer than E2E_JOBS run.
+start_job() {
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
 		wait -n || true
 	done
-	run_scenario "$@" &
+	"$@" &
 }
 
 # queue_suite KVER USERSPACE SET SELFTEST: starts the suite's boots (the smoke
 # set when SET is smoke, the bench self-test first when SELFTEST is 1) in a
 # new results directory.
 queue_suite() {
-	local kver=$1 userspace=$2 set=$3 selftest=$4 results label test name opts
+	local kver=$1 userspace=$2 set=$3 selftest=$4 results label test name opts group names
 	kernel_image "$kver" >/dev/null ||
 		die "no guest kernel /boot/vmlinuz-$kver (nor in the trixie root); run 'make deps'"
 	# A directory per run: suites started by different people must not collide.
@@ -57,12 +112,36 @@ queue_suite() {
 	echo "queued: $label${E2E_FILTER:+ (E2E_FILTER $E2E_FILTER)}, logs: $results"
 	suites+=("$results|$label")
 	[ "$selftest" = 0 ] || start "$results" "$label" vm-selftest env KVER="$kver" CXLV_USERSPACE="$userspace" bash "$here/selftest.sh" "$results/vm-selftest"
+	local -A members=() group_opts=()
+	local -a singles=()
 	for test in "$repo_root"/test/e2e/*.sh; do
 		is_scenario "$test" || continue
 		runs_on_kernel "$test" "$kver" || continue
 		[ -z "$set" ] || in_set "$test" "$set" || continue
 		name=$(basename "$test" .sh)
-		read -ra opts <<<"$(vm_options "$test")"
+		[[ $name =~ ${E2E_FILTER:-} ]] || continue
+		group=$(boot_group "$test")
+		if [ -z "$group" ]; then
+			singles+=("$name")
+			continue
+		fi
+		[ -z "$(kernel_expects "$test")" ] || die "$test: a scenario with '# kernel-expects:' cannot share a boot"
+		[ -z "${group_opts[$group]+set}" ] || [ "${group_opts[$group]}" = "$(vm_options "$test")" ] ||
+			die "$test: its '# vm:' line differs from the rest of boot group '$group'"
+		group_opts[$group]=$(vm_options "$test")
+		members[$group]+=" $name"
+	done
+	# Shared boots first: the longest jobs, so none is left running alone at the end.
+	for group in "${!members[@]}"; do
+		read -ra names <<<"${members[$group]}"
+		if [ "${#names[@]}" = 1 ]; then
+			singles=("${names[0]}" "${singles[@]}")
+			continue
+		fi
+		start_job run_group "$results" "$label" "$kver" "$userspace" "$group" "${group_opts[$group]}" "${names[@]}"
+	done
+	for name in "${singles[@]}"; do
+		read -ra opts <<<"$(vm_options "$repo_root/test/e2e/$name.sh")"
 		start "$results" "$label" "$name" env CXLV_USERSPACE="$userspace" \
 			bash "$here/run-vm.sh" --kver "$kver" "${opts[@]}" --out "$results/$name" -- "test/e2e/$name.sh"
 	done
