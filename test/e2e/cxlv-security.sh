@@ -19,10 +19,7 @@
 . /cxlv/test/vm/guest/cxlv.sh
 
 probe=/cxlv/test/tools/bin/cxl-mbox-probe
-keyring=/cxlv/test/tools/bin/keyring
-for t in $probe $keyring; do
-	[ -x $t ] || fail "no $t: test/tools/build.sh builds it"
-done
+[ -x $probe ] || fail "no $probe: test/tools/build.sh builds it"
 # 512 MiB, 256 MiB of it memory: every byte of it is read through /dev/mem
 # after the erase, at about 5 MB/s under TCG (the erase zeroes it in 1 to 2.5 s).
 start=$((0x100000000)) size=$((512 << 20))
@@ -36,6 +33,17 @@ cxl_state() { cat "/sys/bus/cxl/devices/$(attr "$dev" memdev)/security/state"; }
 # nonzero [BYTES]: bytes of the device's memory (after its metadata), all
 # or its first BYTES, that are not zero
 nonzero() { $probe phys-read "$(attr "$dev" window_start)" "${1:-$(attr "$dev" capacity)}" | tr -d '\0' | wc -c; }
+
+# master_key: a "user" key nvdimm-master of 32 random bytes in the user
+# keyring, linked into the session: what ndctl setup-passphrase takes as the
+# master key (kek) of the nvdimm keys it makes
+master_key() {
+	head -c 32 /dev/urandom | keyctl padd user nvdimm-master @u >/dev/null &&
+		keyctl link @u @s
+}
+# drop_key DESC: the encrypted key DESC out of the user keyring, so the
+# kernel no longer finds it
+drop_key() { keyctl unlink "$(keyctl search @u encrypted "$1")" @u; }
 
 expect_security() {
 	expect_eq "nvdimm security $1" "$(security)" "$2"
@@ -68,12 +76,12 @@ step "to $blk" dd if=/tmp/pattern of="$blk" bs=1M oflag=direct conv=fsync
 cmp -n $((4 << 20)) /tmp/pattern "$blk" || fail "pattern does not read back from $blk"
 drop_region "$region"
 
-step "master key" $keyring master nvdimm-master
+step "master key" master_key
 step "setup-passphrase" ndctl setup-passphrase "$nmem" -k user:nvdimm-master
 expect_security "after setup-passphrase" unlocked unlocked
 
 # Without the nvdimm's key, the power-cycled device stays locked.
-step "drop the key nvdimm:$id" $keyring unlink encrypted "nvdimm:$id"
+step "drop the key nvdimm:$id" drop_key "nvdimm:$id"
 power_cycle
 expect_security "created again without the key" locked locked
 if cxl create-region -m -d "$(attr "$dev" decoder)" -w 1 -t pmem "$(attr "$dev" memdev)" >/dev/null 2>&1; then
@@ -107,8 +115,8 @@ expect_security "frozen" unlocked frozen
 keys=/etc/ndctl/keys
 mv "$keys/nvdimm-old_${id}_$(hostname).blob" "$keys/nvdimm_${id}_$(hostname).blob" ||
 	fail "no old key blob after the refused update"
-$keyring unlink encrypted "nvdimm-old:$id" || true
-$keyring unlink encrypted "nvdimm:$id" || true
+drop_key "nvdimm-old:$id" || true
+drop_key "nvdimm:$id" || true
 step "load-keys" ndctl load-keys
 power_cycle
 expect_eq "frozen after a power cycle" "$(frozen)" false

@@ -8,8 +8,15 @@
 # CXLV_NDCTL_RANGE (memstart=...,memsize=... of a memmap= range).
 # shellcheck shell=bash
 
-# shellcheck disable=SC2034 # the tests' bus (-b), read by their commands
-CXL_TEST_BUS=
+# The tests' bus (-b). cxl's commands know a cxl_virt set by its name,
+# which cxlv_setup sets. ndctl's know an nvdimm bus by its provider, which
+# the kernel names "CXL" for every CXL nvdimm bus (cxl_test's mock renames
+# its own "cxl_test"): security.sh names only nvdimm buses with it, reads it
+# before it loads its module and compares it with its nmem's bus provider,
+# so it gets that name from the start.
+cxlv_nd_bus_test() { [ "$(basename "$0")" = security.sh ]; }
+# shellcheck disable=SC2034 # read by the tests' commands
+if cxlv_nd_bus_test; then CXL_TEST_BUS=CXL; else CXL_TEST_BUS=; fi
 cxlv_dbg=/sys/kernel/debug/cxl/cxlv
 
 # cxlv_ndctl_spec TEST: the create request for TEST. Tests that look for a
@@ -40,7 +47,7 @@ cxlv_setup() {
 		sleep 0.1
 	done
 	cxlv_bound "$dev"
-	CXL_TEST_BUS=$dev
+	cxlv_nd_bus_test || CXL_TEST_BUS=$dev
 	rc=$rc_before
 }
 

@@ -49,11 +49,14 @@ for m in dax_cxl crc32c_generic crc32c-intel; do
 		modules+=("$m")
 done
 # Programs copied with their shared-library closure.
+# keyctl: the master key of ndctl's security commands goes into the user keyring
+# with it (cxlv-security, ndctl's security.sh).
 programs=(bash kmod cxl ndctl daxctl fio mkfs.xfs xfs_repair xfs_io mkfs.ext4 mke2fs e2fsck
-	mount umount blkid findmnt numactl lspci jq strace)
+	mount umount blkid findmnt numactl lspci jq strace keyctl)
 # Packages whose versions decide whether the cached image is still valid.
 packages=(busybox-static bash kmod ndctl daxctl libcxl1 libndctl6 libdaxctl1 fio xfsprogs
-	e2fsprogs util-linux mount numactl pciutils jq strace libc6 "linux-image-$kver")
+	e2fsprogs util-linux mount numactl pciutils jq strace keyutils libkeyutils1 libc6
+	"linux-image-$kver")
 
 # query_packages ROOT PACKAGE...: name and version of each, from ROOT's dpkg.
 query_packages() {

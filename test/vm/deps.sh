@@ -6,7 +6,7 @@ set -euo pipefail
 
 pkgs=(qemu-system-x86 linux-image-amd64 ndctl daxctl fio busybox-static cpio kmod
       xfsprogs e2fsprogs gcc make bc flex bison libelf-dev libssl-dev dwarves xz-utils
-      numactl pciutils dkms man-db groff-base bash-completion zsh fish
+      numactl pciutils keyutils dkms man-db groff-base bash-completion zsh fish
       mmdebstrap lintian)
 want=()
 for p in "${pkgs[@]}"; do

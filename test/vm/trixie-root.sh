@@ -3,8 +3,10 @@
 # and their kbuild needs glibc >= 2.38, which a Debian 12 machine has not, so
 # the project makes a trixie root from Debian's packages (mmdebstrap) in
 # $cache_dir/trixie-root (test/vm/common.sh) and builds for those kernels inside it, never
-# with the host's compiler. The root is made once and reused; its apt sources
-# (trixie, -updates, -security, -backports) live inside it, not on the host.
+# with the host's compiler. The root is made once and reused (path, kernel
+# and run first install the packages of the list below that it lacks); its
+# apt sources (trixie, -updates, -security, -backports) live inside it, not
+# on the host.
 #
 # test/vm/trixie-root.sh path              make the root if missing, print its path
 # test/vm/trixie-root.sh kernel SERIES     install the newest trixie kernel of SERIES
@@ -35,7 +37,7 @@ security=$(bash "$here/../../scripts/debian-mirror.sh" --security)
 # trixie (build-initramfs.sh --userspace trixie).
 packages=(gcc-14 make libc6-dev bc flex bison libelf-dev libssl-dev dwarves kmod xz-utils
 	dkms ndctl daxctl fio busybox-static xfsprogs e2fsprogs util-linux mount numactl
-	pciutils jq strace bash)
+	pciutils jq strace bash keyutils)
 export DEBIAN_FRONTEND=noninteractive
 
 # in_root CMD...: CMD in the root, in a private mount namespace (the bind
@@ -53,14 +55,28 @@ in_root() {
 		in_root "$root" "$repo_root" "$@"
 }
 
+# ensure_root: makes the root if missing, and installs the packages of the
+# list it lacks (a root is made once and kept across changes to the list).
 ensure_root() {
-	[ -f "$root/.complete" ] && return 0
-	command -v mmdebstrap >/dev/null ||
-		die "mmdebstrap is missing: run 'make deps' (apt-get install mmdebstrap)"
+	[ -f "$root/.complete" ] && [ -z "$(missing_packages)" ] && return 0
 	mkdir -p "$cache_dir"
+	local lock missing
 	exec {lock}>"$cache_dir/.trixie-root.lock"
 	flock "$lock"
-	[ -f "$root/.complete" ] && return 0
+	[ -f "$root/.complete" ] || make_root
+	missing=$(missing_packages)
+	if [ -n "$missing" ]; then
+		log "trixie root: installing ${missing//$'\n'/ }"
+		in_root apt-get update -qq
+		# shellcheck disable=SC2086 # one word a package
+		in_root apt-get install -y -qq --no-install-recommends $missing >&2
+	fi
+	exec {lock}>&-
+}
+
+make_root() {
+	command -v mmdebstrap >/dev/null ||
+		die "mmdebstrap is missing: run 'make deps' (apt-get install mmdebstrap)"
 	log "making the trixie build root in $root (first run)"
 	rm -rf "$root.new"
 	local include
@@ -75,6 +91,14 @@ ensure_root() {
 	rm -rf "$root"
 	mv "$root.new" "$root"
 	touch "$root/.complete"
+}
+
+# missing_packages: the packages of the list not installed in the root.
+missing_packages() {
+	local p
+	for p in "${packages[@]}"; do
+		[ -n "$(root_version "$p")" ] || echo "$p"
+	done
 }
 
 # The flavour of the kernels a command is about: amd64, or rt-amd64 with --rt.
