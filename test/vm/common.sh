@@ -120,6 +120,15 @@ boot_group() {
 	sed -n 's/^# boot:[[:space:]]*//p' "$1" | head -1
 }
 
+# scenario_name "SCRIPT [ARG...]": what a shared boot calls a scenario: the
+# script's name without .sh, then its arguments, joined with '-'.
+scenario_name() {
+	local -a words
+	read -ra words <<<"$1"
+	words[0]=$(basename "${words[0]}" .sh)
+	(IFS=-; echo "${words[*]}")
+}
+
 # runs_on_kernel FILE KVER: FILE has no '# kernels: X.Y ...' line, or KVER
 # belongs to one of the series it lists.
 runs_on_kernel() {

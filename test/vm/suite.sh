@@ -39,24 +39,24 @@ report_failure() {
 	printf '%s\n' "$report"
 }
 
-# run_group DIR LABEL KVER USERSPACE GROUP OPTIONS NAME...: one boot with
-# OPTIONS runs the scenarios NAME... one after the other
-# (guest/boot-group.sh); each gets its verdict and DIR/NAME.log as if it had
+# run_group DIR LABEL KVER USERSPACE GROUP OPTIONS SCENARIO...: one boot
+# with OPTIONS runs the scenarios one after the other (guest/boot-group.sh;
+# a SCENARIO is a repo-relative script with its arguments, one word each,
+# named as boot-group.sh names it); each gets its verdict and DIR/NAME.log as if it had
 # booted alone, failing on its own exit code and on kernel problems logged
 # while it ran. A problem logged outside every scenario (at boot), a hang or
 # a guest that never reported fails every scenario of the boot.
 run_group() {
-	local results=$1 label=$2 kver=$3 userspace=$4 group=$5 start=$SECONDS out name log problems
-	local -a opts names scripts=()
+	local results=$1 label=$2 kver=$3 userspace=$4 group=$5 start=$SECONDS out name log problems scenario
+	local -a opts names=()
 	read -ra opts <<<"$6"
 	shift 6
-	names=("$@")
-	out=$results/boot-$group
-	for name in "${names[@]}"; do
-		scripts+=("test/e2e/$name.sh")
+	for scenario in "$@"; do
+		names+=("$(scenario_name "$scenario")")
 	done
+	out=$results/boot-$group
 	env CXLV_USERSPACE="$userspace" bash "$here/run-vm.sh" --kver "$kver" "${opts[@]}" \
-		--timeout $((600 * ${#names[@]})) --out "$out" -- test/vm/guest/boot-group.sh "${scripts[@]}" \
+		--timeout $((600 * $#)) --out "$out" -- test/vm/guest/boot-group.sh "$@" \
 		>"$results/boot-$group.log" 2>&1 || true
 	# (boot-group.sh keeps each scenario's kernel log apart; the rest is
 	# the boot's and what came after the last scenario.)
@@ -129,16 +129,17 @@ queue_suite() {
 		[ -z "${group_opts[$group]+set}" ] || [ "${group_opts[$group]}" = "$(vm_options "$test")" ] ||
 			die "$test: its '# vm:' line differs from the rest of boot group '$group'"
 		group_opts[$group]=$(vm_options "$test")
-		members[$group]+=" $name"
+		members[$group]+=" $name.sh"
 	done
 	# Shared boots first: the longest jobs, so none is left running alone at the end.
 	for group in "${!members[@]}"; do
 		read -ra names <<<"${members[$group]}"
 		if [ "${#names[@]}" = 1 ]; then
-			singles=("${names[0]}" "${singles[@]}")
+			singles=("${names[0]%.sh}" "${singles[@]}")
 			continue
 		fi
-		start_job run_group "$results" "$label" "$kver" "$userspace" "$group" "${group_opts[$group]}" "${names[@]}"
+		start_job run_group "$results" "$label" "$kver" "$userspace" "$group" "${group_opts[$group]}" \
+			"${names[@]/#/test/e2e/}"
 	done
 	for name in "${singles[@]}"; do
 		read -ra opts <<<"$(vm_options "$repo_root/test/e2e/$name.sh")"

@@ -11,7 +11,9 @@
 # its range), debugfs mounted; a scenario that leaves a region, a DAX mount
 # or a cxl_virt it cannot unload fails, and what it left is torn down so the
 # next one starts clean.
-#   boot-group.sh /cxlv/test/e2e/A.sh /cxlv/test/e2e/B.sh...
+#   boot-group.sh "test/e2e/A.sh" "test/vm/guest/selftest.sh fail"...
+# (each argument one scenario: a script and its arguments; it is named as
+# scenario_name in test/vm/common.sh does: A, selftest-fail)
 # Exits 0, or 1 when a scenario failed. One brace group: bash parses it
 # whole before running, so editing this file cannot break a run in progress.
 {
@@ -54,11 +56,13 @@ zero_ranges() {
 rc=0
 dmesg -c >/out/boot-dmesg.txt
 for scenario in "$@"; do
-	name=$(basename "$scenario" .sh)
+	read -ra command <<<"$scenario"
+	name=$(basename "${command[0]}" .sh)
+	[ "${#command[@]}" = 1 ] || name=$(IFS=-; echo "$name-${command[*]:1}")
 	mkdir -p "/out/$name"
 	echo "=== SCENARIO-BEGIN $name"
 	began=$SECONDS
-	OUT=/out/$name timeout -k 10 "$SCENARIO_TIMEOUT" bash "$scenario" </dev/null >"/out/$name/guest.log" 2>&1
+	OUT=/out/$name timeout -k 10 "$SCENARIO_TIMEOUT" bash "${command[@]}" </dev/null >"/out/$name/guest.log" 2>&1
 	scenario_rc=$?
 	[ "$scenario_rc" != 124 ] || echo "--- FAILED: no end after ${SCENARIO_TIMEOUT}s" >>"/out/$name/guest.log"
 	left=$(leftovers)
