@@ -75,6 +75,7 @@
  *            module's borrow_timeout_ms (a pinned page), and was undone
  * -EINTR     the writer got a signal while memory was being offlined
  * -ERANGE    ram_size not below the device's capacity
+ * -EOPNOTSUPP ram_size= on a kernel without RAM regions (6.1)
  * -ENOENT    release: no borrowed range starts at memstart
  * -EBUSY     release: a device is on that range
  * -EINVAL    remove with release=1 of a device whose range is not borrowed

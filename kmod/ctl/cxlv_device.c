@@ -67,10 +67,13 @@ static const struct cxlv_emu_ops cxlv_emu_ops = {
 	.mbox_irq = cxlv_msi_mbox_irq,
 };
 
-/* A persistent device of one endpoint can move its partition boundary. */
+/*
+ * A persistent device of one endpoint can move its partition boundary,
+ * where the kernel has RAM regions (cxlv_compat.h).
+ */
 static bool cxlv_partitionable(const struct cxlv_dev *cxlv)
 {
-	return cxlv->params.pmem && cxlv->params.ways == 1;
+	return CXLV_PARTITIONS && cxlv->params.pmem && cxlv->params.ways == 1;
 }
 
 static int cxlv_emu_setup(struct cxlv_ep *ep)
@@ -278,6 +281,10 @@ int cxlv_create(const struct cxlv_params *req)
 	if (!p.serial)
 		p.serial = cxlv_default_serial(p.memstart);
 
+	if (p.ram_size_given && !CXLV_PARTITIONS) {
+		cxlv_set_error("create: ram_size= needs RAM regions (Linux 6.3 and later) for the volatile part; leave it out on this kernel");
+		return -EOPNOTSUPP;
+	}
 	mutex_lock(&cxlv_devices_lock);
 	if (cxlv_unloading) {
 		cxlv_set_error("create: cxl_virt is being unloaded");

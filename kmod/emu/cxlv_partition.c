@@ -11,7 +11,8 @@
 /**
  * DOC: cxl_virt volatile and persistent partitions
  *
- * A persistent device of one endpoint (pmem=1, ways=1) has all of its
+ * On a kernel with RAM regions (6.3 on; not 6.1: cxlv_compat.h), a
+ * persistent device of one endpoint (pmem=1, ways=1) has all of its
  * capacity partitionable between volatile and persistent (CXL r3.0
  * 8.2.9.8.1.1 Identify: no volatile-only nor persistent-only capacity) at
  * a Partition Alignment of CXLV_PARTITION_ALIGN: the first part of the DPA
