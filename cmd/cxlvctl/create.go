@@ -48,7 +48,8 @@ func createCommand() *cli.Command {
 			"--ram-size N (with --pmem, a multiple of 512M below the capacity) makes the\n" +
 			"first N of the capacity volatile and the rest persistent; `cxl set-partition`\n" +
 			"moves the boundary in 512M steps, from the next remove and create on the\n" +
-			"range. Without --ram-size a range keeps the layout of its last device.",
+			"range. Without --ram-size a range keeps the layout of its last device.\n" +
+			"Partitions need RAM regions (Linux 6.3 and later): 6.1 refuses --ram-size.",
 		Flags: []cli.Flag{
 			&cli.GenericFlag{Name: "memstart", Value: sizeValue("the first MiB of physical memory is never a reserved range; leave --memstart out to pick one, or give a start `cxlvctl ranges` lists"),
 				Usage: "start of the reserved or borrowed range (e.g. 6G, 0x180000000; default: one that fits, else borrowed)"},
