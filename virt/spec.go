@@ -54,6 +54,45 @@ type CreateSpec struct {
 	Interleave
 	// Firmware is what the device's firmware slots are born with.
 	Firmware Firmware
+	// Partition is the volatile part of a persistent device.
+	Partition Partition
+}
+
+// Partition is the volatile part a persistent device is born with (CXL
+// r3.0 8.2.9.8.2): the first RAMSize bytes of its capacity, the rest
+// persistent (create key ram_size=, kmod/emu/cxlv_partition.c). Unset, the
+// device keeps the layout of the range's previous device, or is all
+// persistent.
+type Partition struct {
+	Set     bool
+	RAMSize uint64
+}
+
+// PartitionAlign is the Partition Alignment of a cxl_virt device: the
+// boundary moves in 512 MiB steps (kmod/common/cxlv_parse.h).
+const PartitionAlign = 512 * units.MiB
+
+func (p Partition) validate(pmem bool, ways uint64) error {
+	switch {
+	case !p.Set:
+		return nil
+	case !pmem:
+		return cxlverr.Invalidf("--ram-size needs --pmem: a device without --pmem is all volatile already")
+	case ways > 1:
+		return cxlverr.Invalidf("--ram-size with --ways %d: only a device of one endpoint has partitions", ways)
+	case p.RAMSize%PartitionAlign != 0:
+		return cxlverr.Invalidf("--ram-size %s is not a multiple of the 512M partition alignment (e.g. --ram-size %s)",
+			units.FormatSize(p.RAMSize), units.FormatSize(units.AlignUp(p.RAMSize, PartitionAlign)))
+	}
+	return nil
+}
+
+// keys is the create-string key of the partition; none when unset.
+func (p Partition) keys() string {
+	if !p.Set {
+		return ""
+	}
+	return fmt.Sprintf(",ram_size=%d", p.RAMSize)
 }
 
 // Firmware is a device's firmware slots from the factory (CXL r3.0
@@ -258,6 +297,9 @@ func (s CreateSpec) Validate() error {
 	if err := s.Firmware.validate(); err != nil {
 		return err
 	}
+	if err := s.Partition.validate(s.Pmem, s.ways()); err != nil {
+		return err
+	}
 	return s.checkRange(s.Memstart, s.Memsize)
 }
 
@@ -283,7 +325,7 @@ func (s CreateSpec) String() string {
 			out += fmt.Sprintf(",%s=%d", k.key, k.v)
 		}
 	}
-	return out + s.keys() + s.Firmware.keys()
+	return out + s.keys() + s.Firmware.keys() + s.Partition.keys()
 }
 
 // RemoveString is the text written to the remove file for device id;

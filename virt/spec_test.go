@@ -34,6 +34,10 @@ func TestCreateString(t *testing.T) {
 			"memstart=8589934592,memsize=1073741824,cxltype=3,pmem=0"},
 		{CreateSpec{Memstart: 8 * units.GiB, Memsize: units.GiB, Firmware: Firmware{Slots: 3, Rev: "v1.0 beta"}},
 			"memstart=8589934592,memsize=1073741824,cxltype=3,pmem=0,fw_slots=3,fw_rev=v1.0 beta"},
+		{CreateSpec{Memstart: 8 * units.GiB, Memsize: 2 * units.GiB, Pmem: true, Partition: Partition{Set: true, RAMSize: 512 * units.MiB}},
+			"memstart=8589934592,memsize=2147483648,cxltype=3,pmem=1,ram_size=536870912"},
+		{CreateSpec{Memstart: 8 * units.GiB, Memsize: 2 * units.GiB, Pmem: true, Partition: Partition{Set: true}},
+			"memstart=8589934592,memsize=2147483648,cxltype=3,pmem=1,ram_size=0"},
 	} {
 		if got := tc.spec.String(); got != tc.want {
 			t.Errorf("String() = %q; want %q", got, tc.want)
@@ -46,7 +50,8 @@ func TestValidate(t *testing.T) {
 	borrow := CreateSpec{Memsize: 768 * units.MiB, Borrow: true}
 	set := CreateSpec{Memstart: 8 * units.GiB, Memsize: 4 * units.GiB, Pmem: true, Interleave: Interleave{Ways: 4, HostBridges: 2, Granularity: 256}}
 	x8 := CreateSpec{Memstart: 16 * units.GiB, Memsize: 4 * units.GiB, Interleave: Interleave{Ways: 8, HostBridges: 4, Granularity: 4 * units.KiB}}
-	for _, s := range []CreateSpec{ok, borrow, set, x8} {
+	part := CreateSpec{Memstart: 6 * units.GiB, Memsize: 2 * units.GiB, Pmem: true, Partition: Partition{Set: true, RAMSize: units.GiB}}
+	for _, s := range []CreateSpec{ok, borrow, set, x8, part} {
 		if err := s.Validate(); err != nil {
 			t.Fatalf("Validate(%+v) = %v", s, err)
 		}
@@ -81,6 +86,11 @@ func TestValidate(t *testing.T) {
 		{withFirmware(Firmware{Rev: "0123456789abcdefg"}), "is 17 characters: a revision has at most 16"},
 		{withFirmware(Firmware{Rev: "a,b"}), "use printable ASCII without commas"},
 		{withFirmware(Firmware{Rev: "tab\there"}), "use printable ASCII without commas"},
+		{CreateSpec{Memstart: 6 * units.GiB, Memsize: units.GiB, Partition: Partition{Set: true}}, "--ram-size needs --pmem"},
+		{CreateSpec{Memstart: 6 * units.GiB, Memsize: units.GiB, Pmem: true, Partition: Partition{Set: true, RAMSize: 256 * units.MiB}},
+			"--ram-size 256M is not a multiple of the 512M partition alignment (e.g. --ram-size 512M)"},
+		{CreateSpec{Memstart: 8 * units.GiB, Memsize: 4 * units.GiB, Pmem: true, Interleave: Interleave{Ways: 2}, Partition: Partition{Set: true}},
+			"--ram-size with --ways 2: only a device of one endpoint has partitions"},
 	} {
 		err := tc.spec.Validate()
 		if err == nil || !strings.Contains(err.Error(), tc.reason) || !errors.Is(err, cxlverr.ErrInvalid) {

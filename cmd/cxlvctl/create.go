@@ -44,7 +44,12 @@ func createCommand() *cli.Command {
 			"factory; `cxl update-firmware` (Linux 6.5 and later) writes the next slot.\n" +
 			"A range that held a device before keeps its slots, as a device keeps its\n" +
 			"flash: the flags apply to a range whose firmware state is new or of\n" +
-			"another slot count.",
+			"another slot count.\n" +
+			"--ram-size N (with --pmem, a multiple of 512M below the capacity) makes the\n" +
+			"first N of the capacity volatile and the rest persistent; `cxl set-partition`\n" +
+			"moves the boundary in 512M steps, from the next remove and create on the\n" +
+			"range. Without --ram-size a range keeps the layout of its last device.\n" +
+			"Partitions need RAM regions (Linux 6.3 and later): 6.1 refuses --ram-size.",
 		Flags: []cli.Flag{
 			&cli.GenericFlag{Name: "memstart", Value: sizeValue("the first MiB of physical memory is never a reserved range; leave --memstart out to pick one, or give a start `cxlvctl ranges` lists"),
 				Usage: "start of the reserved or borrowed range (e.g. 6G, 0x180000000; default: one that fits, else borrowed)"},
@@ -62,6 +67,8 @@ func createCommand() *cli.Command {
 				Usage: "interleave granularity of the set: 256 to 16K, a power of two (default 4K)"},
 			countFlag("firmware-slots", "firmware slots of the device: 2, 3 or 4 (default 2)", "2", "3", "4"),
 			&cli.StringFlag{Name: "firmware-rev", Usage: "firmware revision slot 1 runs from the factory: up to 16 printable characters (default cxl_virt)"},
+			&cli.GenericFlag{Name: "ram-size", Value: sizeValue(""),
+				Usage: "with --pmem: volatile bytes at the start of the capacity, a multiple of 512M (e.g. 512M; default: the range's last layout, else 0)"},
 			&cli.BoolFlag{Name: "no-wait", Usage: "do not wait for the memdev"},
 			// The default since issue 13; kept so that older scripts run.
 			&cli.BoolFlag{Name: "wait", Hidden: true},
@@ -85,6 +92,7 @@ func runCreate(c *cli.Context) error {
 	spec.Interleave = interleaveFlags(c)
 	spec.Firmware.Slots, _ = parsed[uint64](c, "firmware-slots")
 	spec.Firmware.Rev = c.String("firmware-rev")
+	spec.Partition.RAMSize, spec.Partition.Set = parsed[uint64](c, "ram-size")
 	if err := spec.Interleave.Validate(); err != nil {
 		return err
 	}

@@ -49,6 +49,21 @@
 #endif
 
 /*
+ * RAM regions (create_ram_region, 6.3 on). A partitioned device's pmem
+ * region maps its DPA only at the HPA after the volatile part (HPA = window
+ * start + DPA, cxlv_emu.c), which the kernel gives it when a RAM region
+ * took the window's start first: without RAM regions (6.1) a pmem region
+ * over the pmem part would get the window's start and could not commit. So
+ * 6.1 has no partitions: Identify's partition alignment is 0 and ram_size=
+ * is refused (cxlv_partition.c).
+ */
+#ifdef CXLV_HAVE_RAM_REGIONS
+#define CXLV_PARTITIONS		1
+#else
+#define CXLV_PARTITIONS		0
+#endif
+
+/*
  * An HDM port's driver claims its whole component register block in 6.1
  * (devm_cxl_setup_hdm()), only the HDM Decoder Capability in it from 6.12
  * on (cxl_map_component_regs() with the HDM bit).

@@ -12,7 +12,8 @@
  *         ``[,read_bandwidth=<MB/s>][,write_bandwidth=<MB/s>]``
  *         ``[,ways=<1|2|4|8>][,host_bridges=<1|2|4>]``
  *         ``[,granularity=<256..16384>]``
- *         ``[,fw_slots=<2..4>][,fw_rev=<revision>]``; with ``borrow=1`` memstart may
+ *         ``[,fw_slots=<2..4>][,fw_rev=<revision>][,ram_size=<u64>]``;
+ *         with ``borrow=1`` memstart may
  *         be left out (the module picks the range) and memsize must be a
  *         multiple of 256 MiB, as must memstart when given. The four
  *         figures go into the device's CDAT (cxlv_cdat.c): 1 to
@@ -22,7 +23,12 @@
  *         4096, only with ways > 1). fw_slots (default 2) firmware
  *         slots, of which slot 1 runs fw_rev from the factory (default
  *         CXLV_FW_DEFAULT_REV): 1 to CXLV_FW_REV_LEN printable ASCII
- *         characters, no comma
+ *         characters, no comma. ram_size (pmem=1, ways=1 only) makes the
+ *         first ram_size bytes of the capacity volatile and the rest
+ *         persistent, a multiple of CXLV_PARTITION_ALIGN below the
+ *         capacity (the module checks that bound); without it the layout
+ *         the device had at its last remove (after a Set Partition Info,
+ *         its "next" one), or all persistent
  * remove: ``cxlv_dev_id=<u32>[,release=<0|1>]``
  * release: ``memstart=<u64>`` (the start of a free borrowed range)
  * inject_event: ``cxlv_dev_id=<u32>,record=<0|1|2>[,pos=<endpoint>]``
@@ -46,12 +52,14 @@
  *
  * -EINVAL    malformed token, unknown or repeated key, bad number or value,
  *            embedded NUL, memsize not a page multiple, a figure of 0,
- *            fw_slots out of 2..4, a fw_rev with a character not printable
+ *            fw_slots out of 2..4, a fw_rev with a character not printable,
+ *            ram_size not a multiple of CXLV_PARTITION_ALIGN or with pmem=0
  * -ENODATA   a required key missing
  * -ERANGE    a number that overflows its field, a fw_rev longer than
  *            CXLV_FW_REV_LEN, memstart + memsize wraps,
  *            serial + ways - 1 does, or a figure above CXLV_PERF_MAX
- * -EOPNOTSUPP cxltype other than 3, or borrow=1 with ways > 1
+ * -EOPNOTSUPP cxltype other than 3, borrow=1 with ways > 1, or ram_size
+ *            with ways > 1
  *
  * borrow=1 with a memsize or memstart not a multiple of 256 MiB is -EINVAL
  * here. What the module answers once the text parses (cxlv_borrow.c):
@@ -66,6 +74,8 @@
  * -ETIMEDOUT borrow=1 with memstart: offlining took longer than the
  *            module's borrow_timeout_ms (a pinned page), and was undone
  * -EINTR     the writer got a signal while memory was being offlined
+ * -ERANGE    ram_size not below the device's capacity
+ * -EOPNOTSUPP ram_size= on a kernel without RAM regions (6.1)
  * -ENOENT    release: no borrowed range starts at memstart
  * -EBUSY     release: a device is on that range
  * -EINVAL    remove with release=1 of a device whose range is not borrowed
@@ -128,6 +138,13 @@ struct cxlv_perf {
 #define CXLV_FW_REV_LEN			16
 #define CXLV_FW_DEFAULT_REV		"cxl_virt"
 
+/*
+ * CXL r3.0 8.2.9.8.1.1 Partition Alignment of a partitionable device: the
+ * volatile capacity moves in steps of 512 MiB, so that 1 GiB splits into
+ * 512 MiB + 512 MiB and a misaligned Set Partition Info exists to refuse.
+ */
+#define CXLV_PARTITION_ALIGN		(512ULL << 20)
+
 /* Longest request either control file accepts (debugfs and sysfs alike). */
 #define CXLV_REQUEST_MAX	256
 
@@ -146,6 +163,8 @@ struct cxlv_perf {
  * @granularity: interleave granularity in bytes; 256 when @ways is 1
  * @fw_slots: firmware slots
  * @fw_rev: the factory revision of slot 1, NUL-padded
+ * @ram_size: volatile bytes at the start of the capacity (pmem=1)
+ * @ram_size_given: ram_size= was given: the device is born with it
  */
 struct cxlv_params {
 	u64 memstart;
@@ -161,6 +180,8 @@ struct cxlv_params {
 	u32 granularity;
 	u32 fw_slots;
 	char fw_rev[CXLV_FW_REV_LEN];
+	u64 ram_size;
+	bool ram_size_given;
 };
 
 /* Records inject_event makes, CXL r3.0 8.2.9.2.1.1-3 */

@@ -67,6 +67,15 @@ static const struct cxlv_emu_ops cxlv_emu_ops = {
 	.mbox_irq = cxlv_msi_mbox_irq,
 };
 
+/*
+ * A persistent device of one endpoint can move its partition boundary,
+ * where the kernel has RAM regions (cxlv_compat.h).
+ */
+static bool cxlv_partitionable(const struct cxlv_dev *cxlv)
+{
+	return CXLV_PARTITIONS && cxlv->params.pmem && cxlv->params.ways == 1;
+}
+
 static int cxlv_emu_setup(struct cxlv_ep *ep)
 {
 	struct cxlv_dev *cxlv = ep->cxlv;
@@ -82,6 +91,8 @@ static int cxlv_emu_setup(struct cxlv_ep *ep)
 		.ways = cxlv->params.ways,
 		.granularity = cxlv->params.granularity,
 		.pmem = cxlv->params.pmem,
+		.partitionable = cxlv_partitionable(cxlv),
+		.ram_bytes = ep->ram_bytes,
 		.fw_slots = cxlv->params.fw_slots,
 		.ops = &cxlv_emu_ops,
 	};
@@ -102,13 +113,22 @@ static int cxlv_emu_setup(struct cxlv_ep *ep)
 	return 0;
 }
 
-/* Before the PCI domains: each endpoint's BAR0 covers and emulator stop. */
+/*
+ * Before the PCI domains: each endpoint's partition layout (its CDAT needs
+ * it), BAR0 covers and emulator stop.
+ */
 static int cxlv_ep_init(struct cxlv_dev *cxlv)
 {
+	const struct cxlv_params *p = &cxlv->params;
 	struct cxlv_ep *ep;
 	int rc;
 
 	cxlv_for_each_ep(cxlv, ep) {
+		ep->ram_bytes = cxlv_partition_boot(ep->meta + CXLV_NV_OFFSET,
+						    cxlv_ep_capacity(cxlv),
+						    cxlv_partitionable(cxlv),
+						    p->ram_size_given ?
+						    &p->ram_size : NULL);
 		rc = cxlv_bar_init(ep);
 		/* registered before the PCI domain so it stops after it is gone */
 		if (!rc)
@@ -261,6 +281,10 @@ int cxlv_create(const struct cxlv_params *req)
 	if (!p.serial)
 		p.serial = cxlv_default_serial(p.memstart);
 
+	if (p.ram_size_given && !CXLV_PARTITIONS) {
+		cxlv_set_error("create: ram_size= needs RAM regions (Linux 6.3 and later) for the volatile part; leave it out on this kernel");
+		return -EOPNOTSUPP;
+	}
 	mutex_lock(&cxlv_devices_lock);
 	if (cxlv_unloading) {
 		cxlv_set_error("create: cxl_virt is being unloaded");
@@ -271,6 +295,13 @@ int cxlv_create(const struct cxlv_params *req)
 	rc = cxlv_mem_validate(&p, &layout, borrow);
 	if (rc)
 		goto unlock;
+	if (p.ram_size_given && p.ram_size >= layout.capacity) {
+		cxlv_set_error("create: ram_size=%llu is not below the %llu MiB capacity: give a multiple of %llu MiB below it, the rest is pmem",
+			       p.ram_size, layout.capacity / SZ_1M,
+			       CXLV_PARTITION_ALIGN / SZ_1M);
+		rc = -ERANGE;
+		goto unlock;
+	}
 	if (cxlv_find_conflict(&p)) {
 		rc = -EEXIST;
 		goto unlock;
@@ -355,8 +386,9 @@ int cxlv_create(const struct cxlv_params *req)
 		device_del(&cxlv->dev);
 		goto err_unclaim;
 	}
-	dev_info(&cxlv->dev, "%llu MiB %s at %#llx, serial %#llx%s\n",
+	dev_info(&cxlv->dev, "%llu MiB %s (%llu MiB volatile) at %#llx, serial %#llx%s\n",
 		 layout.capacity / SZ_1M, p.pmem ? "persistent" : "volatile",
+		 p.pmem ? cxlv->eps[0].ram_bytes / SZ_1M : layout.capacity / SZ_1M,
 		 layout.window_start, p.serial,
 		 borrow ? ", on borrowed memory" : "");
 	rc = id;

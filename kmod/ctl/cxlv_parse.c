@@ -43,6 +43,7 @@ enum cxlv_key {
 	CXLV_KEY_COUNT,
 	CXLV_KEY_FW_SLOTS,
 	CXLV_KEY_FW_REV,
+	CXLV_KEY_RAM_SIZE,
 	CXLV_NR_KEYS,
 };
 
@@ -72,6 +73,7 @@ static const char * const cxlv_key_names[CXLV_NR_KEYS] = {
 	[CXLV_KEY_COUNT] = "count",
 	[CXLV_KEY_FW_SLOTS] = "fw_slots",
 	[CXLV_KEY_FW_REV] = "fw_rev",
+	[CXLV_KEY_RAM_SIZE] = "ram_size",
 };
 
 /* Keys whose value is text, not a number: handed back as tokens. */
@@ -461,6 +463,42 @@ static int cxlv_parse_firmware(const u64 *vals, const struct cxlv_token *rev,
 	return 0;
 }
 
+/*
+ * The volatile part of a persistent device of one endpoint, in steps of
+ * the Partition Alignment (cxlv_partition.c); the module checks it against
+ * the capacity, which the text alone does not decide.
+ */
+static int cxlv_parse_ram_size(const u64 *vals, unsigned long seen,
+			       struct cxlv_params *p, char *why, size_t why_len)
+{
+	u64 ram = vals[CXLV_KEY_RAM_SIZE];
+
+	p->ram_size = ram;
+	p->ram_size_given = seen & BIT(CXLV_KEY_RAM_SIZE);
+	if (!p->ram_size_given)
+		return 0;
+	if (!vals[CXLV_KEY_PMEM]) {
+		snprintf(why, why_len,
+			 "ram_size=%llu needs pmem=1: a pmem=0 device is all volatile already",
+			 (unsigned long long)ram);
+		return -EINVAL;
+	}
+	if (vals[CXLV_KEY_WAYS] > 1) {
+		snprintf(why, why_len,
+			 "ram_size=%llu with ways=%llu: only a device of one endpoint has partitions",
+			 (unsigned long long)ram,
+			 (unsigned long long)vals[CXLV_KEY_WAYS]);
+		return -EOPNOTSUPP;
+	}
+	if (ram % CXLV_PARTITION_ALIGN) {
+		snprintf(why, why_len,
+			 "ram_size=%llu is not a multiple of the %llu MiB partition alignment",
+			 (unsigned long long)ram, CXLV_PARTITION_ALIGN >> 20);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /**
  * cxlv_parse_create() - parse a create request
  * @buf: the written text, not necessarily NUL-terminated
@@ -482,7 +520,7 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 		BIT(CXLV_KEY_READ_BW) | BIT(CXLV_KEY_WRITE_BW) |
 		BIT(CXLV_KEY_WAYS) | BIT(CXLV_KEY_HOST_BRIDGES) |
 		BIT(CXLV_KEY_GRANULARITY) | BIT(CXLV_KEY_FW_SLOTS) |
-		BIT(CXLV_KEY_FW_REV);
+		BIT(CXLV_KEY_FW_REV) | BIT(CXLV_KEY_RAM_SIZE);
 	const u64 max[CXLV_NR_KEYS] = {
 		[CXLV_KEY_MEMSTART] = U64_MAX,
 		[CXLV_KEY_MEMSIZE] = U64_MAX,
@@ -498,6 +536,7 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 		[CXLV_KEY_HOST_BRIDGES] = U32_MAX,
 		[CXLV_KEY_GRANULARITY] = U32_MAX,
 		[CXLV_KEY_FW_SLOTS] = U32_MAX,
+		[CXLV_KEY_RAM_SIZE] = U64_MAX,
 	};
 	u64 vals[CXLV_NR_KEYS] = {
 		[CXLV_KEY_WAYS] = 1,
@@ -578,6 +617,8 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 			return rc;
 	}
 	rc = cxlv_parse_perf(vals, seen, &p->perf, why, why_len);
+	if (!rc)
+		rc = cxlv_parse_ram_size(vals, seen, p, why, why_len);
 	if (!rc)
 		rc = cxlv_parse_firmware(vals, &text[CXLV_KEY_FW_REV], p, why,
 					 why_len);

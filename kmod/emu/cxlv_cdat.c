@@ -14,15 +14,17 @@
  *
  * Builds the CDAT (CDAT Specification r1.03) that the endpoint's DOE
  * mailbox serves through CXL Table Access (cxlv_doe.c): the header, then
- * for the device's one partition (all volatile or all persistent, at DPA 0)
- * a DSMAS naming its DPA range and four DSLBIS giving its read and write
- * latency and bandwidth, the figures of the create request. Entry handle 0
+ * for each of the device's partitions (volatile from DPA 0, then
+ * persistent: cxlv_partition.c) a DSMAS naming its DPA range and four
+ * DSLBIS giving its read and write latency and bandwidth, the figures of
+ * the create request. Entry handle 0
  * is the header and handle N the Nth structure after it, as CXL r3.0
  * 8.1.11.1 lets the device choose.
  *
  * Latencies are stored with a base unit of 1000 ps, bandwidths with 1 MB/s,
  * so each 16-bit entry holds the figure itself (cxlv_parse.h bounds them).
- * The table is built once at create and never changes: its Sequence stays 0.
+ * The table is built once at create, from the partition layout the device
+ * is created with, and never changes: its Sequence stays 0.
  */
 
 /*
@@ -118,33 +120,18 @@ static void cxlv_cdat_add_dslbis(struct cxlv_cdat *cdat, u8 handle,
 	d->entry[0] = cpu_to_le16(value);
 }
 
-/**
- * cxlv_cdat_build() - build the table of a one-partition device
- * @cdat: table to fill
- * @capacity: bytes of the partition, from DPA 0
- * @pmem: the partition is persistent
- * @perf: its figures, each within 1..CXLV_PERF_MAX
- */
-void cxlv_cdat_build(struct cxlv_cdat *cdat, u64 capacity, bool pmem,
-		     const struct cxlv_perf *perf)
+/* A DSMAS for DPA [@base, @base + @len) and its four DSLBIS. */
+static void cxlv_cdat_add_partition(struct cxlv_cdat *cdat, u8 handle,
+				    u64 base, u64 len, bool pmem,
+				    const struct cxlv_perf *perf)
 {
-	struct cdat_header *h;
-	struct cxlv_cdat_dsmas *m;
-	const u8 handle = 0;
-	u8 sum = 0;
-	u16 i;
+	struct cxlv_cdat_dsmas *m = cxlv_cdat_add(cdat, sizeof(*m));
 
-	cdat->len = 0;
-	cdat->nr_entries = 0;
-	h = cxlv_cdat_add(cdat, sizeof(*h));
-	h->revision = CXLV_CDAT_REVISION;
-
-	m = cxlv_cdat_add(cdat, sizeof(*m));
 	cxlv_cdat_sub(&m->hdr, ACPI_CDAT_TYPE_DSMAS, sizeof(*m));
 	m->handle = handle;
 	m->flags = pmem ? ACPI_CDAT_DSMAS_NON_VOLATILE : 0;
-	m->dpa_base = 0;
-	m->dpa_length = cpu_to_le64(capacity);
+	m->dpa_base = cpu_to_le64(base);
+	m->dpa_length = cpu_to_le64(len);
 
 	/* DSLBIS Data Type is HMAT's (ACPI 6.4 Table 5.150) */
 	cxlv_cdat_add_dslbis(cdat, handle, ACPI_HMAT_READ_LATENCY,
@@ -155,6 +142,38 @@ void cxlv_cdat_build(struct cxlv_cdat *cdat, u64 capacity, bool pmem,
 			     CXLV_BANDWIDTH_BASE_MBS, perf->read_bandwidth);
 	cxlv_cdat_add_dslbis(cdat, handle, ACPI_HMAT_WRITE_BANDWIDTH,
 			     CXLV_BANDWIDTH_BASE_MBS, perf->write_bandwidth);
+}
+
+/**
+ * cxlv_cdat_build() - build the table of a device
+ * @cdat: table to fill
+ * @capacity: bytes of device memory, from DPA 0
+ * @ram_bytes: of a persistent device, the volatile bytes at DPA 0
+ * @pmem: a persistent device (else all of @capacity is volatile)
+ * @perf: the figures of its memory, each within 1..CXLV_PERF_MAX
+ *
+ * One DSMAS per partition that is not empty, volatile first (handle 0),
+ * as the DPA orders them: the kernel's qos_class code (6.12 on) matches
+ * each partition's DPA range against them.
+ */
+void cxlv_cdat_build(struct cxlv_cdat *cdat, u64 capacity, u64 ram_bytes,
+		     bool pmem, const struct cxlv_perf *perf)
+{
+	u64 ram = pmem ? min(ram_bytes, capacity) : capacity;
+	struct cdat_header *h;
+	u8 handle = 0, sum = 0;
+	u16 i;
+
+	cdat->len = 0;
+	cdat->nr_entries = 0;
+	h = cxlv_cdat_add(cdat, sizeof(*h));
+	h->revision = CXLV_CDAT_REVISION;
+
+	if (ram)
+		cxlv_cdat_add_partition(cdat, handle++, 0, ram, false, perf);
+	if (capacity > ram)
+		cxlv_cdat_add_partition(cdat, handle, ram, capacity - ram,
+					true, perf);
 
 	/* CDAT r1.03 Table 1: all bytes of the table sum to 0 */
 	h->length = cpu_to_le32(cdat->len);

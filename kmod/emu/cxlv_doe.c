@@ -89,16 +89,17 @@ static void cxlv_doe_reset(struct cxlv_doe *doe)
  * cxlv_doe_init() - an idle mailbox serving the CDAT of a device
  * @doe: the mailbox
  * @name: the device, for messages
- * @capacity: bytes of its one partition
- * @pmem: the partition is persistent
+ * @capacity: bytes of device memory
+ * @ram_bytes: of a persistent device, the volatile bytes at DPA 0
+ * @pmem: a persistent device
  * @perf: its figures
  */
 void cxlv_doe_init(struct cxlv_doe *doe, const char *name, u64 capacity,
-		   bool pmem, const struct cxlv_perf *perf)
+		   u64 ram_bytes, bool pmem, const struct cxlv_perf *perf)
 {
 	cxlv_doe_reset(doe);
 	doe->name = name;
-	cxlv_cdat_build(&doe->cdat, capacity, pmem, perf);
+	cxlv_cdat_build(&doe->cdat, capacity, ram_bytes, pmem, perf);
 }
 
 static bool cxlv_doe_ready(const struct cxlv_doe *doe)

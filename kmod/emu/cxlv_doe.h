@@ -20,10 +20,12 @@
 #define CXLV_DOE_CAP_LEN	0x18
 
 /*
- * CDAT r1.03: a header, then for the device's one partition a DSMAS and
- * four DSLBIS (read and write latency and bandwidth)
+ * CDAT r1.03: a header, then for each of the device's partitions (volatile
+ * and persistent) a DSMAS and four DSLBIS (read and write latency and
+ * bandwidth)
  */
-#define CXLV_CDAT_MAX_ENTRIES	(1 + 1 + 4)
+#define CXLV_CDAT_PARTITIONS	2
+#define CXLV_CDAT_MAX_ENTRIES	(1 + CXLV_CDAT_PARTITIONS * (1 + 4))
 #define CXLV_CDAT_HDR_LEN	16
 #define CXLV_CDAT_ENTRY_LEN	24
 #define CXLV_CDAT_MAX_LEN	(CXLV_CDAT_HDR_LEN + CXLV_CDAT_ENTRY_LEN * \
@@ -73,15 +75,15 @@ struct cxlv_doe {
 };
 
 /* cxlv_cdat.c: the table */
-void cxlv_cdat_build(struct cxlv_cdat *cdat, u64 capacity, bool pmem,
-		     const struct cxlv_perf *perf);
+void cxlv_cdat_build(struct cxlv_cdat *cdat, u64 capacity, u64 ram_bytes,
+		     bool pmem, const struct cxlv_perf *perf);
 u8 cxlv_cdat_link_width(const struct cxlv_perf *perf);
 int cxlv_cdat_entry(const struct cxlv_cdat *cdat, u16 handle,
 		    const u8 **entry, u16 *len, u16 *next);
 
 /* cxlv_doe.c: the mailbox registers, offsets relative to the capability */
 void cxlv_doe_init(struct cxlv_doe *doe, const char *name, u64 capacity,
-		   bool pmem, const struct cxlv_perf *perf);
+		   u64 ram_bytes, bool pmem, const struct cxlv_perf *perf);
 u32 cxlv_doe_read(const struct cxlv_doe *doe, int reg);
 void cxlv_doe_write(struct cxlv_doe *doe, int reg, u32 val);
 

@@ -677,6 +677,7 @@ struct cxlv_emu *cxlv_emu_start(const struct cxlv_emu_config *cfg)
 	cxlv_events_start(&emu->mbox_state.events, cfg);
 	cxlv_security_start(&emu->mbox_state.security, &emu->cfg);
 	cxlv_fw_start(&emu->mbox_state.fw, cfg);
+	cxlv_partition_start(&emu->mbox_state.partition, cfg);
 	cxlv_bg_start(&emu->mbox_state.bg, &emu->cfg, &emu->mbox_state);
 	emu->mbox = cxlv_regs_mbox(cfg);
 	emu->ep_hdm.regs = cxlv_regs_hdm(cfg->comp_regs);

@@ -127,7 +127,12 @@ struct cxlv_emu_ops {
  *	a host bridge with HDM decoders, whose decoders this emulator answers
  *	too, or NULL; the endpoint at position h answers for host bridge h
  * @bridge_ways: root ports below that host bridge
- * @pmem: all capacity is persistent (else all volatile)
+ * @pmem: a persistent device: all capacity is persistent but the first
+ *	@ram_bytes (else all volatile)
+ * @partitionable: @pmem with one endpoint: Set Partition Info moves the
+ *	boundary (cxlv_partition.c)
+ * @ram_bytes: the volatile bytes at DPA 0 of a partitionable device when
+ *	it is created, from cxlv_partition_boot()
  * @fw_slots: firmware slots, CXLV_FW_MIN_SLOTS to CXLV_FW_MAX_SLOTS
  * @fw_rev: the revision slot 1 holds from the factory, NUL-padded
  * @ops: the callbacks of the layer above
@@ -146,12 +151,21 @@ struct cxlv_emu_config {
 	void __iomem *bridge_regs;
 	unsigned int bridge_ways;
 	bool pmem;
+	bool partitionable;
+	u64 ram_bytes;
 	unsigned int fw_slots;
 	char fw_rev[CXLV_FW_REV_LEN];
 	const struct cxlv_emu_ops *ops;
 };
 
 struct cxlv_emu;
+
+/*
+ * The partition layout a device is created with, read from (or with
+ * @ram_size given, written to) its non-volatile area @nv; cxlv_partition.c.
+ */
+u64 cxlv_partition_boot(void __iomem *nv, u64 capacity, bool partitionable,
+			const u64 *ram_size);
 
 /*
  * cxlv_emu_start() writes the initial register contents (never the LSA) and

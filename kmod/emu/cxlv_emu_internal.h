@@ -104,6 +104,20 @@ struct cxlv_fw {
 	u8 head[CXLV_FW_REV_LEN];
 };
 
+/* CXL r3.0 8.2.9.8.2.2 Set Partition Info input size */
+#define CXLV_SET_PARTITION_IN_LEN	0xa
+
+/**
+ * struct cxlv_partition - CXL r3.0 8.2.9.8.2 the partition layout
+ *	(cxlv_partition.c)
+ * @active_ram: volatile bytes from DPA 0 now; the rest is persistent
+ * @next_ram: volatile bytes after the next power cycle
+ */
+struct cxlv_partition {
+	u64 active_ram;
+	u64 next_ram;
+};
+
 /**
  * struct cxlv_mbox_state - what mailbox commands change on the device
  * @timestamp: CXL r3.0 8.2.9.4.2 the host's time at its last Set Timestamp,
@@ -114,6 +128,7 @@ struct cxlv_fw {
  * @security: CXL r3.0 8.2.9.8.6 passphrases and lock (cxlv_security.c)
  * @fw: CXL r3.0 8.2.9.3 the firmware slots (cxlv_fw.c)
  * @bg: CXL r3.0 8.2.8.4.7 the background command (cxlv_sanitize.c)
+ * @partition: CXL r3.0 8.2.9.8.2 the partition layout (cxlv_partition.c)
  */
 struct cxlv_mbox_state {
 	u64 timestamp;
@@ -123,6 +138,7 @@ struct cxlv_mbox_state {
 	struct cxlv_security security;
 	struct cxlv_fw fw;
 	struct cxlv_bg bg;
+	struct cxlv_partition partition;
 };
 
 /*
@@ -277,6 +293,13 @@ u16 cxlv_security_freeze(const struct cxlv_emu_config *cfg,
 			 struct cxlv_mbox_cmd *cmd);
 u16 cxlv_security_erase(const struct cxlv_emu_config *cfg,
 			struct cxlv_mbox_cmd *cmd);
+void cxlv_partition_start(struct cxlv_partition *part,
+			  const struct cxlv_emu_config *cfg);
+u64 cxlv_partition_align(const struct cxlv_emu_config *cfg);
+u16 cxlv_partition_get(const struct cxlv_emu_config *cfg,
+		       struct cxlv_mbox_cmd *cmd);
+u16 cxlv_partition_set(const struct cxlv_emu_config *cfg,
+		       struct cxlv_mbox_cmd *cmd);
 void cxlv_fw_start(struct cxlv_fw *fw, const struct cxlv_emu_config *cfg);
 const char *cxlv_fw_revision(const struct cxlv_fw *fw);
 u16 cxlv_fw_handle(const struct cxlv_emu_config *cfg,

@@ -16,7 +16,8 @@
  * buffers; cxlv_emu.c moves the payload in and out of the registers. The
  * command set is the one the 6.1 cxl_pci, cxl_pmem and the user ioctl path
  * use: GET_SUPPORTED_LOGS, GET_LOG of the Command Effects Log, IDENTIFY,
- * GET_PARTITION_INFO, GET_HEALTH_INFO, GET_TIMESTAMP and SET_TIMESTAMP
+ * GET_PARTITION_INFO and for partitionable devices SET_PARTITION_INFO
+ * (cxlv_partition.c), GET_HEALTH_INFO, GET_TIMESTAMP and SET_TIMESTAMP
  * (6.12's cxl_pci sets the time at probe), the poison list commands
  * (cxlv_poison.c), the event log commands (cxlv_events.c), Sanitize and
  * Secure Erase (cxlv_sanitize.c), the firmware update commands
@@ -79,6 +80,7 @@ struct cxlv_mbox_op {
 	u16 effect;
 	size_t in_len;
 	bool pmem_only;
+	bool partitionable_only;
 	u16 (*handle)(const struct cxlv_emu_config *cfg,
 		      struct cxlv_mbox_cmd *cmd);
 };
@@ -89,7 +91,10 @@ static u16 cxlv_mbox_get_supported_logs(const struct cxlv_emu_config *cfg,
 static u16 cxlv_mbox_get_log(const struct cxlv_emu_config *cfg,
 			     struct cxlv_mbox_cmd *cmd);
 
-/* CXL r3.0 8.2.9.8.1.1 Identify Memory Device */
+/*
+ * CXL r3.0 8.2.9.8.1.1 Identify Memory Device: a partitionable device has
+ * no volatile-only nor persistent-only capacity (cxlv_partition.c)
+ */
 static u16 cxlv_mbox_identify(const struct cxlv_emu_config *cfg,
 			      struct cxlv_mbox_cmd *cmd)
 {
@@ -103,33 +108,19 @@ static u16 cxlv_mbox_identify(const struct cxlv_emu_config *cfg,
 	memcpy(id->fw_revision, cxlv_fw_revision(&cmd->state->fw),
 	       sizeof(id->fw_revision));
 	id->total_capacity = cpu_to_le64(units);
-	if (cfg->pmem) {
-		id->persistent_capacity = cpu_to_le64(units);
-		id->lsa_size = cpu_to_le32(CXLV_LSA_SIZE);
-	} else {
+	id->partition_align = cpu_to_le64(div_u64(cxlv_partition_align(cfg),
+						  CXL_CAPACITY_MULTIPLIER));
+	if (!cfg->pmem) {
 		id->volatile_capacity = cpu_to_le64(units);
+	} else {
+		id->lsa_size = cpu_to_le32(CXLV_LSA_SIZE);
+		if (!cfg->partitionable)
+			id->persistent_capacity = cpu_to_le64(units);
 	}
 	/* little-endian 24 bits */
 	static_assert(CXLV_POISON_MAX_RECORDS <= U8_MAX);
 	id->poison_list_max_mer[0] = CXLV_POISON_MAX_RECORDS;
-	/* partition_align 0: no GET_PARTITION_INFO needed to size partitions */
 	cmd->out_len = sizeof(*id);
-	return CXL_MBOX_CMD_RC_SUCCESS;
-}
-
-/* CXL r3.0 8.2.9.8.2.1 Get Partition Info: fixed, nothing pending */
-static u16 cxlv_mbox_get_partition_info(const struct cxlv_emu_config *cfg,
-					struct cxlv_mbox_cmd *cmd)
-{
-	struct cxl_mbox_get_partition_info *pi = cmd->out;
-	u64 units = div_u64(cfg->capacity, CXL_CAPACITY_MULTIPLIER);
-
-	memset(pi, 0, sizeof(*pi));
-	if (cfg->pmem)
-		pi->active_persistent_cap = cpu_to_le64(units);
-	else
-		pi->active_volatile_cap = cpu_to_le64(units);
-	cmd->out_len = sizeof(*pi);
 	return CXL_MBOX_CMD_RC_SUCCESS;
 }
 
@@ -273,10 +264,20 @@ static const struct cxlv_mbox_op cxlv_mbox_ops[] = {
 		.in_len = 0,
 		.handle = cxlv_mbox_identify,
 	},
+	/* cxlv_partition.c */
 	{
 		.opcode = CXL_MBOX_OP_GET_PARTITION_INFO,
 		.in_len = 0,
-		.handle = cxlv_mbox_get_partition_info,
+		.handle = cxlv_partition_get,
+	},
+	{
+		.opcode = CXL_MBOX_OP_SET_PARTITION_INFO,
+		.effect = CXLV_EFFECT_COLD_RESET_CONFIG_CHANGE |
+			  CXLV_EFFECT_IMMEDIATE_CONFIG_CHANGE |
+			  CXLV_EFFECT_IMMEDIATE_DATA_CHANGE,
+		.in_len = CXLV_SET_PARTITION_IN_LEN,
+		.partitionable_only = true,
+		.handle = cxlv_partition_set,
 	},
 	{
 		.opcode = CXL_MBOX_OP_GET_LSA,
@@ -387,7 +388,8 @@ static const struct cxlv_mbox_op cxlv_mbox_ops[] = {
 static bool cxlv_mbox_op_enabled(const struct cxlv_emu_config *cfg,
 				 const struct cxlv_mbox_op *op)
 {
-	return cfg->pmem || !op->pmem_only;
+	return (cfg->pmem || !op->pmem_only) &&
+	       (cfg->partitionable || !op->partitionable_only);
 }
 
 /* Fills @cel with the device's Command Effects Log; returns its size. */

@@ -155,6 +155,7 @@ feature() {	# feature MACRO PATTERN FILE...: PATTERN in any FILE there is
 	feature CXLV_HAVE_LAZY_DPORTS 'struct cxl_dport \*\(\*add_dport\)\(struct cxl_port \*port' drivers/cxl/cxl.h
 	feature CXLV_HAVE_PCI_DVSEC_CXL 'define PCI_DVSEC_CXL_REG_LOCATOR[[:space:]]' include/uapi/linux/pci_regs.h
 	feature CXLV_HAVE_REGION_CACHE_INVALIDATE 'cpu_cache_has_invalidate_memregion\(\)' drivers/cxl/core/region.c
+	feature CXLV_HAVE_RAM_REGIONS 'create_ram_region' drivers/cxl/core/region.c
 	feature CXLV_HAVE_HDM_CAP_CLAIM 'cxl_map_component_regs\(reg_map, &cxlhdm->regs,$' drivers/cxl/core/hdm.c
 	feature CXLV_HAVE_SINGLE_DPORT_HDM 'Fallback to passthrough decoder' drivers/cxl/port.c drivers/cxl/core/hdm.c
 	feature CXLV_HAVE_SPLIT_REPARENT 'reparent_children_after_split\(res, new_res' kernel/resource.c

@@ -146,6 +146,8 @@ struct cxlv_hb {
  * @bar_live: probe has covered BAR0; the notifiers keep it so
  * @bar_ep: the endpoint whose BAR0 is covered; only compared
  * @doe: the endpoint's DOE mailbox and CDAT
+ * @ram_bytes: the volatile bytes at DPA 0 it was created with (pmem=1:
+ *	cxlv_partition_boot())
  */
 struct cxlv_ep {
 	struct cxlv_dev *cxlv;
@@ -164,6 +166,7 @@ struct cxlv_ep {
 	bool bar_live;
 	struct pci_dev *bar_ep;
 	struct cxlv_doe doe;
+	u64 ram_bytes;
 };
 
 /**

@@ -186,7 +186,8 @@ int cxlv_pci_setup(struct cxlv_hb *hb)
 
 		cxlv_cfg_init_rp(&ep->rp_cfg, ep);
 		cxlv_doe_init(&ep->doe, dev_name(host), cxlv_ep_capacity(cxlv),
-			      cxlv->params.pmem, &cxlv->params.perf);
+			      ep->ram_bytes, cxlv->params.pmem,
+			      &cxlv->params.perf);
 		cxlv_cfg_init_ep(&ep->ep_cfg, ep);
 	}
 

@@ -168,9 +168,12 @@ static int cxlv_root_decoder_add(struct cxlv_dev *cxlv)
 		return PTR_ERR(cxlrd);
 
 	cxld = &cxlrd->cxlsd.cxld;
+	/* RAM-capable too where a persistent device has a volatile part */
 	cxld->flags = CXL_DECODER_F_ENABLE | CXL_DECODER_F_TYPE3 |
 		      (cxlv->params.pmem ? CXL_DECODER_F_PMEM :
 					   CXL_DECODER_F_RAM);
+	if (cxlv->params.pmem && cxlv->eps[0].ram_bytes)
+		cxld->flags |= CXL_DECODER_F_RAM;
 	cxld->target_type = CXLV_DECODER_TYPE3;
 	cxld->hpa_range = (struct range) {
 		.start = l->window_start,

@@ -18,8 +18,12 @@
 # misaligned, out-of-range address or the wrong length are refused (Invalid
 # Input, Invalid Payload Length), and so are Get/Clear Event Records and Set
 # Event Interrupt Policy with a bad log, handle count, mode or length, and
-# the security commands with a bad passphrase type, state or length, and
-# Sanitize and Secure Erase with any input. Stores into the read-only
+# the security commands with a bad passphrase type, state or length, Set
+# Partition Info misaligned, past the capacity or of the wrong length (on
+# 6.1, with no RAM regions, not partitionable: Unsupported, and ram_size=
+# refused), and Sanitize and Secure Erase with any input; Set Partition
+# Info next-boot and Immediate then move the boundary as Get Partition Info
+# shows. Stores into the read-only
 # capability layout are undone. The endpoint's DOE mailbox, driven through
 # its config file, answers Discovery and CXL Table Access and refuses
 # malformed requests per PCIe r6.0 6.30 (test/e2e/cdat-lib.sh); the CDAT the
@@ -170,6 +174,46 @@ raw_expect "rc=0 out_len=4 " 0x4500 0
 sec=$($probe phys-read $((bar + 0x1000 + 0x20)) 4 | od -An -tu4 | tr -d ' ')
 expect_eq "security state after the abuse" "$sec" 0
 
+# Set Partition Info (CXL 3.0 8.2.9.8.2.2) on the same pattern: a volatile
+# capacity far past the device, with reserved flags, is Invalid Input; any
+# other size than its 10 bytes Invalid Payload Length. So are half the
+# Partition Alignment that Identify reports (the device is partitionable:
+# pmem=1, one endpoint) and one alignment past the capacity, Immediate or
+# not; Get Partition Info still reads all persistent, nothing pending.
+# On 6.1 (no RAM regions) the device is not partitionable: alignment 0,
+# Set Partition Info Unsupported at any length, ram_size= refused.
+raw_expect "rc=0 out_len=67 " 0x4000 0
+id_u64() { $probe phys-read $((bar + 0x1000 + 0x20 + $1)) 8 | od -An -tu8 | tr -d ' '; }
+total_units=$(id_u64 0x10) align_units=$(id_u64 0x28)
+le64() { printf '%016x' "$1" | sed 's/../& /g' | awk '{for (i = NF; i; i--) printf "%s", $i}'; }
+case $(uname -r) in
+6.1.*)
+	expect_eq "Identify: partition alignment on 6.1" "$align_units" 0
+	for len in 0 10 4096; do
+		raw_expect "rc=$unsupported out_len=0 changed=0" 0x4101 $len
+	done
+	expect_eq "ram_size= on 6.1" "$(ctl "$CXLV_DBG/create" "memstart=$start,memsize=$size,cxltype=3,pmem=1,ram_size=0")" EOPNOTSUPP
+	has "needs RAM regions" "$CXLV_SYS/last_error" || fail "last_error: $(cat "$CXLV_SYS/last_error")"
+	;;
+*)
+	[ "$align_units" -ge 2 ] || fail "Identify: partition alignment $align_units units: not partitionable in halves"
+	refused_input 0x4101:10
+	for units in $((align_units / 2)) $((total_units + align_units)); do
+		for flags in 00 01; do
+			raw_expect "rc=0x2 out_len=0 changed=0" 0x4101 10 "$(le64 $units)${flags}00"
+		done
+	done
+	;;
+esac
+raw_expect "rc=0 out_len=32 " 0x4100 0
+partition_units() {
+	local i
+	for i in 0 8 16 24; do
+		$probe phys-read $((bar + 0x1000 + 0x20 + i)) 8 | od -An -tu8 | tr -d ' '
+	done | paste -sd' '
+}
+expect_eq "Get Partition Info after the refusals" "$(partition_units)" "0 $total_units 0 0"
+
 # Sanitize and Secure Erase (CXL 3.0 8.2.9.8.5.1-2) take no input: any is
 # Invalid Payload Length, and nothing is erased.
 for opcode in 0x4400 0x4401; do
@@ -185,6 +229,25 @@ doe_abuse "$bdf"
 snapshot /tmp/after
 cmp /tmp/before /tmp/after || fail "memory outside the mailbox registers changed"
 say "unknown opcodes answered Unsupported, DOE abused; metadata window, LSA and device memory unchanged"
+
+# Set Partition Info that the device takes, after the snapshots (the
+# layout is non-volatile, in the metadata window): without Immediate the
+# alignment's worth of volatile capacity is the next layout only; with
+# Immediate, no decoder being committed, it is active at once; 0 with
+# Immediate puts back all persistent, nothing pending, for the rebind below.
+if [ "$align_units" != 0 ]; then
+	raw_expect "rc=0 out_len=0 " 0x4101 10 "$(le64 $align_units)0000"
+	raw_expect "rc=0 out_len=32 " 0x4100 0
+	expect_eq "Get Partition Info: next layout" "$(partition_units)" \
+		"0 $total_units $align_units $((total_units - align_units))"
+	raw_expect "rc=0 out_len=0 " 0x4101 10 "$(le64 $align_units)0100"
+	raw_expect "rc=0 out_len=32 " 0x4100 0
+	expect_eq "Get Partition Info: immediate layout" "$(partition_units)" \
+		"$align_units $((total_units - align_units)) 0 0"
+	raw_expect "rc=0 out_len=0 " 0x4101 10 "$(le64 0)0100"
+	raw_expect "rc=0 out_len=32 " 0x4100 0
+	expect_eq "Get Partition Info: all persistent again" "$(partition_units)" "0 $total_units 0 0"
+fi
 fw_raw_activate cxl_virt cxlv-raw-fw-0002
 
 # Stores into the read-only capability layout (CXL 3.0 8.2.8.1 capability

@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm: --mem 3G --numa-split 2G --memmap 1G$0x100000000
+# vm: --mem 4G --numa-split 2G --memmap 2G$0x100000000
 # kernels: 6.12 7.3
 # sets: smoke
 # A volatile (pmem=0) cxl_virt device gives a RAM region on 6.12 and 7.3: dax_cxl
@@ -13,13 +13,24 @@
 # them and leaves "System RAM (kmem)" behind; remove and rmmod must be
 # refused, /proc/iomem must keep every entry and no create may take the
 # range again.
+# Between the two, partitions (issue 33 item 4): a pmem=1 device of 1 GiB
+# after the RAM device's range is all persistent and partitionable; a
+# misaligned `cxl set-partition` is refused with nothing changed; a 512 MiB
+# volatile part is the "next" layout until remove and create (the power
+# cycle), then the memdev has 512 MiB ram + 512 MiB pmem, each with the
+# root decoder's qos_class from its own DSMAS; on the one memdev a RAM
+# region comes online as node 1 memory and a pmem region carries an fsdax
+# namespace whose data reads back (two endpoint decoders, ram then pmem);
+# ram_size= sets the factory layout and is refused misaligned, past the
+# capacity and without pmem=1, in one line each.
 . /cxlv/test/vm/guest/cxlv.sh
 
 # shellcheck source=test/e2e/cxlvctl-region-ram-lib.sh
 . "$CXLV/test/e2e/cxlvctl-region-ram-lib.sh"
 
 load_stack --ram --pmem
-dev=$(create "memstart=0x100000000,memsize=$((1 << 30)),cxltype=3,pmem=0")
+# 768 MiB: 512 MiB of capacity, the rest of node 1 for the partitioned device
+dev=$(create "memstart=0x100000000,memsize=$((3 << 28)),cxltype=3,pmem=0")
 wait_ready "$dev"
 cap=$(attr "$dev" capacity)
 step "memdev is volatile" json_has ".ram_size == $cap and (.pmem_size // 0) == 0" cxl_one -m "$(attr "$dev" memdev)"
@@ -55,6 +66,73 @@ say "offline $(blocks_of dax0.0 | wc -l) blocks: $(((t1 - t0) / 1000)) ms"
 expect_eq "MemTotal after offline" $(($(memtotal_kb) << 10)) "$total0"
 drop_region "$region"
 expect_eq "$dev state without a region" "$(attr "$dev" state)" ready
+
+# --- partitions: 512 MiB ram + 512 MiB pmem on one memdev ---
+# set_partition MEMDEV ARGS...: the stock `cxl set-partition`.
+set_partition() { cxl set-partition "$@" 2>&1; }
+# part_info MEMDEV: cxl list -I's partition_info.
+part_info() { cxl_one -I -m "$1" | jq -c .partition_info; }
+pstart=$((0x130000000)) psize=$((5 << 28))
+pspec="memstart=$pstart,memsize=$psize,cxltype=3,pmem=1"
+t0=$(now_us)
+pdev=$(create "$pspec")
+wait_ready "$pdev"
+pcap=$(attr "$pdev" capacity) pmem=$(attr "$pdev" memdev)
+expect_eq "$pdev capacity" "$pcap" $((1 << 30))
+step "all persistent and partitionable" json_has \
+	".total_size == $pcap and .active_persistent_size == $pcap and (.active_volatile_size // 0) == 0 and .partition_alignment_size > 0" part_info "$pmem"
+align=$(part_info "$pmem" | jq .partition_alignment_size)
+half=$((pcap / 2))
+((half % align == 0)) || fail "alignment $align does not split $pcap in half"
+step "misaligned set-partition refused" sh -c "! cxl set-partition -t ram -s $((align / 2)) $pmem"
+step "nothing pending after the refusal" json_has '(.next_volatile_size // 0) == 0 and (.next_persistent_size // 0) == 0' part_info "$pmem"
+step "cxl set-partition -t ram -s $half" set_partition "$pmem" -t ram -s "$half"
+step "the next layout is pending" json_has ".next_volatile_size == $half and .next_persistent_size == $((pcap - half)) and (.active_volatile_size // 0) == 0" part_info "$pmem"
+step "until the power cycle the memdev is all pmem" json_has ".pmem_size == $pcap and (.ram_size // 0) == 0" cxl_one -m "$pmem"
+remove "$pdev"
+pdev=$(create "$pspec")
+wait_ready "$pdev"
+pmem=$(attr "$pdev" memdev)
+step "after remove and create: ram + pmem" json_has ".ram_size == $half and .pmem_size == $((pcap - half))" cxl_one -m "$pmem"
+step "nothing pending" json_has ".active_volatile_size == $half and (.next_volatile_size // 0) == 0" part_info "$pmem"
+proot=$(attr "$pdev" decoder)
+qos=$(cat "/sys/bus/cxl/devices/$proot/qos_class")
+expect_eq "$pmem ram qos_class (its DSMAS)" "$(cat "/sys/bus/cxl/devices/$pmem/ram/qos_class")" "$qos"
+expect_eq "$pmem pmem qos_class (its DSMAS)" "$(cat "/sys/bus/cxl/devices/$pmem/pmem/qos_class")" "$qos"
+# RAM first: regions take the window's HPA in order, as the DPA is laid out
+rregion=$(cxl create-region -t ram -m -d "$proot" -w 1 -s "$half" "$pmem" | jq -r .region)
+[ -n "$rregion" ] && [ "$rregion" != null ] || fail "cxl create-region -t ram on $pmem"
+pdax=$(daxctl list | jq -r '.[0].chardev')
+wait_for 30 blocks_in online "$pdax" || fail "memory of $rregion not online"
+step "daxctl: $pdax system-ram on node 1" json_has '.[0].mode == "system-ram" and .[0].target_node == 1' daxctl list
+step "pattern in the ram partition through numactl --membind=1" membind_pattern 1 16
+pregion=$(cxl create-region -t pmem -m -d "$proot" -w 1 -s $((pcap - half)) "$pmem" | jq -r .region)
+[ -n "$pregion" ] && [ "$pregion" != null ] || fail "cxl create-region -t pmem on $pmem"
+ep=$(endpoint_decoder "$pmem")
+expect_eq "${ep} mode" "$(cat "/sys/bus/cxl/devices/$ep/mode")" ram
+expect_eq "${ep%.0}.1 mode" "$(cat "/sys/bus/cxl/devices/${ep%.0}.1/mode")" pmem
+ns=$(make_namespace "$pregion" fsdax)
+blk=/dev/$(jq -r .blockdev <<<"$ns")
+step "pattern through $blk" check_pattern "$blk" 21 --size $((16 << 20))
+step "destroy the namespace" ndctl destroy-namespace -f "$(jq -r .dev <<<"$ns")"
+drop_region "$pregion"
+for b in $(blocks_of "$pdax"); do
+	sysw offline "$MEMDIR/$b/state"
+done
+drop_region "$rregion"
+remove "$pdev"
+# ram_size= is what the device is born with, refused in one line otherwise
+expect_eq "ram_size misaligned" "$(ctl "$CXLV_DBG/create" "$pspec,ram_size=$((align / 2))")" EINVAL
+has "partition alignment" "$CXLV_SYS/last_error" || fail "last_error: $(cat "$CXLV_SYS/last_error")"
+expect_eq "ram_size past the capacity" "$(ctl "$CXLV_DBG/create" "$pspec,ram_size=$pcap")" ERANGE
+has "not below" "$CXLV_SYS/last_error" || fail "last_error: $(cat "$CXLV_SYS/last_error")"
+expect_eq "ram_size without pmem=1" "$(ctl "$CXLV_DBG/create" "memstart=$pstart,memsize=$psize,cxltype=3,pmem=0,ram_size=$half")" EINVAL
+has "needs pmem=1" "$CXLV_SYS/last_error" || fail "last_error: $(cat "$CXLV_SYS/last_error")"
+pdev=$(create "$pspec,ram_size=0")
+wait_ready "$pdev"
+step "ram_size=0: all pmem again" json_has ".pmem_size == $pcap and (.ram_size // 0) == 0" cxl_one -m "$(attr "$pdev" memdev)"
+remove "$pdev"
+say "partitions: $((($(now_us) - t0) / 1000)) ms"
 
 # --- the kmem leak: destroy a region whose memory is online ---
 region=$(sysfs_region "$dev" ram)

@@ -103,6 +103,8 @@ static bool same(char kind, const struct outcome *a, const struct outcome *b)
 	       a->p.host_bridges == b->p.host_bridges &&
 	       a->p.granularity == b->p.granularity &&
 	       a->p.fw_slots == b->p.fw_slots &&
+	       a->p.ram_size == b->p.ram_size &&
+	       a->p.ram_size_given == b->p.ram_size_given &&
 	       !memcmp(a->p.fw_rev, b->p.fw_rev, sizeof(a->p.fw_rev)) &&
 	       !memcmp(&a->p.perf, &b->p.perf, sizeof(a->p.perf));
 }
@@ -223,6 +225,10 @@ static void render_back(const struct outcome *o, char kind, char *s,
 		 hex ? ",fw_slots=%#x,fw_rev=%.*s" : "\nfw_slots=%u\nfw_rev=%.*s",
 		 o->p.fw_slots, (int)strnlen(o->p.fw_rev, sizeof(o->p.fw_rev)),
 		 o->p.fw_rev);
+	if (o->p.ram_size_given)
+		snprintf(s + strlen(s), n - strlen(s),
+			 hex ? ",ram_size=%#llx" : "\nram_size=%llu",
+			 (unsigned long long)o->p.ram_size);
 }
 
 /* What accepted firmware slots must be (cxlv_parse.h). */
@@ -252,6 +258,9 @@ static void check_interleave(const struct cxlv_params *p)
 	      "accepted a host-bridge decoder granularity above 16384");
 	check(w > 1 || g == 256, "x1 device with a granularity other than 256");
 	check(w == 1 || !p->borrow, "accepted borrow=1 with ways > 1");
+	check(!p->ram_size_given || (p->pmem && w == 1 &&
+				     !(p->ram_size % CXLV_PARTITION_ALIGN)),
+	      "accepted a ram_size without pmem=1, with ways > 1 or misaligned");
 }
 
 static bool only_nuls(const char *p, const char *end)
