@@ -300,7 +300,7 @@ esac
 # nvdimm is bound) to STATE, then remove and create the device again
 power_cycle() {
 	local nvd
-	nvd=$(cd "/sys/bus/cxl/devices/$mem" && ls -d pmem* | head -1)
+	nvd=$(cd "/sys/bus/cxl/devices/$mem" && ls -d pmem[0-9]* | head -1)
 	wait_for 30 test -e "/sys/bus/cxl/drivers/cxl_nvdimm/$nvd" || fail "$nvd not bound to cxl_nvdimm"
 	step "unbind cxl_nvdimm from $nvd" sh -c "echo $nvd >/sys/bus/cxl/drivers/cxl_nvdimm/unbind"
 	expect_eq "Set Shutdown State $1" "$(send 14 0 "$1")" "ioctl=0 retval=0 out=0 data="
