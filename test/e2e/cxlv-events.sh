@@ -296,13 +296,16 @@ case $(uname -r) in
 6.12.*) expect_eq "shutdown state 6.12 leaves" "$(shutdown_state)" 00 ;;
 *) expect_eq "shutdown state cxl_pmem armed" "$(shutdown_state)" 01 ;;
 esac
-# power_cycle STATE: Set Shutdown State (id 14, cxl_pmem's while its
-# nvdimm is bound) to STATE, then remove and create the device again
+# power_cycle STATE: Set Shutdown State (id 14) to STATE, then remove and
+# create the device again. The command is cxl_pmem's while the memdev's
+# nvdimm is bound (cxl_nvdimm has no unbind file): unbinding cxl_mem takes
+# the nvdimm away.
 power_cycle() {
 	local nvd
 	nvd=$(cd "/sys/bus/cxl/devices/$mem" && ls -d pmem[0-9]* | head -1)
 	wait_for 30 test -e "/sys/bus/cxl/drivers/cxl_nvdimm/$nvd" || fail "$nvd not bound to cxl_nvdimm"
-	step "unbind cxl_nvdimm from $nvd" sh -c "echo $nvd >/sys/bus/cxl/drivers/cxl_nvdimm/unbind"
+	step "unbind cxl_mem from $mem" sh -c "echo $mem >/sys/bus/cxl/drivers/cxl_mem/unbind"
+	wait_for 10 sh -c "! test -e /sys/bus/cxl/devices/$nvd" || fail "$nvd still there without cxl_mem"
 	expect_eq "Set Shutdown State $1" "$(send 14 0 "$1")" "ioctl=0 retval=0 out=0 data="
 	expect_eq "shutdown state set" "$(shutdown_state)" "$1"
 	remove "$dev"
