@@ -41,6 +41,15 @@
  *         them (CXLV_EVENT_*_MAX); the device refuses a pos beyond its
  *         endpoints (-ENODEV) and a DPA not 64-byte aligned (-EINVAL) or
  *         past its capacity (-ERANGE)
+ * set_health: ``cxlv_dev_id=<u32>[,pos=<endpoint>][,life_used=<0..100>]``
+ *         ``[,temperature=<0..CXLV_HEALTH_TEMP_MAX>]``
+ *         ``[,volatile_errors=<u32>][,persistent_errors=<u32>]``
+ *         ``[,health_status=<0..7>][,media_status=<0..9>]``: the figures
+ *         Get Health Info reports (CXL r3.0 8.2.9.8.3.1: Life Used in %,
+ *         Device Temperature in degrees Celsius, the Corrected Volatile and
+ *         Persistent Error Counts, the Health Status bits, the Media
+ *         Status value); at least one of them. The device refuses a pos
+ *         beyond its endpoints (-ENODEV)
  *
  * Keys come in any order, separated by commas or newlines; numbers are
  * decimal or 0x-prefixed hex. The parsers depend on nothing but the buffer,
@@ -144,6 +153,11 @@ struct cxlv_perf {
  * 512 MiB + 512 MiB and a misaligned Set Partition Info exists to refuse.
  */
 #define CXLV_PARTITION_ALIGN		(512ULL << 20)
+/* CXL r3.0 8.2.9.8.3.1 Table 8-100: the values set_health takes */
+#define CXLV_HEALTH_LIFE_MAX		100
+#define CXLV_HEALTH_TEMP_MAX		150
+#define CXLV_HEALTH_STATUS_MAX		7	/* three bits */
+#define CXLV_HEALTH_MEDIA_MAX		9	/* 00h..09h */
 
 /* Longest request either control file accepts (debugfs and sysfs alike). */
 #define CXLV_REQUEST_MAX	256
@@ -228,6 +242,38 @@ struct cxlv_event_request {
 	u32 count;
 };
 
+/* Which figures a set_health request gives (struct cxlv_health_request) */
+#define CXLV_HEALTH_SET_LIFE		BIT(0)
+#define CXLV_HEALTH_SET_TEMP		BIT(1)
+#define CXLV_HEALTH_SET_VOLATILE	BIT(2)
+#define CXLV_HEALTH_SET_PERSISTENT	BIT(3)
+#define CXLV_HEALTH_SET_STATUS		BIT(4)
+#define CXLV_HEALTH_SET_MEDIA		BIT(5)
+
+/**
+ * struct cxlv_health_request - a parsed set_health request
+ * @id: N of cxlvN
+ * @pos: the endpoint's position in the set
+ * @set: the CXLV_HEALTH_SET_* figures given; the others stay
+ * @life_used: Life Used, percent
+ * @temperature: Device Temperature, degrees Celsius
+ * @volatile_errors: Corrected Volatile Error Count
+ * @persistent_errors: Corrected Persistent Error Count
+ * @health_status: Health Status bits
+ * @media_status: Media Status
+ */
+struct cxlv_health_request {
+	u32 id;
+	u32 pos;
+	u32 set;
+	u8 life_used;
+	s32 temperature;
+	u32 volatile_errors;
+	u32 persistent_errors;
+	u8 health_status;
+	u8 media_status;
+};
+
 int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 		      char *why, size_t why_len);
 int cxlv_parse_remove(const char *buf, size_t len, u32 *id, bool *release,
@@ -237,5 +283,8 @@ int cxlv_parse_release(const char *buf, size_t len, u64 *start,
 
 int cxlv_parse_event(const char *buf, size_t len,
 		     struct cxlv_event_request *req, char *why, size_t why_len);
+int cxlv_parse_health(const char *buf, size_t len,
+		      struct cxlv_health_request *req, char *why,
+		      size_t why_len);
 
 #endif /* __CXLV_PARSE_H__ */

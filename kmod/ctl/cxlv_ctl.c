@@ -27,6 +27,11 @@
  * log's interrupt policy and the endpoint's MSI Enable ask for it; the
  * grammar is in cxlv_parse.h.
  *
+ * ``set_health`` (debugfs only, write-only for root) changes the figures an
+ * endpoint's Get Health Info reports (cxlv_health.c); a change crossing an
+ * enabled warning threshold adds a Memory Module event record and raises
+ * the MSI as inject_event does.
+ *
  * ``borrowed`` (root-only, read-only, in both places) lists the ranges
  * borrowed from System RAM (cxlv_borrow.c), one per line:
  * ``<start> <size> <node> <free|cxlvN>``.
@@ -116,6 +121,20 @@ static int cxlv_ctl_inject_event(const char *buf, size_t len)
 		return rc;
 	}
 	return cxlv_inject_event(&req);
+}
+
+static int cxlv_ctl_set_health(const char *buf, size_t len)
+{
+	struct cxlv_health_request req;
+	char why[CXLV_ERR_LEN];
+	int rc;
+
+	rc = cxlv_parse_health(buf, len, &req, why, sizeof(why));
+	if (rc) {
+		cxlv_set_error("set_health: %s", why);
+		return rc;
+	}
+	return cxlv_set_health(&req);
 }
 
 /* One request, from the checks to the recorded reason, under one lock. */
@@ -233,6 +252,13 @@ static ssize_t cxlv_inject_event_write(struct file *file,
 	return cxlv_debugfs_write(ubuf, count, cxlv_ctl_inject_event);
 }
 
+static ssize_t cxlv_set_health_write(struct file *file,
+				     const char __user *ubuf, size_t count,
+				     loff_t *ppos)
+{
+	return cxlv_debugfs_write(ubuf, count, cxlv_ctl_set_health);
+}
+
 static ssize_t cxlv_borrowed_read(struct file *file, char __user *ubuf,
 				  size_t count, loff_t *ppos)
 {
@@ -277,6 +303,12 @@ static const struct file_operations cxlv_release_fops = {
 static const struct file_operations cxlv_inject_event_fops = {
 	.owner = THIS_MODULE,
 	.write = cxlv_inject_event_write,
+	.llseek = noop_llseek,
+};
+
+static const struct file_operations cxlv_set_health_fops = {
+	.owner = THIS_MODULE,
+	.write = cxlv_set_health_write,
 	.llseek = noop_llseek,
 };
 
@@ -330,6 +362,8 @@ int cxlv_ctl_init(CXLV_BUS_CONST struct bus_type *bus)
 			    &cxlv_borrowed_fops);
 	debugfs_create_file("inject_event", 0200, cxlv_debugfs, NULL,
 			    &cxlv_inject_event_fops);
+	debugfs_create_file("set_health", 0200, cxlv_debugfs, NULL,
+			    &cxlv_set_health_fops);
 	return 0;
 }
 

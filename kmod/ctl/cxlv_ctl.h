@@ -19,6 +19,7 @@ extern struct device_driver cxlv_driver;
 int cxlv_create(const struct cxlv_params *p);
 int cxlv_remove(u32 id, bool release);
 int cxlv_inject_event(const struct cxlv_event_request *req);
+int cxlv_set_health(const struct cxlv_health_request *req);
 void cxlv_remove_all(void);
 int cxlv_probe(struct device *dev);
 

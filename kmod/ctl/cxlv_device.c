@@ -475,6 +475,43 @@ int cxlv_remove(u32 id, bool release)
 	return rc;
 }
 
+/*
+ * The running endpoint @pos of cxlv@id, under cxlv_devices_lock, or NULL
+ * with the reason, which names the control file @what, recorded.
+ */
+static struct cxlv_ep *cxlv_running_ep(u32 id, u32 pos, const char *what)
+{
+	struct cxlv_dev *cxlv = xa_load(&cxlv_devices, id);
+
+	if (!cxlv || !cxlv_live(cxlv)) {
+		cxlv_set_error("%s: no device cxlv%u", what, id);
+		return NULL;
+	}
+	if (pos >= cxlv->params.ways) {
+		cxlv_set_error("%s: pos=%u: %s has endpoints 0 to %u", what,
+			       pos, dev_name(&cxlv->dev),
+			       cxlv->params.ways - 1);
+		return NULL;
+	}
+	if (!cxlv->eps[pos].emu) {
+		cxlv_set_error("%s: %s endpoint %u is not running", what,
+			       dev_name(&cxlv->dev), pos);
+		return NULL;
+	}
+	return &cxlv->eps[pos];
+}
+
+/* Raises the MSI @msgnum asks for (-ENOMSG: none) after @what. */
+static int cxlv_raise_after(struct cxlv_ep *ep, int msgnum, const char *what)
+{
+	int rc = msgnum < 0 ? 0 : cxlv_msi_raise(ep, msgnum);
+
+	if (rc)
+		cxlv_set_error("%s: records logged, but the MSI could not be raised: %d",
+			       what, rc);
+	return rc;
+}
+
 /**
  * cxlv_inject_event() - add event records to an endpoint's logs
  * @req: the parsed request (cxlv_parse_event())
@@ -485,44 +522,45 @@ int cxlv_remove(u32 id, bool release)
  */
 int cxlv_inject_event(const struct cxlv_event_request *req)
 {
-	struct cxlv_dev *cxlv;
 	struct cxlv_ep *ep;
-	int rc;
+	int rc = -ENODEV;
 
 	mutex_lock(&cxlv_devices_lock);
-	cxlv = xa_load(&cxlv_devices, req->id);
-	if (!cxlv || !cxlv_live(cxlv)) {
-		cxlv_set_error("inject_event: no device cxlv%u", req->id);
-		rc = -ENODEV;
+	ep = cxlv_running_ep(req->id, req->pos, "inject_event");
+	if (!ep)
 		goto out;
-	}
-	if (req->pos >= cxlv->params.ways) {
-		cxlv_set_error("inject_event: pos=%u: %s has endpoints 0 to %u",
-			       req->pos, dev_name(&cxlv->dev),
-			       cxlv->params.ways - 1);
-		rc = -ENODEV;
-		goto out;
-	}
-	ep = &cxlv->eps[req->pos];
-	if (!ep->emu) {
-		cxlv_set_error("inject_event: %s endpoint %u is not running",
-			       dev_name(&cxlv->dev), req->pos);
-		rc = -ENODEV;
-		goto out;
-	}
 	rc = cxlv_emu_inject_event(ep->emu, req);
 	if (rc == -EINVAL || rc == -ERANGE) {
 		cxlv_set_error("inject_event: dpa=%#llx: %s (the endpoint's capacity is %#llx)",
 			       req->dpa, rc == -EINVAL ?
 			       "not 64-byte aligned" : "past the capacity",
-			       cxlv_ep_capacity(cxlv));
+			       cxlv_ep_capacity(ep->cxlv));
 		goto out;
 	}
-	rc = rc < 0 ? 0 : cxlv_msi_raise(ep, rc);
-	if (rc)
-		cxlv_set_error("inject_event: records logged, but the MSI could not be raised: %d",
-			       rc);
+	rc = cxlv_raise_after(ep, rc, "inject_event");
 out:
+	mutex_unlock(&cxlv_devices_lock);
+	return rc;
+}
+
+/**
+ * cxlv_set_health() - change the health figures of an endpoint
+ * @req: the parsed request (cxlv_parse_health())
+ *
+ * Return: 0, -ENODEV for no such device or endpoint, or the error of
+ * raising its MSI for the Memory Module records the change added (the
+ * figures are changed and the records in the log then).
+ */
+int cxlv_set_health(const struct cxlv_health_request *req)
+{
+	struct cxlv_ep *ep;
+	int rc = -ENODEV;
+
+	mutex_lock(&cxlv_devices_lock);
+	ep = cxlv_running_ep(req->id, req->pos, "set_health");
+	if (ep)
+		rc = cxlv_raise_after(ep, cxlv_emu_set_health(ep->emu, req),
+				      "set_health");
 	mutex_unlock(&cxlv_devices_lock);
 	return rc;
 }

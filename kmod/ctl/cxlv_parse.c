@@ -44,6 +44,12 @@ enum cxlv_key {
 	CXLV_KEY_FW_SLOTS,
 	CXLV_KEY_FW_REV,
 	CXLV_KEY_RAM_SIZE,
+	CXLV_KEY_LIFE_USED,
+	CXLV_KEY_TEMPERATURE,
+	CXLV_KEY_VOLATILE_ERRORS,
+	CXLV_KEY_PERSISTENT_ERRORS,
+	CXLV_KEY_HEALTH_STATUS,
+	CXLV_KEY_MEDIA_STATUS,
 	CXLV_NR_KEYS,
 };
 
@@ -74,6 +80,12 @@ static const char * const cxlv_key_names[CXLV_NR_KEYS] = {
 	[CXLV_KEY_FW_SLOTS] = "fw_slots",
 	[CXLV_KEY_FW_REV] = "fw_rev",
 	[CXLV_KEY_RAM_SIZE] = "ram_size",
+	[CXLV_KEY_LIFE_USED] = "life_used",
+	[CXLV_KEY_TEMPERATURE] = "temperature",
+	[CXLV_KEY_VOLATILE_ERRORS] = "volatile_errors",
+	[CXLV_KEY_PERSISTENT_ERRORS] = "persistent_errors",
+	[CXLV_KEY_HEALTH_STATUS] = "health_status",
+	[CXLV_KEY_MEDIA_STATUS] = "media_status",
 };
 
 /* Keys whose value is text, not a number: handed back as tokens. */
@@ -778,5 +790,72 @@ int cxlv_parse_event(const char *buf, size_t len,
 	req->event_type = vals[CXLV_KEY_EVENT_TYPE];
 	req->transaction = vals[CXLV_KEY_TRANSACTION];
 	req->count = vals[CXLV_KEY_COUNT];
+	return 0;
+}
+
+/* The set_health keys, in the order of the CXLV_HEALTH_SET_* bits. */
+static const int cxlv_health_keys[] = {
+	CXLV_KEY_LIFE_USED, CXLV_KEY_TEMPERATURE, CXLV_KEY_VOLATILE_ERRORS,
+	CXLV_KEY_PERSISTENT_ERRORS, CXLV_KEY_HEALTH_STATUS,
+	CXLV_KEY_MEDIA_STATUS,
+};
+
+/**
+ * cxlv_parse_health() - parse a set_health request
+ * @buf: the written text, not necessarily NUL-terminated
+ * @len: bytes in @buf
+ * @req: the request, valid on success
+ * @why: receives a one-line reason on failure
+ * @why_len: size of @why
+ *
+ * Each figure inside the range CXL r3.0 8.2.9.8.3.1 gives its field, at
+ * least one figure. The device checks the endpoint position.
+ *
+ * Return: 0 or a negative errno as listed in cxlv_parse.h.
+ */
+int cxlv_parse_health(const char *buf, size_t len,
+		      struct cxlv_health_request *req, char *why,
+		      size_t why_len)
+{
+	const unsigned long required = BIT(CXLV_KEY_DEV_ID);
+	unsigned long allowed = required | BIT(CXLV_KEY_POS);
+	const u64 max[CXLV_NR_KEYS] = {
+		[CXLV_KEY_DEV_ID] = S32_MAX,
+		[CXLV_KEY_POS] = CXLV_MAX_WAYS - 1,
+		[CXLV_KEY_LIFE_USED] = CXLV_HEALTH_LIFE_MAX,
+		[CXLV_KEY_TEMPERATURE] = CXLV_HEALTH_TEMP_MAX,
+		[CXLV_KEY_VOLATILE_ERRORS] = U32_MAX,
+		[CXLV_KEY_PERSISTENT_ERRORS] = U32_MAX,
+		[CXLV_KEY_HEALTH_STATUS] = CXLV_HEALTH_STATUS_MAX,
+		[CXLV_KEY_MEDIA_STATUS] = CXLV_HEALTH_MEDIA_MAX,
+	};
+	u64 vals[CXLV_NR_KEYS] = { 0 };
+	unsigned long seen;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ARRAY_SIZE(cxlv_health_keys); i++)
+		allowed |= BIT(cxlv_health_keys[i]);
+	rc = cxlv_parse_keys(buf, len, allowed, required, max, vals, NULL, &seen,
+			     why, why_len);
+	if (rc)
+		return rc;
+	memset(req, 0, sizeof(*req));
+	for (i = 0; i < ARRAY_SIZE(cxlv_health_keys); i++)
+		if (seen & BIT(cxlv_health_keys[i]))
+			req->set |= BIT(i);
+	if (!req->set) {
+		snprintf(why, why_len,
+			 "no figure to set: give life_used=, temperature=, volatile_errors=, persistent_errors=, health_status= or media_status=");
+		return -ENODATA;
+	}
+	req->id = vals[CXLV_KEY_DEV_ID];
+	req->pos = vals[CXLV_KEY_POS];
+	req->life_used = vals[CXLV_KEY_LIFE_USED];
+	req->temperature = vals[CXLV_KEY_TEMPERATURE];
+	req->volatile_errors = vals[CXLV_KEY_VOLATILE_ERRORS];
+	req->persistent_errors = vals[CXLV_KEY_PERSISTENT_ERRORS];
+	req->health_status = vals[CXLV_KEY_HEALTH_STATUS];
+	req->media_status = vals[CXLV_KEY_MEDIA_STATUS];
 	return 0;
 }

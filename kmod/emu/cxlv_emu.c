@@ -678,6 +678,7 @@ struct cxlv_emu *cxlv_emu_start(const struct cxlv_emu_config *cfg)
 	cxlv_security_start(&emu->mbox_state.security, &emu->cfg);
 	cxlv_fw_start(&emu->mbox_state.fw, cfg);
 	cxlv_partition_start(&emu->mbox_state.partition, cfg);
+	cxlv_health_start(&emu->mbox_state.health, cfg);
 	cxlv_bg_start(&emu->mbox_state.bg, &emu->cfg, &emu->mbox_state);
 	emu->mbox = cxlv_regs_mbox(cfg);
 	emu->ep_hdm.regs = cxlv_regs_hdm(cfg->comp_regs);
@@ -739,8 +740,46 @@ u64 cxlv_emu_commits(const struct cxlv_emu *emu)
 int cxlv_emu_inject_event(struct cxlv_emu *emu,
 			  const struct cxlv_event_request *req)
 {
+	struct cxlv_health_info health;
+
+	cxlv_health_info(&emu->mbox_state.health, &health);
 	return cxlv_events_inject(&emu->mbox_state.events, &emu->cfg,
-				  cxlv_mbox_now(&emu->mbox_state), req);
+				  cxlv_mbox_now(&emu->mbox_state), req, &health);
+}
+
+/**
+ * cxlv_emu_set_health() - change the figures Get Health Info reports
+ * @emu: the device
+ * @req: the figures (cxlv_parse_health())
+ *
+ * A change that crosses a threshold or changes a status adds its Memory
+ * Module records to the event logs (cxlv_health.c).
+ *
+ * Return: the MSI message number to raise for them, or -ENOMSG for none.
+ */
+int cxlv_emu_set_health(struct cxlv_emu *emu,
+			const struct cxlv_health_request *req)
+{
+	struct cxlv_event_request ev = {
+		.record = CXLV_EVENT_MEMORY_MODULE,
+		.count = 1,
+	};
+	struct cxlv_health_events events;
+	struct cxlv_health_info health;
+	unsigned int i;
+	int rc = -ENOMSG;
+
+	cxlv_health_set(&emu->mbox_state.health, &emu->cfg, req, &events,
+			&health);
+	for (i = 0; i < events.count; i++) {
+		ev.log = events.log[i];
+		ev.event_type = events.type[i];
+		if (!cxlv_events_inject(&emu->mbox_state.events, &emu->cfg,
+					cxlv_mbox_now(&emu->mbox_state), &ev,
+					&health))
+			rc = 0;
+	}
+	return rc;
 }
 
 u64 cxlv_emu_events_injected(const struct cxlv_emu *emu)

@@ -201,5 +201,8 @@ void cxlv_emu_hdm_sync(struct cxlv_emu *emu);
 struct cxlv_event_request;
 int cxlv_emu_inject_event(struct cxlv_emu *emu,
 			  const struct cxlv_event_request *req);
+struct cxlv_health_request;
+int cxlv_emu_set_health(struct cxlv_emu *emu,
+			const struct cxlv_health_request *req);
 
 #endif /* __CXLV_EMU_H__ */

@@ -46,6 +46,15 @@
 /* Block 0 of the non-volatile area: the security state (cxlv_security.c) */
 #define CXLV_NV_SECURITY	0
 
+/* CXL r3.0 8.2.9.8.3 opcodes, named here as the security ones are */
+#define CXLV_OP_GET_ALERT_CONFIG	0x4201
+#define CXLV_OP_SET_ALERT_CONFIG	0x4202
+#define CXLV_OP_GET_SHUTDOWN_STATE	0x4203
+#define CXLV_OP_SET_SHUTDOWN_STATE	0x4204
+/* CXL r3.0 8.2.9.8.3.3 and .5 input sizes */
+#define CXLV_ALERT_SET_IN_LEN		12
+#define CXLV_SHUTDOWN_SET_IN_LEN	1
+
 /* CXL r3.0 8.2.9.8.6 opcodes: 6.1's cxlmem.h has none of them */
 #define CXLV_OP_GET_SECURITY_STATE	0x4500
 #define CXLV_OP_SET_PASSPHRASE		0x4501
@@ -119,6 +128,57 @@ struct cxlv_partition {
 };
 
 /**
+ * struct cxlv_health - CXL r3.0 8.2.9.8.3 health, alerts, shutdown state
+ *	(cxlv_health.c)
+ * @lock: mailbox handlers (any context) against set_health
+ * @health_status: Health Status bits
+ * @media_status: Media Status
+ * @life_used: Life Used, percent; non-volatile
+ * @temperature: Device Temperature, degrees Celsius
+ * @dirty_shutdowns: Dirty Shutdown Count; non-volatile
+ * @volatile_errors: Corrected Volatile Error Count
+ * @persistent_errors: Corrected Persistent Error Count
+ * @dirty: the shutdown state is dirty (Set Shutdown State); non-volatile
+ * @alerts: the warning thresholds enabled, Valid Alerts bits
+ * @life_warn: Life Used Programmable Warning Threshold
+ * @over_temp_warn: Device Over-Temperature Programmable Warning Threshold
+ * @under_temp_warn: Device Under-Temperature Programmable Warning Threshold
+ * @volatile_warn: Corrected Volatile Memory Error Programmable Warning
+ *	Threshold
+ * @persistent_warn: Corrected Persistent Memory Error Programmable Warning
+ *	Threshold
+ */
+struct cxlv_health {
+	raw_spinlock_t lock;
+	u8 health_status;
+	u8 media_status;
+	u8 life_used;
+	s16 temperature;
+	u32 dirty_shutdowns;
+	u32 volatile_errors;
+	u32 persistent_errors;
+	bool dirty;
+	u8 alerts;
+	u8 life_warn;
+	s16 over_temp_warn;
+	s16 under_temp_warn;
+	u16 volatile_warn;
+	u16 persistent_warn;
+};
+
+/**
+ * struct cxlv_health_events - the Memory Module records a change adds
+ * @count: records
+ * @log: each one's event log
+ * @type: each one's Device Event Type (CXL r3.0 Table 8-45)
+ */
+struct cxlv_health_events {
+	unsigned int count;
+	u8 log[4];
+	u8 type[4];
+};
+
+/**
  * struct cxlv_mbox_state - what mailbox commands change on the device
  * @timestamp: CXL r3.0 8.2.9.4.2 the host's time at its last Set Timestamp,
  *	in ns since the epoch
@@ -129,6 +189,7 @@ struct cxlv_partition {
  * @fw: CXL r3.0 8.2.9.3 the firmware slots (cxlv_fw.c)
  * @bg: CXL r3.0 8.2.8.4.7 the background command (cxlv_sanitize.c)
  * @partition: CXL r3.0 8.2.9.8.2 the partition layout (cxlv_partition.c)
+ * @health: CXL r3.0 8.2.9.8.3 health and alerts (cxlv_health.c)
  */
 struct cxlv_mbox_state {
 	u64 timestamp;
@@ -139,6 +200,7 @@ struct cxlv_mbox_state {
 	struct cxlv_fw fw;
 	struct cxlv_bg bg;
 	struct cxlv_partition partition;
+	struct cxlv_health health;
 };
 
 /*
@@ -275,7 +337,24 @@ void __iomem *cxlv_regs_hdm(void __iomem *comp_regs);
 u16 cxlv_mbox_handle(const struct cxlv_emu_config *cfg,
 		     struct cxlv_mbox_cmd *cmd);
 u64 cxlv_mbox_now(const struct cxlv_mbox_state *state);
-void cxlv_mbox_health(struct cxlv_health_info *health);
+
+void cxlv_health_start(struct cxlv_health *h,
+		       const struct cxlv_emu_config *cfg);
+void cxlv_health_info(struct cxlv_health *h, struct cxlv_health_info *info);
+void cxlv_health_set(struct cxlv_health *h, const struct cxlv_emu_config *cfg,
+		     const struct cxlv_health_request *req,
+		     struct cxlv_health_events *ev,
+		     struct cxlv_health_info *info);
+u16 cxlv_health_get_info(const struct cxlv_emu_config *cfg,
+			 struct cxlv_mbox_cmd *cmd);
+u16 cxlv_health_get_alert(const struct cxlv_emu_config *cfg,
+			  struct cxlv_mbox_cmd *cmd);
+u16 cxlv_health_set_alert(const struct cxlv_emu_config *cfg,
+			  struct cxlv_mbox_cmd *cmd);
+u16 cxlv_health_get_shutdown(const struct cxlv_emu_config *cfg,
+			     struct cxlv_mbox_cmd *cmd);
+u16 cxlv_health_set_shutdown(const struct cxlv_emu_config *cfg,
+			     struct cxlv_mbox_cmd *cmd);
 
 void cxlv_security_start(struct cxlv_security *sec,
 			 const struct cxlv_emu_config *cfg);

@@ -218,7 +218,8 @@ static void cxlv_events_fill_hdr(struct cxlv_event_hdr *hdr,
 
 /* One record as the request describes it, in @rec (zeroed). */
 static void cxlv_events_fill(void *rec, const struct cxlv_emu_config *cfg,
-			     const struct cxlv_event_request *req, u16 handle,
+			     const struct cxlv_event_request *req,
+			     const struct cxlv_health_info *health, u16 handle,
 			     u64 now)
 {
 	struct cxlv_event_module *module = rec;
@@ -227,7 +228,7 @@ static void cxlv_events_fill(void *rec, const struct cxlv_emu_config *cfg,
 	cxlv_events_fill_hdr(rec, req, handle, now);
 	if (req->record == CXLV_EVENT_MEMORY_MODULE) {
 		module->event_type = req->event_type;
-		cxlv_mbox_health(&module->health);
+		module->health = *health;
 		return;
 	}
 	media->phys_addr = cpu_to_le64(req->dpa |
@@ -243,6 +244,7 @@ static void cxlv_events_fill(void *rec, const struct cxlv_emu_config *cfg,
  * @cfg: the device
  * @now: the device's clock, for the timestamps
  * @req: what to add, parsed (cxlv_parse_event())
+ * @health: the device's health, which a Memory Module record carries
  *
  * A DPA must be a 64-byte aligned address inside the capacity, as Get
  * Poison List's are. Records beyond the log's room are counted as lost.
@@ -252,7 +254,8 @@ static void cxlv_events_fill(void *rec, const struct cxlv_emu_config *cfg,
  */
 int cxlv_events_inject(struct cxlv_events *events,
 		       const struct cxlv_emu_config *cfg, u64 now,
-		       const struct cxlv_event_request *req)
+		       const struct cxlv_event_request *req,
+		       const struct cxlv_health_info *health)
 {
 	struct cxlv_event_log *log = &events->log[req->log];
 	unsigned long flags;
@@ -274,7 +277,7 @@ int cxlv_events_inject(struct cxlv_events *events,
 			continue;
 		}
 		memset(log->record[log->count], 0, CXLV_EVENT_RECORD_SIZE);
-		cxlv_events_fill(log->record[log->count], cfg, req,
+		cxlv_events_fill(log->record[log->count], cfg, req, health,
 				 log->next_handle, now);
 		WRITE_ONCE(log->count, log->count + 1);
 		log->next_handle = (u16)(log->next_handle + 1) ?: 1;

@@ -16,6 +16,7 @@
  */
 
 struct cxlv_emu_config;
+struct cxlv_health_info;
 struct cxlv_mbox_cmd;
 
 /* CXL r3.0 8.2.9.2.2 Table 8-49: the logs the device keeps */
@@ -76,7 +77,8 @@ void cxlv_events_start(struct cxlv_events *events,
 		       const struct cxlv_emu_config *cfg);
 int cxlv_events_inject(struct cxlv_events *events,
 		       const struct cxlv_emu_config *cfg, u64 now,
-		       const struct cxlv_event_request *req);
+		       const struct cxlv_event_request *req,
+		       const struct cxlv_health_info *health);
 u64 cxlv_events_pending(const struct cxlv_events *events);
 
 u16 cxlv_events_get(const struct cxlv_emu_config *cfg,

@@ -17,8 +17,9 @@
  * command set is the one the 6.1 cxl_pci, cxl_pmem and the user ioctl path
  * use: GET_SUPPORTED_LOGS, GET_LOG of the Command Effects Log, IDENTIFY,
  * GET_PARTITION_INFO and for partitionable devices SET_PARTITION_INFO
- * (cxlv_partition.c), GET_HEALTH_INFO, GET_TIMESTAMP and SET_TIMESTAMP
- * (6.12's cxl_pci sets the time at probe), the poison list commands
+ * (cxlv_partition.c), GET_TIMESTAMP and SET_TIMESTAMP (6.12's cxl_pci
+ * sets the time at probe), the health, alert and for persistent devices
+ * shutdown state commands (cxlv_health.c), the poison list commands
  * (cxlv_poison.c), the event log commands (cxlv_events.c), Sanitize and
  * Secure Erase (cxlv_sanitize.c), the firmware update commands
  * (cxlv_fw.c), and for persistent devices the security commands
@@ -49,31 +50,7 @@
 /* Input length of commands whose input is not a fixed size. */
 #define CXLV_MBOX_VARIABLE	SIZE_MAX
 
-/*
- * CXL r3.0 8.2.9.8.3.1 Device Temperature, in degrees Celsius. RAM has no
- * sensor, but Not Implemented does not survive libcxl: ndctl 76.1 and 81
- * print the -EOPNOTSUPP they decode it to as "temperature":-95. A nominal
- * room temperature reads as a healthy device everywhere.
- */
-#define CXLV_HEALTH_TEMPERATURE_C	25
-
 static const uuid_t cxlv_cel_uuid = DEFINE_CXL_CEL_UUID;
-
-#ifdef CXLV_HAVE_HEALTH_INFO
-#define CXLV_HEALTH(f, kf)						\
-	CXLV_FIELD_AT(struct cxlv_health_info, f, 0,			\
-		      struct cxl_get_health_info, kf)
-static_assert(CXLV_HEALTH(health_status, health_status) &&
-	      CXLV_HEALTH(media_status, media_status) &&
-	      CXLV_HEALTH(additional_status, add_status) &&
-	      CXLV_HEALTH(life_used, life_used) &&
-	      CXLV_HEALTH(device_temperature, device_temp) &&
-	      CXLV_HEALTH(dirty_shutdown_count, dirty_shutdown_cnt) &&
-	      CXLV_HEALTH(corrected_volatile_errors, cor_vol_err_cnt) &&
-	      CXLV_HEALTH(corrected_persistent_errors, cor_per_err_cnt) &&
-	      CXLV_SAME_SIZE(struct cxlv_health_info,
-			     struct cxl_get_health_info));
-#endif
 
 struct cxlv_mbox_op {
 	u16 opcode;
@@ -164,27 +141,6 @@ static u16 cxlv_mbox_set_lsa(const struct cxlv_emu_config *cfg,
 		return CXL_MBOX_CMD_RC_INPUT;
 
 	memcpy_toio(cfg->lsa + offset, set->data, length);
-	return CXL_MBOX_CMD_RC_SUCCESS;
-}
-
-/**
- * cxlv_mbox_health() - the device's health: healthy, 0% worn, nominal 25 C
- * @health: filled in; also what a Memory Module event record carries
- */
-void cxlv_mbox_health(struct cxlv_health_info *health)
-{
-	static_assert(sizeof(*health) == 0x12);
-
-	memset(health, 0, sizeof(*health));
-	health->device_temperature = cpu_to_le16(CXLV_HEALTH_TEMPERATURE_C);
-}
-
-/* CXL r3.0 8.2.9.8.3.1 Get Health Info */
-static u16 cxlv_mbox_get_health_info(const struct cxlv_emu_config *cfg,
-				     struct cxlv_mbox_cmd *cmd)
-{
-	cxlv_mbox_health(cmd->out);
-	cmd->out_len = sizeof(struct cxlv_health_info);
 	return CXL_MBOX_CMD_RC_SUCCESS;
 }
 
@@ -293,10 +249,35 @@ static const struct cxlv_mbox_op cxlv_mbox_ops[] = {
 		.pmem_only = true,
 		.handle = cxlv_mbox_set_lsa,
 	},
+	/* cxlv_health.c */
 	{
 		.opcode = CXL_MBOX_OP_GET_HEALTH_INFO,
 		.in_len = 0,
-		.handle = cxlv_mbox_get_health_info,
+		.handle = cxlv_health_get_info,
+	},
+	{
+		.opcode = CXLV_OP_GET_ALERT_CONFIG,
+		.in_len = 0,
+		.handle = cxlv_health_get_alert,
+	},
+	{
+		.opcode = CXLV_OP_SET_ALERT_CONFIG,
+		.effect = CXLV_EFFECT_IMMEDIATE_POLICY_CHANGE,
+		.in_len = CXLV_ALERT_SET_IN_LEN,
+		.handle = cxlv_health_set_alert,
+	},
+	{
+		.opcode = CXLV_OP_GET_SHUTDOWN_STATE,
+		.in_len = 0,
+		.pmem_only = true,
+		.handle = cxlv_health_get_shutdown,
+	},
+	{
+		.opcode = CXLV_OP_SET_SHUTDOWN_STATE,
+		.effect = CXLV_EFFECT_IMMEDIATE_POLICY_CHANGE,
+		.in_len = CXLV_SHUTDOWN_SET_IN_LEN,
+		.pmem_only = true,
+		.handle = cxlv_health_set_shutdown,
 	},
 	{
 		.opcode = CXL_MBOX_OP_GET_POISON,

@@ -23,8 +23,12 @@
  * BAR0, PCIe capability, an MSI capability with one vector, Device Serial
  * Number, the PCIe DVSEC for CXL
  * devices (CXL r3.0 8.1.3), the Register Locator DVSEC (CXL r3.0 8.1.9)
- * naming the device and component register blocks in BAR0, and a DOE
- * mailbox (PCIe r6.0 7.9.24) whose registers cxlv_doe.c answers.
+ * naming the device and component register blocks in BAR0, a DOE
+ * mailbox (PCIe r6.0 7.9.24) whose registers cxlv_doe.c answers, and the
+ * GPF DVSEC for CXL Devices (CXL r3.0 8.1.7): 7.x's cxl_pmem reads the
+ * Dirty Shutdown Count into the nvdimm's dirty_shutdown only where a
+ * device has one. cxl_virt runs no GPF flow, so its phase 2 takes no time
+ * and no power (cxlv_health.c: what a clean shutdown is).
  *
  * Both ends of the link train at 32 GT/s, as wide as the device's bandwidth
  * figures need (cxlv_cdat_link_width()): the kernel takes link latency and
@@ -55,6 +59,10 @@
 #define CXLV_EXT_DOE		(CXLV_EXT_DVSEC_REGLOC + CXLV_DVSEC_REGLOC_LEN)
 /* PCIe r6.0 7.9.24.1: DOE Extended Capability version */
 #define CXLV_DOE_CAP_VERSION	1
+/* CXL r3.0 8.1.7: GPF DVSEC for CXL Devices, after the DOE capability */
+#define CXLV_EXT_GPF		(CXLV_EXT_DOE + CXLV_DOE_CAP_LEN)
+#define CXLV_DVSEC_DEVICE_GPF	5
+#define CXLV_DVSEC_GPF_LEN	0x10
 
 /* PCI status bits software clears by writing 1 (PCI 3.0 6.2.3) */
 #define CXLV_STATUS_RW1C	(PCI_STATUS_DETECTED_PARITY | \
@@ -363,10 +371,18 @@ void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, struct cxlv_ep *ep)
 				CXL_REGLOC_RBI_COMPONENT) |
 		     (CXLV_COMP_REGS_OFFSET & CXL_DVSEC_REG_LOCATOR_BLOCK_OFF_LOW_MASK));
 
-	/* PCIe r6.0 7.9.24: DOE, the last capability; cxlv_doe.c has the rest */
+	/* PCIe r6.0 7.9.24: DOE; cxlv_doe.c has the rest */
 	cxlv_cfg_ext_header(f, CXLV_EXT_DOE, PCI_EXT_CAP_ID_DOE,
-			    CXLV_DOE_CAP_VERSION, 0);
+			    CXLV_DOE_CAP_VERSION, CXLV_EXT_GPF);
 	f->doe = &ep->doe;
+
+	/*
+	 * CXL r3.0 8.1.7: GPF DVSEC for CXL Devices, the last capability;
+	 * GPF Phase 2 Duration and Power 0
+	 */
+	cxlv_cfg_ext_header(f, CXLV_EXT_GPF, PCI_EXT_CAP_ID_DVSEC, 1, 0);
+	cxlv_cfg_dvsec_header(f, CXLV_EXT_GPF, 0, CXLV_DVSEC_GPF_LEN,
+			      CXLV_DVSEC_DEVICE_GPF);
 }
 
 /* The DOE register @where falls in, relative to the capability, or 0. */

@@ -24,6 +24,18 @@
 # cxl_pci unbound (MSI disabled) a record raises nothing and
 # waits in the log until the rebound driver's probe reads it. cxl list -H
 # shows a healthy device (25 C, 0% life used, no alarms).
+# Health that changes (issue 33): cxl set-alert-config enables a life used
+# warning threshold that cxl list -A shows; one past the critical threshold
+# is refused by the device (Invalid Input through the ioctl too) with the
+# configuration unchanged; life used raised past the warning through
+# debugfs set_health gives a Memory Module record (Life Used Change,
+# Warning) that the kernel traces as cxl_memory_module, and cxl list -H
+# shows the new life used and the warning. Get Shutdown State reads what
+# the kernel armed (7.3's cxl_pmem sets it dirty at probe, 6.12's does not);
+# a remove while the state is dirty counts a dirty shutdown at the next
+# create on the range (7.3's nvdimm dirty_shutdown too: the device has a
+# GPF DVSEC), one after the host set it clean does not, and life used
+# outlives both.
 . /cxlv/test/vm/guest/cxlv.sh
 # shellcheck source=test/vm/guest/cxlvctl.sh
 . /cxlv/test/vm/guest/cxlvctl.sh
@@ -244,6 +256,78 @@ expect_eq "conditions set besides media_normal" \
 	"$(jq '[to_entries[] | select(.value == true and .key != "media_normal")] | length' <<<"$health")" 0
 expect_eq "extended status not normal" \
 	"$(jq '[to_entries[] | select((.key | startswith("ext_")) and .value != "normal")] | length' <<<"$health")" 0
+
+# --- health that changes: alert threshold, health event, shutdown state
+probe=/cxlv/test/tools/bin/cxl-mbox-probe
+[ -x $probe ] || fail "no $probe: test/tools/build.sh builds it"
+range="memstart=$((0x100000000)),memsize=$((1 << 30)),cxltype=3,pmem=1"
+health_of() { cxl list -m "$1" -H | jq -c '[.. | objects | .health? // empty][0]'; }
+alerts_of() { cxl list -m "$1" -A | jq -c '[.. | objects | .alert_config? // empty][0]'; }
+set_health() { expect_eq "set_health $1" "$(ctl $CXLV_DBG/set_health "cxlv_dev_id=$id,$1")" OK; }
+# send ID OUTSIZE HEX: one command through the memdev's ioctl
+send() { $probe mem-send "/dev/cxl/$mem" "$@"; }
+
+step "life used warning at 70%" cxl set-alert-config "$mem" --life-used-threshold=70 --life-used-alert=on
+alerts=$(alerts_of "$mem")
+echo "$alerts"
+expect_eq "life used warning enabled" "$(jq .life_used_prog_warn_threshold_valid <<<"$alerts")" true
+expect_eq "life used warning threshold" "$(jq .life_used_prog_warn_threshold <<<"$alerts")" 70
+crit=$(jq .life_used_crit_alert_threshold <<<"$alerts")
+((crit > 70 && crit < 100)) || fail "life used critical threshold $crit"
+cxl set-alert-config "$mem" --life-used-threshold=$((crit + 1)) --life-used-alert=on &&
+	fail "a life used warning at $((crit + 1))%, past the critical $crit%, accepted"
+# Set Alert Configuration (id 12): valid and enable life used, threshold
+# past the critical one; then a reserved Valid Alert Actions bit
+expect_eq "Set Alert Configuration past critical" "$(send 12 0 0101$(printf %02x $((crit + 1)))00$(printf '0%.0s' {1..16}))" "ioctl=0 retval=2 out=0 data="
+expect_eq "Set Alert Configuration reserved bit" "$(send 12 0 21214600$(printf '0%.0s' {1..16}))" "ioctl=0 retval=2 out=0 data="
+expect_eq "alert configuration after the refusals" "$(alerts_of "$mem")" "$alerts"
+
+inject_one "life used past the warning" \
+	"cxl_memory_module: memdev=$mem .*log=Warning .*event_type='Life Used Change' .*as_life_used=Warning .*life_used=80 device_temp=25 " \
+	set_health "life_used=80"
+health=$(health_of "$mem")
+echo "$health"
+expect_eq "life used after set_health" "$(jq .life_used_percent <<<"$health")" 80
+expect_eq "life used status" "$(jq -r .ext_life_used <<<"$health")" warning
+dirty=$(jq .dirty_shutdowns <<<"$health")
+
+# shutdown_state: Get Shutdown State (id 13) through the ioctl
+shutdown_state() { send 13 1 "" | sed -n 's/^ioctl=0 retval=0 out=1 data=//p'; }
+case $(uname -r) in
+6.12.*) expect_eq "shutdown state 6.12 leaves" "$(shutdown_state)" 00 ;;
+*) expect_eq "shutdown state cxl_pmem armed" "$(shutdown_state)" 01 ;;
+esac
+# power_cycle STATE: Set Shutdown State (id 14) to STATE, then remove and
+# create the device again. The command is cxl_pmem's while the memdev's
+# nvdimm is bound (cxl_nvdimm has no unbind file): unbinding cxl_mem takes
+# the nvdimm away.
+power_cycle() {
+	local nvd
+	nvd=$(cd "/sys/bus/cxl/devices/$mem" && ls -d pmem[0-9]* | head -1)
+	wait_for 30 test -e "/sys/bus/cxl/drivers/cxl_nvdimm/$nvd" || fail "$nvd not bound to cxl_nvdimm"
+	step "unbind cxl_mem from $mem" sh -c "echo $mem >/sys/bus/cxl/drivers/cxl_mem/unbind"
+	wait_for 10 sh -c "! test -e /sys/bus/cxl/devices/$nvd" || fail "$nvd still there without cxl_mem"
+	expect_eq "Set Shutdown State $1" "$(send 14 0 "$1")" "ioctl=0 retval=0 out=0 data="
+	expect_eq "shutdown state set" "$(shutdown_state)" "$1"
+	remove "$dev"
+	dev=$(create "$range")
+	wait_ready "$dev"
+	id=${dev#cxlv}
+	mem=$(attr "$dev" memdev)
+}
+power_cycle 01
+health=$(health_of "$mem")
+echo "$health"
+expect_eq "dirty shutdowns after a remove while dirty" "$(jq .dirty_shutdowns <<<"$health")" $((dirty + 1))
+expect_eq "life used after remove and create" "$(jq .life_used_percent <<<"$health")" 80
+case $(uname -r) in
+6.12.*) ;;
+*)	# 7.x's cxl_pmem reads the count at probe: the device has a GPF DVSEC
+	wait_for 30 nmem_of "$dev" >/dev/null || fail "no nvdimm for $dev"
+	expect_eq "nvdimm dirty_shutdown" "$(cat "/sys/bus/nd/devices/$(nmem_of "$dev")/cxl/dirty_shutdown")" $((dirty + 1)) ;;
+esac
+power_cycle 00
+expect_eq "dirty shutdowns after a clean shutdown" "$(jq .dirty_shutdowns <<<"$(health_of "$mem")")" $((dirty + 1))
 
 no_kernel_complaints
 remove "$dev"

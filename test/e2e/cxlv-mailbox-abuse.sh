@@ -21,9 +21,10 @@
 # the security commands with a bad passphrase type, state or length, Set
 # Partition Info misaligned, past the capacity or of the wrong length (on
 # 6.1, with no RAM regions, not partitionable: Unsupported, and ram_size=
-# refused), and Sanitize and Secure Erase with any input; Set Partition
-# Info next-boot and Immediate then move the boundary as Get Partition Info
-# shows. Stores into the read-only
+# refused), Set Alert Configuration and Set Shutdown State with reserved
+# bits, the health commands with a wrong length, and Sanitize and Secure
+# Erase with any input; Set Partition Info next-boot and Immediate then
+# move the boundary as Get Partition Info shows. Stores into the read-only
 # capability layout are undone. The endpoint's DOE mailbox, driven through
 # its config file, answers Discovery and CXL Table Access and refuses
 # malformed requests per PCIe r6.0 6.30 (test/e2e/cdat-lib.sh); the CDAT the
@@ -213,6 +214,20 @@ partition_units() {
 	done | paste -sd' '
 }
 expect_eq "Get Partition Info after the refusals" "$(partition_units)" "0 $total_units 0 0"
+# The health commands (CXL 3.0 8.2.9.8.3.1-5) on the same pattern: Set
+# Alert Configuration with reserved Valid Alert Actions bits (0xa5) and Set
+# Shutdown State with reserved state bits (0xa5) are Invalid Input; any
+# other input size, the Get commands' included, is Invalid Payload Length.
+# The alert configuration reads no alert enabled after the abuse.
+refused_input 0x4202:12 0x4204:1
+for opcode in 0x4200 0x4201 0x4203; do
+	for bad in 1 12 4096; do
+		raw_expect "rc=0x16 out_len=0 changed=0" $opcode $bad
+	done
+done
+raw_expect "rc=0 out_len=16 " 0x4201 0
+alerts=$($probe phys-read $((bar + 0x1000 + 0x20)) 1 | od -An -tu1 | tr -d ' ')
+expect_eq "valid alerts after the abuse" "$alerts" 0
 
 # Sanitize and Secure Erase (CXL 3.0 8.2.9.8.5.1-2) take no input: any is
 # Invalid Payload Length, and nothing is erased.

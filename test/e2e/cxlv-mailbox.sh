@@ -104,7 +104,9 @@ probe_expect "ioctl=0 retval=0 out=67" mem-cmd "/dev/cxl/$mem" 1 0x43       # ID
 probe_expect "ioctl=0 retval=0 out=32" mem-cmd "/dev/cxl/$mem" 5 0x20       # GET_PARTITION_INFO
 probe_expect "ioctl=0 retval=0 out=18" mem-cmd "/dev/cxl/$mem" 7 0x12       # GET_HEALTH_INFO
 probe_expect "ioctl=0 retval=0 out=80" mem-cmd "/dev/cxl/$mem" 4 0x50       # GET_FW_INFO
-probe_expect "ioctl=ENOTTY retval=0 out=0" mem-cmd "/dev/cxl/$mem" 13 0x1   # GET_SHUTDOWN_STATE: not in the CEL
+probe_expect "ioctl=0 retval=0 out=16" mem-cmd "/dev/cxl/$mem" 11 0x10      # GET_ALERT_CONFIG
+probe_expect "ioctl=0 retval=0 out=1" mem-cmd "/dev/cxl/$mem" 13 0x1        # GET_SHUTDOWN_STATE
+probe_expect "ioctl=ENOTTY retval=0 out=0" mem-cmd "/dev/cxl/$mem" 20 0x20  # GET_SCAN_MEDIA: not in the CEL
 probe_expect "ioctl=EPERM retval=0 out=0" mem-cmd "/dev/cxl/$mem" 2 0       # RAW: CXL_MEM_RAW_COMMANDS=n
 say "unknown opcodes cannot reach the device through the 6.1 ioctl path (no raw commands); cxlv-mailbox-abuse.sh rings them in directly"
 

@@ -80,7 +80,7 @@ int cxlv_seed_next(FILE *f, struct cxlv_rec *r, int *expect_errno,
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
 		if (sscanf(line, "%c %31s", &kind, name) != 2 ||
-		    !strchr("crle", kind))
+		    !strchr("crleh", kind))
 			return -1;
 		*r = (struct cxlv_rec){ .kind = kind, .expect =
 			kind == 'c' ? CXLV_EXP_ANY_RANGE : CXLV_EXP_ENODEV };

@@ -4,8 +4,9 @@
  * shims in shim/, in user space (built with ASan and UBSan when available).
  *
  * 1. Every seed corpus line (corpus/) must give its stated result, and the
- *    properties below hold for it too (kind e: the inject_event parser, whose
- *    accepted requests stay inside the ranges cxlv_parse.h gives).
+ *    properties below hold for it too (kind e: the inject_event parser, kind
+ *    h: the set_health parser, whose accepted requests stay inside the
+ *    ranges cxlv_parse.h gives).
  * 2. Every generated record must satisfy, on create and remove parsers:
  *    - the errno is one cxlv_parse.h documents;
  *    - a refusal leaves a one-line reason, terminated within why_len,
@@ -42,6 +43,7 @@ struct outcome {
 	bool release;
 	u64 start;
 	struct cxlv_event_request ev;
+	struct cxlv_health_request health;
 	char why[WHY_LEN + 16];
 };
 
@@ -79,6 +81,9 @@ static void parse(char kind, const char *text, size_t len, size_t why_len,
 					   why_len);
 	else if (kind == 'e')
 		o->rc = cxlv_parse_event(buf, len, &o->ev, o->why, why_len);
+	else if (kind == 'h')
+		o->rc = cxlv_parse_health(buf, len, &o->health, o->why,
+					  why_len);
 	else
 		o->rc = cxlv_parse_remove(buf, len, &o->id, &o->release,
 					  o->why, why_len);
@@ -96,6 +101,8 @@ static bool same(char kind, const struct outcome *a, const struct outcome *b)
 		return a->start == b->start;
 	if (kind == 'e')
 		return !memcmp(&a->ev, &b->ev, sizeof(a->ev));
+	if (kind == 'h')
+		return !memcmp(&a->health, &b->health, sizeof(a->health));
 	return a->p.memstart == b->p.memstart && a->p.memsize == b->p.memsize &&
 	       a->p.serial == b->p.serial && a->p.cxltype == b->p.cxltype &&
 	       a->p.pmem == b->p.pmem && a->p.borrow == b->p.borrow &&
@@ -152,6 +159,43 @@ static void render_event(const struct cxlv_event_request *e, char *s,
 			 e->transaction);
 }
 
+/* An accepted set_health request as text: the figures it sets. */
+static void render_health(const struct cxlv_health_request *h, char *s,
+			  size_t n, bool hex)
+{
+	const unsigned int val[] = {
+		h->life_used, (unsigned int)h->temperature, h->volatile_errors,
+		h->persistent_errors, h->health_status, h->media_status,
+	};
+	static const char * const key[] = {
+		"life_used", "temperature", "volatile_errors",
+		"persistent_errors", "health_status", "media_status",
+	};
+	size_t i;
+
+	snprintf(s, n, hex ? "pos=%#x,cxlv_dev_id=%#x" : "cxlv_dev_id=%u\npos=%u",
+		 hex ? h->pos : h->id, hex ? h->id : h->pos);
+	for (i = 0; i < sizeof(key) / sizeof(key[0]); i++)
+		if (h->set & (1u << i))
+			snprintf(s + strlen(s), n - strlen(s),
+				 hex ? ",%s=%#x" : "\n%s=%u", key[i], val[i]);
+}
+
+/* What an accepted set_health request must be (cxlv_parse.h). */
+static void check_health(const struct cxlv_health_request *h)
+{
+	check(h->id <= INT32_MAX, "accepted id above S32_MAX");
+	check(h->pos < CXLV_MAX_WAYS, "accepted a pos past the largest set");
+	check(h->set && h->set < (1u << 6), "accepted no figure, or an unknown one");
+	check(h->life_used <= CXLV_HEALTH_LIFE_MAX, "accepted life_used above 100");
+	check(h->temperature >= 0 && h->temperature <= CXLV_HEALTH_TEMP_MAX,
+	      "accepted a temperature out of 0..150");
+	check(h->health_status <= CXLV_HEALTH_STATUS_MAX,
+	      "accepted health_status bits past bit 2");
+	check(h->media_status <= CXLV_HEALTH_MEDIA_MAX,
+	      "accepted a media_status above 9");
+}
+
 /* What an accepted event request must be (cxlv_parse.h). */
 static void check_event(const struct cxlv_event_request *e)
 {
@@ -192,6 +236,10 @@ static void render_back(const struct outcome *o, char kind, char *s,
 	}
 	if (kind == 'e') {
 		render_event(&o->ev, s, n, hex);
+		return;
+	}
+	if (kind == 'h') {
+		render_health(&o->health, s, n, hex);
 		return;
 	}
 	if (hex)
@@ -326,6 +374,8 @@ static void properties(const struct cxlv_rec *r)
 		check(o.id <= INT32_MAX, "accepted id above S32_MAX");
 	} else if (r->kind == 'e') {
 		check_event(&o.ev);
+	} else if (r->kind == 'h') {
+		check_health(&o.health);
 	}
 	for (hex = false; ; hex = true) {
 		render_back(&o, r->kind, text, sizeof(text), hex);

@@ -6,6 +6,7 @@
  * process start-up in the way.
  *
  *   cxl-mbox-probe mem-cmd  /dev/cxl/memN ID OUTSIZE   command without input
+ *   cxl-mbox-probe mem-send /dev/cxl/memN ID OUTSIZE HEX  command with input
  *   cxl-mbox-probe get-lsa  /dev/cxl/memN OFFSET LENGTH [COUNT]
  *   cxl-mbox-probe nd-get   /dev/nmemN OFFSET LENGTH
  *   cxl-mbox-probe nd-set   /dev/nmemN OFFSET LENGTH BYTE
@@ -16,7 +17,8 @@
  * Each prints one line "ioctl=<errno name or 0> retval=<device return code>
  * out=<bytes>"; out is 0 when the device returned an error (6.1 then leaves
  * the requested size in place). get-lsa with COUNT > 1 also prints
- * "us_per_cmd=<average>".
+ * "us_per_cmd=<average>". mem-send takes its input as HEX (two hex digits
+ * a byte, "" for none) and adds " data=<the output in hex>" to the line.
  * The exit code is 0 when the ioctl itself succeeded, 1 otherwise, 2 on
  * usage errors. OFFSET etc. accept 0x hex. phys-read maps /dev/mem, which
  * reaches reserved memory above the end of RAM where read() cannot.
@@ -116,6 +118,37 @@ static int mem_cmd(int fd, unsigned int id, unsigned long out_size)
 	int err = mem_send(fd, &cmd);
 
 	return report(err, cmd.retval, cmd.out.size);
+}
+
+static int put_hex(volatile unsigned char *at, const char *hex);
+
+static int mem_send_hex(int fd, unsigned int id, unsigned long out_size,
+			const char *hex)
+{
+	static unsigned char in[4096];
+	unsigned char *out = calloc(1, out_size + 1);
+	struct cxl_send_command cmd = {
+		.id = id,
+		.in = { .size = strlen(hex) / 2, .payload = (uintptr_t)in },
+		.out = { .size = out_size, .payload = (uintptr_t)out },
+	};
+	unsigned long i;
+	int err;
+
+	if (!put_hex(in, hex)) {
+		fprintf(stderr, "cxl-mbox-probe: HEX '%s' is not whole bytes of hex digits\n",
+			hex);
+		exit(2);
+	}
+	err = mem_send(fd, &cmd);
+	if (err || cmd.retval)
+		cmd.out.size = 0;
+	printf("ioctl=%s retval=%u out=%lu data=", errname(err), cmd.retval,
+	       (unsigned long)cmd.out.size);
+	for (i = 0; i < cmd.out.size; i++)
+		printf("%02x", out[i]);
+	printf("\n");
+	return err ? 1 : 0;
 }
 
 static int get_lsa(int fd, unsigned long offset, unsigned long length,
@@ -327,6 +360,9 @@ int main(int argc, char **argv)
 
 	if (!strcmp(op, "mem-cmd") && argc == 5)
 		return mem_cmd(open_dev(argv[2]), num(argv[3]), num(argv[4]));
+	if (!strcmp(op, "mem-send") && argc == 6)
+		return mem_send_hex(open_dev(argv[2]), num(argv[3]),
+				    num(argv[4]), argv[5]);
 	if (!strcmp(op, "get-lsa") && (argc == 5 || argc == 6))
 		return get_lsa(open_dev(argv[2]), num(argv[3]), num(argv[4]),
 			       argc == 6 ? num(argv[5]) : 1);
