@@ -6,10 +6,7 @@
 #   Debian 12's 6.12 (linux-image-6.12-amd64, +deb12, this     smoke set
 #     machine; bookworm-security's build of trixie's line)
 #   Debian 13's 6.12 (+deb13, the trixie root)                 whole suite
-#   trixie-backports' 7.3 (+deb13, the trixie root)            whole suite,
-#                                                              and the smoke set
-#                                                              with Debian 12's
-#                                                              user space
+#   trixie-backports' 7.3 (+deb13, the trixie root)            whole suite
 #   Debian 13's 6.12 PREEMPT_RT (+deb13-rt, the trixie root)   refused: make kmod
 #                                                              and dkms install
 #                                                              must fail with the
@@ -18,17 +15,14 @@
 #
 # The smoke set is the scenarios with a '# sets: smoke' line. The trixie
 # kernels boot trixie's user space (ndctl 81); Debian 12's (76.1) is tested
-# on 6.12 by the +deb12 build and on 7.3 by a second smoke run
-# (test/vm/run-e2e.sh): the same pairs at about a third of the boots.
+# on 6.1 and on the +deb12 6.12, the kernels Debian 12 ships (no 7.x is
+# built for it: 7.3 comes from trixie-backports only).
 #
 # guest-kernels.sh                 every release the module is built for,
 #                                  one a line
 # guest-kernels.sh --suite         the releases the whole suite runs on
 # guest-kernels.sh --host          the releases installed on this machine
 # guest-kernels.sh --role KVER     suite or smoke (nothing for another kernel)
-# guest-kernels.sh --bookworm-smoke KVER
-#                                  true when KVER also runs the smoke set with
-#                                  Debian 12's user space
 # guest-kernels.sh --packages      this machine's meta packages (test/vm/deps.sh)
 # guest-kernels.sh --trixie-series the series the trixie root installs
 #                                  (test/vm/trixie-root.sh kernel SERIES)
@@ -39,13 +33,13 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# WHERE WHAT ROLE [bookworm-smoke]: WHERE is host (WHAT: the meta package),
+# WHERE WHAT ROLE: WHERE is host (WHAT: the meta package),
 # trixie or trixie-rt (WHAT: the series in the trixie root, plain or -rt).
 targets=(
 	"host linux-image-amd64 suite"
 	"host linux-image-6.12-amd64 smoke"
 	"trixie 6.12 suite"
-	"trixie 7.3 suite bookworm-smoke"
+	"trixie 7.3 suite"
 	"trixie-rt 6.12 refused"
 )
 
@@ -64,7 +58,7 @@ release() {
 
 mode=${1:-}
 for target in "${targets[@]}"; do
-	read -r where what role extra <<<"$target"
+	read -r where what role <<<"$target"
 	case $mode in
 	--packages) [ "$where" = host ] && echo "$what" ;;
 	--trixie-series) [ "$where" = trixie ] && echo "$what" ;;
@@ -74,12 +68,7 @@ for target in "${targets[@]}"; do
 	--suite) [ "$role" = suite ] && release "$where" "$what" ;;
 	--host) [ "$where" = host ] && release "$where" "$what" ;;
 	--role) [ "$(release "$where" "$what")" = "${2:?--role KVER}" ] && echo "$role" ;;
-	--bookworm-smoke)
-		[ "$(release "$where" "$what")" = "${2:?--bookworm-smoke KVER}" ] &&
-			[ "${extra:-}" = bookworm-smoke ] && exit 0 ;;
-	*) echo "guest-kernels.sh: unknown option '$mode' (--suite, --host, --role KVER, --bookworm-smoke KVER, --packages, --trixie-series, --rt, --rt-series)" >&2; exit 2 ;;
+	*) echo "guest-kernels.sh: unknown option '$mode' (--suite, --host, --role KVER, --packages, --trixie-series, --rt, --rt-series)" >&2; exit 2 ;;
 	esac
 done
-# --bookworm-smoke: no target said yes
-[ "$mode" != --bookworm-smoke ] || exit 1
 exit 0

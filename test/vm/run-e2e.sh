@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # make e2e: one suite per guest kernel given, as scripts/guest-kernels.sh
 # says: the whole suite on a suite kernel (and on one it does not list), the
-# smoke set ('# sets: smoke') on a smoke kernel. A trixie kernel that
-# guest-kernels.sh marks bookworm-smoke runs the smoke set a second time with
-# Debian 12's user space (ndctl 76.1). The bench self-test runs once, first.
+# smoke set ('# sets: smoke') on a smoke kernel, each with its own
+# distribution's user space. The bench self-test runs once, first.
 # Every suite's boots join one pool (test/vm/suite.sh), so no suite waits for
 # the last boot of the one before; a failure in one still runs the rest. Ends
 # with one line per suite and exits non-zero if any failed.
@@ -23,12 +22,8 @@ e2e_start=$SECONDS selftest=1
 for kver in "$@"; do
 	set=''
 	[ "$(bash "$repo_root/scripts/guest-kernels.sh" --role "$kver")" != smoke ] || set=smoke
-	userspace=$(guest_userspace "$kver")
-	queue_suite "$kver" "$userspace" "$set" $selftest
+	queue_suite "$kver" "$(guest_userspace "$kver")" "$set" $selftest
 	selftest=0
-	if [ "$userspace" = trixie ] && bash "$repo_root/scripts/guest-kernels.sh" --bookworm-smoke "$kver"; then
-		queue_suite "$kver" bookworm smoke 0
-	fi
 done
 rc=0
 wait
