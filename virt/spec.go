@@ -56,6 +56,35 @@ type CreateSpec struct {
 	Firmware Firmware
 	// Partition is the volatile part of a persistent device.
 	Partition Partition
+	// QoSClass is the device's QoS Throttling Group.
+	QoSClass QoSClass
+}
+
+// QoSClass is the QoS Throttling Group (QTG) of a device's root decoders
+// and memory, as a platform's CFMWS and QTG _DSM give it (create key
+// qos_class=, kmod/topo/cxlv_port.c): what `cxl list` shows as qos_class
+// and `cxl create-region -Q` matches. Unset, the module's 0.
+type QoSClass struct {
+	Set   bool
+	Class uint64
+}
+
+// MaxQoSClass is the largest QTG ID: a 16-bit field of the CFMWS.
+const MaxQoSClass = 0xffff
+
+func (q QoSClass) validate() error {
+	if q.Set && q.Class > MaxQoSClass {
+		return cxlverr.Invalidf("--qos-class %d: a QoS class (QTG ID) is 0 to %d", q.Class, MaxQoSClass)
+	}
+	return nil
+}
+
+// keys is the create-string key of the class; none when unset.
+func (q QoSClass) keys() string {
+	if !q.Set {
+		return ""
+	}
+	return fmt.Sprintf(",qos_class=%d", q.Class)
 }
 
 // Partition is the volatile part a persistent device is born with (CXL
@@ -300,6 +329,9 @@ func (s CreateSpec) Validate() error {
 	if err := s.Partition.validate(s.Pmem, s.ways()); err != nil {
 		return err
 	}
+	if err := s.QoSClass.validate(); err != nil {
+		return err
+	}
 	return s.checkRange(s.Memstart, s.Memsize)
 }
 
@@ -325,7 +357,7 @@ func (s CreateSpec) String() string {
 			out += fmt.Sprintf(",%s=%d", k.key, k.v)
 		}
 	}
-	return out + s.keys() + s.Firmware.keys() + s.Partition.keys()
+	return out + s.keys() + s.Firmware.keys() + s.Partition.keys() + s.QoSClass.keys()
 }
 
 // RemoveString is the text written to the remove file for device id;

@@ -38,6 +38,10 @@ func TestCreateString(t *testing.T) {
 			"memstart=8589934592,memsize=2147483648,cxltype=3,pmem=1,ram_size=536870912"},
 		{CreateSpec{Memstart: 8 * units.GiB, Memsize: 2 * units.GiB, Pmem: true, Partition: Partition{Set: true}},
 			"memstart=8589934592,memsize=2147483648,cxltype=3,pmem=1,ram_size=0"},
+		{CreateSpec{Memstart: 8 * units.GiB, Memsize: units.GiB, Pmem: true, QoSClass: QoSClass{Set: true, Class: 42}},
+			"memstart=8589934592,memsize=1073741824,cxltype=3,pmem=1,qos_class=42"},
+		{CreateSpec{Memstart: 8 * units.GiB, Memsize: units.GiB, QoSClass: QoSClass{Set: true}},
+			"memstart=8589934592,memsize=1073741824,cxltype=3,pmem=0,qos_class=0"},
 	} {
 		if got := tc.spec.String(); got != tc.want {
 			t.Errorf("String() = %q; want %q", got, tc.want)
@@ -51,7 +55,8 @@ func TestValidate(t *testing.T) {
 	set := CreateSpec{Memstart: 8 * units.GiB, Memsize: 4 * units.GiB, Pmem: true, Interleave: Interleave{Ways: 4, HostBridges: 2, Granularity: 256}}
 	x8 := CreateSpec{Memstart: 16 * units.GiB, Memsize: 4 * units.GiB, Interleave: Interleave{Ways: 8, HostBridges: 4, Granularity: 4 * units.KiB}}
 	part := CreateSpec{Memstart: 6 * units.GiB, Memsize: 2 * units.GiB, Pmem: true, Partition: Partition{Set: true, RAMSize: units.GiB}}
-	for _, s := range []CreateSpec{ok, borrow, set, x8, part} {
+	qos := CreateSpec{Memstart: 6 * units.GiB, Memsize: units.GiB, QoSClass: QoSClass{Set: true, Class: MaxQoSClass}}
+	for _, s := range []CreateSpec{ok, borrow, set, x8, part, qos} {
 		if err := s.Validate(); err != nil {
 			t.Fatalf("Validate(%+v) = %v", s, err)
 		}
@@ -91,6 +96,8 @@ func TestValidate(t *testing.T) {
 			"--ram-size 256M is not a multiple of the 512M partition alignment (e.g. --ram-size 512M)"},
 		{CreateSpec{Memstart: 8 * units.GiB, Memsize: 4 * units.GiB, Pmem: true, Interleave: Interleave{Ways: 2}, Partition: Partition{Set: true}},
 			"--ram-size with --ways 2: only a device of one endpoint has partitions"},
+		{CreateSpec{Memstart: 6 * units.GiB, Memsize: units.GiB, QoSClass: QoSClass{Set: true, Class: MaxQoSClass + 1}},
+			"--qos-class 65536: a QoS class (QTG ID) is 0 to 65535"},
 	} {
 		err := tc.spec.Validate()
 		if err == nil || !strings.Contains(err.Error(), tc.reason) || !errors.Is(err, cxlverr.ErrInvalid) {

@@ -49,7 +49,11 @@ func createCommand() *cli.Command {
 			"first N of the capacity volatile and the rest persistent; `cxl set-partition`\n" +
 			"moves the boundary in 512M steps, from the next remove and create on the\n" +
 			"range. Without --ram-size a range keeps the layout of its last device.\n" +
-			"Partitions need RAM regions (Linux 6.3 and later): 6.1 refuses --ram-size.",
+			"Partitions need RAM regions (Linux 6.3 and later): 6.1 refuses --ram-size.\n" +
+			"--qos-class N (0 to 65535, default 0) is the QoS Throttling Group the platform\n" +
+			"gives the device's root decoders and memory: `cxl list` shows it as qos_class\n" +
+			"and `cxl create-region -Q` matches it. QoS classes need Linux 6.9 and later:\n" +
+			"6.1 refuses --qos-class.",
 		Flags: []cli.Flag{
 			&cli.GenericFlag{Name: "memstart", Value: sizeValue("the first MiB of physical memory is never a reserved range; leave --memstart out to pick one, or give a start `cxlvctl ranges` lists"),
 				Usage: "start of the reserved or borrowed range (e.g. 6G, 0x180000000; default: one that fits, else borrowed)"},
@@ -69,6 +73,8 @@ func createCommand() *cli.Command {
 			&cli.StringFlag{Name: "firmware-rev", Usage: "firmware revision slot 1 runs from the factory: up to 16 printable characters (default cxl_virt)"},
 			&cli.GenericFlag{Name: "ram-size", Value: sizeValue(""),
 				Usage: "with --pmem: volatile bytes at the start of the capacity, a multiple of 512M (e.g. 512M; default: the range's last layout, else 0)"},
+			&cli.GenericFlag{Name: "qos-class", Value: &flagValue[uint64]{parse: qosClassValue},
+				Usage: "QoS Throttling Group of the device's root decoders and memory: 0 to 65535 (default 0)"},
 			&cli.BoolFlag{Name: "no-wait", Usage: "do not wait for the memdev"},
 			// The default since issue 13; kept so that older scripts run.
 			&cli.BoolFlag{Name: "wait", Hidden: true},
@@ -93,6 +99,7 @@ func runCreate(c *cli.Context) error {
 	spec.Firmware.Slots, _ = parsed[uint64](c, "firmware-slots")
 	spec.Firmware.Rev = c.String("firmware-rev")
 	spec.Partition.RAMSize, spec.Partition.Set = parsed[uint64](c, "ram-size")
+	spec.QoSClass.Class, spec.QoSClass.Set = parsed[uint64](c, "qos-class")
 	if err := spec.Interleave.Validate(); err != nil {
 		return err
 	}

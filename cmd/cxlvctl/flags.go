@@ -93,6 +93,16 @@ func serialValue() *flagValue[uint64] {
 	}}
 }
 
+// qosClassValue is a QoS class: a decimal number; Validate checks its
+// range.
+func qosClassValue(s string) (uint64, error) {
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, errors.New("a QoS class is a decimal number from 0 to 65535, e.g. --qos-class 42")
+	}
+	return v, nil
+}
+
 // figureValue is a CDAT latency or bandwidth: it must parse and fit its
 // entry.
 func figureValue(parse func(string) (uint32, error)) *flagValue[uint32] {

@@ -187,9 +187,11 @@ static inline int cxlv_decoder_add(struct cxl_decoder *cxld,
 
 /*
  * 6.9 added struct cxl_root, whose ops sit behind a pointer in 6.x and are
- * embedded in 7.x. Gives the root @ops' qos_class op.
+ * embedded in 7.x. Gives the root @ops' qos_class op. Before it no QoS
+ * class exists: qos_class= is refused.
  */
 #ifdef CXLV_HAVE_CXL_ROOT
+#define CXLV_QOS_CLASSES	1
 static inline void cxlv_root_set_qos_class(struct cxl_port *root,
 					   const struct cxl_root_ops *ops)
 {
@@ -199,6 +201,8 @@ static inline void cxlv_root_set_qos_class(struct cxl_port *root,
 	to_cxl_root(root)->ops.qos_class = ops->qos_class;
 #endif
 }
+#else
+#define CXLV_QOS_CLASSES	0
 #endif
 
 /*

@@ -12,7 +12,8 @@
  *         ``[,read_bandwidth=<MB/s>][,write_bandwidth=<MB/s>]``
  *         ``[,ways=<1|2|4|8>][,host_bridges=<1|2|4>]``
  *         ``[,granularity=<256..16384>]``
- *         ``[,fw_slots=<2..4>][,fw_rev=<revision>][,ram_size=<u64>]``;
+ *         ``[,fw_slots=<2..4>][,fw_rev=<revision>][,ram_size=<u64>]``
+ *         ``[,qos_class=<0..65535>]``;
  *         with ``borrow=1`` memstart may
  *         be left out (the module picks the range) and memsize must be a
  *         multiple of 256 MiB, as must memstart when given. The four
@@ -28,7 +29,11 @@
  *         persistent, a multiple of CXLV_PARTITION_ALIGN below the
  *         capacity (the module checks that bound); without it the layout
  *         the device had at its last remove (after a Set Partition Info,
- *         its "next" one), or all persistent
+ *         its "next" one), or all persistent. qos_class (default 0) is the
+ *         QoS Throttling Group of the device's root decoders and the one
+ *         the platform's QTG method gives its memory, as ACPI's CFMWS QTG
+ *         ID and QTG _DSM would (CXL r3.0 9.17.1.3 and 9.17.3.1); the module
+ *         refuses it on a kernel without QoS classes (6.1)
  * remove: ``cxlv_dev_id=<u32>[,release=<0|1>]``
  * release: ``memstart=<u64>`` (the start of a free borrowed range)
  * inject_event: ``cxlv_dev_id=<u32>,record=<0|1|2>[,pos=<endpoint>]``
@@ -85,6 +90,7 @@
  * -EINTR     the writer got a signal while memory was being offlined
  * -ERANGE    ram_size not below the device's capacity
  * -EOPNOTSUPP ram_size= on a kernel without RAM regions (6.1)
+ * -EOPNOTSUPP qos_class= on a kernel without QoS classes (6.1)
  * -ENOENT    release: no borrowed range starts at memstart
  * -EBUSY     release: a device is on that range
  * -EINVAL    remove with release=1 of a device whose range is not borrowed
@@ -153,6 +159,8 @@ struct cxlv_perf {
  * 512 MiB + 512 MiB and a misaligned Set Partition Info exists to refuse.
  */
 #define CXLV_PARTITION_ALIGN		(512ULL << 20)
+/* CXL r3.0 9.17.1.3 CFMWS: the QTG ID is a 16-bit field */
+#define CXLV_QOS_CLASS_MAX		0xffff
 /* CXL r3.0 8.2.9.8.3.1 Table 8-100: the values set_health takes */
 #define CXLV_HEALTH_LIFE_MAX		100
 #define CXLV_HEALTH_TEMP_MAX		150
@@ -179,6 +187,8 @@ struct cxlv_perf {
  * @fw_rev: the factory revision of slot 1, NUL-padded
  * @ram_size: volatile bytes at the start of the capacity (pmem=1)
  * @ram_size_given: ram_size= was given: the device is born with it
+ * @qos_class: QoS Throttling Group of its root decoders and its memory
+ * @qos_class_given: qos_class= was given
  */
 struct cxlv_params {
 	u64 memstart;
@@ -196,6 +206,8 @@ struct cxlv_params {
 	char fw_rev[CXLV_FW_REV_LEN];
 	u64 ram_size;
 	bool ram_size_given;
+	u16 qos_class;
+	bool qos_class_given;
 };
 
 /* Records inject_event makes, CXL r3.0 8.2.9.2.1.1-3 */

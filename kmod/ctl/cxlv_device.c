@@ -285,6 +285,10 @@ int cxlv_create(const struct cxlv_params *req)
 		cxlv_set_error("create: ram_size= needs RAM regions (Linux 6.3 and later) for the volatile part; leave it out on this kernel");
 		return -EOPNOTSUPP;
 	}
+	if (p.qos_class_given && !CXLV_QOS_CLASSES) {
+		cxlv_set_error("create: qos_class= needs QoS classes (Linux 6.9 and later); leave it out on this kernel");
+		return -EOPNOTSUPP;
+	}
 	mutex_lock(&cxlv_devices_lock);
 	if (cxlv_unloading) {
 		cxlv_set_error("create: cxl_virt is being unloaded");

@@ -50,6 +50,7 @@ enum cxlv_key {
 	CXLV_KEY_PERSISTENT_ERRORS,
 	CXLV_KEY_HEALTH_STATUS,
 	CXLV_KEY_MEDIA_STATUS,
+	CXLV_KEY_QOS_CLASS,
 	CXLV_NR_KEYS,
 };
 
@@ -86,6 +87,7 @@ static const char * const cxlv_key_names[CXLV_NR_KEYS] = {
 	[CXLV_KEY_PERSISTENT_ERRORS] = "persistent_errors",
 	[CXLV_KEY_HEALTH_STATUS] = "health_status",
 	[CXLV_KEY_MEDIA_STATUS] = "media_status",
+	[CXLV_KEY_QOS_CLASS] = "qos_class",
 };
 
 /* Keys whose value is text, not a number: handed back as tokens. */
@@ -532,7 +534,8 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 		BIT(CXLV_KEY_READ_BW) | BIT(CXLV_KEY_WRITE_BW) |
 		BIT(CXLV_KEY_WAYS) | BIT(CXLV_KEY_HOST_BRIDGES) |
 		BIT(CXLV_KEY_GRANULARITY) | BIT(CXLV_KEY_FW_SLOTS) |
-		BIT(CXLV_KEY_FW_REV) | BIT(CXLV_KEY_RAM_SIZE);
+		BIT(CXLV_KEY_FW_REV) | BIT(CXLV_KEY_RAM_SIZE) |
+		BIT(CXLV_KEY_QOS_CLASS);
 	const u64 max[CXLV_NR_KEYS] = {
 		[CXLV_KEY_MEMSTART] = U64_MAX,
 		[CXLV_KEY_MEMSIZE] = U64_MAX,
@@ -549,6 +552,7 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 		[CXLV_KEY_GRANULARITY] = U32_MAX,
 		[CXLV_KEY_FW_SLOTS] = U32_MAX,
 		[CXLV_KEY_RAM_SIZE] = U64_MAX,
+		[CXLV_KEY_QOS_CLASS] = CXLV_QOS_CLASS_MAX,
 	};
 	u64 vals[CXLV_NR_KEYS] = {
 		[CXLV_KEY_WAYS] = 1,
@@ -648,6 +652,8 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 	p->host_bridges = vals[CXLV_KEY_HOST_BRIDGES];
 	p->granularity = p->ways > 1 ? vals[CXLV_KEY_GRANULARITY] :
 				       CXLV_MIN_GRANULARITY;
+	p->qos_class = vals[CXLV_KEY_QOS_CLASS];
+	p->qos_class_given = seen & BIT(CXLV_KEY_QOS_CLASS);
 	return 0;
 }
 

@@ -36,8 +36,9 @@
  *   CXLV_SINGLE_DPORT_HDM) it has none, so nothing unused is left there;
  * - an nvdimm bridge when the device is persistent;
  * - from 6.9, what cxl_acpi reads from ACPI for the kernel's performance
- *   computation (HMAT generic-port coordinates of each host bridge, QTG
- *   ids): cxlv_root_set_perf().
+ *   computation (HMAT generic-port coordinates of each host bridge, the
+ *   QTG id of the root decoder and of the device's memory, qos_class=):
+ *   cxlv_root_set_perf().
  *
  * Everything is devm on cxlvN and goes away, in reverse, when it unbinds.
  * Regions are devm on the root's uport too, so removal is refused while
@@ -103,17 +104,19 @@ static int cxlv_port_add_root_port(struct cxl_port *port,
 }
 
 #ifdef CXLV_HAVE_CXL_ROOT
-/* cxl_virt's one QoS Throttling Group: every device and root decoder */
-#define CXLV_QTG_ID	0
-
+/*
+ * The platform's QTG method (cxl_acpi: the QTG _DSM): every coordinate of
+ * the device's memory gets the device's one QoS Throttling Group.
+ */
 static int cxlv_root_qos_class(struct cxl_root *cxl_root,
 			       struct access_coordinate *coord,
 			       int entries, int *qos_class)
 {
+	struct cxlv_dev *cxlv = to_cxlv_dev(cxl_root->port.uport_dev);
 	int i;
 
 	for (i = 0; i < entries; i++)
-		qos_class[i] = CXLV_QTG_ID;
+		qos_class[i] = cxlv->params.qos_class;
 	return entries;
 }
 #endif
@@ -150,7 +153,7 @@ static void cxlv_root_set_perf(struct cxl_port *root, struct cxl_dport *dport,
 			.read_bandwidth = bandwidth,
 			.write_bandwidth = bandwidth,
 		};
-	cxlrd->qos_class = CXLV_QTG_ID;
+	cxlrd->qos_class = to_cxlv_dev(root->uport_dev)->params.qos_class;
 #endif
 }
 

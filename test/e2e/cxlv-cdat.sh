@@ -6,7 +6,8 @@
 # ... --write-bandwidth, in ns, us, G and M); the endpoint's CDAT, as the kernel
 # read it through the DOE mailbox (endpointN/CDAT), is parsed here and every
 # field checked against the create string; the link trains at 32 GT/s x8;
-# the memdev gets the root decoder's qos_class. A RAM region on the guest's
+# the memdev gets the root decoder's qos_class, the one --qos-class gave
+# the platform. A RAM region on the guest's
 # CPU-less node 1 (HMAT describes node 0 only, as DRAM: 100 ns, 25.6 GB/s)
 # then has the access coordinates the kernel's own arithmetic gives: the
 # CDAT figure plus the link's flit time and the host bridge's 10 ns, the
@@ -28,12 +29,12 @@
 # shellcheck source=test/vm/guest/demotion.sh
 . "$CXLV/test/vm/guest/demotion.sh"
 
-rlat=400 wlat=500 rbw=20000 wbw=16000
+rlat=400 wlat=500 rbw=20000 wbw=16000 qos=7
 dram_lat=100 dram_bw=25600 # run-vm.sh --hmat: node 0
 
 load_stack --ram
 dev=$(cxlvctl create --memstart 4G --size 1G --read-latency ${rlat}ns --write-latency 0.$((wlat / 100))us \
-	--read-bandwidth $((rbw / 1000))G --write-bandwidth ${wbw}M --json | jq -r .device)
+	--read-bandwidth $((rbw / 1000))G --write-bandwidth ${wbw}M --qos-class $qos --json | jq -r .device)
 wait_ready "$dev"
 cap=$(attr "$dev" capacity) mem=$(attr "$dev" memdev)
 for f in read_latency:$rlat write_latency:$wlat read_bandwidth:$rbw write_bandwidth:$wbw; do
@@ -52,9 +53,9 @@ for d in "$bdf" "$rp"; do
 	expect_eq "$d link width" "$(cat "/sys/bus/pci/devices/$d/current_link_width")" 8
 done
 decoder=$(attr "$dev" decoder)
-expect_eq "root decoder qos_class" "$(cat "/sys/bus/cxl/devices/$decoder/qos_class")" 0
-expect_eq "$mem ram qos_class" "$(cat "/sys/bus/cxl/devices/$mem/ram/qos_class")" 0
-step "cxl list -M shows the qos_class" json_has '.ram_qos_class == 0' cxl_one -m "$mem"
+expect_eq "root decoder qos_class" "$(cat "/sys/bus/cxl/devices/$decoder/qos_class")" $qos
+expect_eq "$mem ram qos_class" "$(cat "/sys/bus/cxl/devices/$mem/ram/qos_class")" $qos
+step "cxl list -M shows the qos_class" json_has ".ram_qos_class == $qos" cxl_one -m "$mem"
 
 # --- region and node coordinates: the kernel's arithmetic ---
 expected_coords $rlat $wlat $rbw $wbw

@@ -112,6 +112,8 @@ static bool same(char kind, const struct outcome *a, const struct outcome *b)
 	       a->p.fw_slots == b->p.fw_slots &&
 	       a->p.ram_size == b->p.ram_size &&
 	       a->p.ram_size_given == b->p.ram_size_given &&
+	       a->p.qos_class == b->p.qos_class &&
+	       a->p.qos_class_given == b->p.qos_class_given &&
 	       !memcmp(a->p.fw_rev, b->p.fw_rev, sizeof(a->p.fw_rev)) &&
 	       !memcmp(&a->p.perf, &b->p.perf, sizeof(a->p.perf));
 }
@@ -277,6 +279,10 @@ static void render_back(const struct outcome *o, char kind, char *s,
 		snprintf(s + strlen(s), n - strlen(s),
 			 hex ? ",ram_size=%#llx" : "\nram_size=%llu",
 			 (unsigned long long)o->p.ram_size);
+	if (o->p.qos_class_given)
+		snprintf(s + strlen(s), n - strlen(s),
+			 hex ? ",qos_class=%#x" : "\nqos_class=%u",
+			 o->p.qos_class);
 }
 
 /* What accepted firmware slots must be (cxlv_parse.h). */
