@@ -286,7 +286,7 @@ func TestVirtDevicesCxlv(t *testing.T) {
 		Name: "cxlv0", ID: 0, Path: d.Path,
 		Memstart: u(4 << 30), Memsize: u(512 << 20), Capacity: u(256 << 20),
 		WindowStart: u(0x110000000), Pmem: &yes,
-		Serial: u(0x43584c5600001000), Memdevs: []string{"mem0"}, Root: "root0", Decoder: "decoder0.0",
+		Serial: u(0x43584c5600001000), Memdevs: []string{"mem0"}, Root: "root0", Decoders: []string{"decoder0.0"},
 		State: "ready", Driver: "cxl_virt",
 	}
 	if !reflect.DeepEqual(d, want) {

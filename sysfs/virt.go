@@ -45,8 +45,9 @@ type VirtDevice struct {
 	Ways, HostBridges, Granularity *uint64
 	// Serials are the endpoints' serials in position order (serial + p).
 	Serials []uint64
-	// Decoder is the root decoder over the device's window.
-	Decoder string
+	// Decoders are the root decoders over the device's window: one, or
+	// the volatile part's then the persistent part's.
+	Decoders []string
 	// State is the module's view: probing, enumerating, ready, busy.
 	State  string
 	Driver string
@@ -150,7 +151,7 @@ func readVirtDevice(p string) (VirtDevice, error) {
 		Ways:        a.optU64("ways"),
 		HostBridges: a.optU64("host_bridges"),
 		Granularity: a.optU64("granularity"),
-		Decoder:     a.str("decoder"),
+		Decoders:    strings.Fields(a.str("decoder")),
 		State:       a.str("state"),
 		Driver:      a.driver(),
 	}

@@ -89,7 +89,8 @@ func (q QoSClass) keys() string {
 
 // Partition is the volatile part a persistent device is born with (CXL
 // r3.0 8.2.9.8.2): the first RAMSize bytes of its capacity, the rest
-// persistent (create key ram_size=, kmod/emu/cxlv_partition.c). Unset, the
+// persistent; in a set each endpoint's first RAMSize / ways bytes (create
+// key ram_size=, kmod/emu/cxlv_partition.c). Unset, the
 // device keeps the layout of the range's previous device, or is all
 // persistent.
 type Partition struct {
@@ -107,11 +108,13 @@ func (p Partition) validate(pmem bool, ways uint64) error {
 		return nil
 	case !pmem:
 		return cxlverr.Invalidf("--ram-size needs --pmem: a device without --pmem is all volatile already")
-	case ways > 1:
-		return cxlverr.Invalidf("--ram-size with --ways %d: only a device of one endpoint has partitions", ways)
-	case p.RAMSize%PartitionAlign != 0:
+	case ways == 1 && p.RAMSize%PartitionAlign != 0:
 		return cxlverr.Invalidf("--ram-size %s is not a multiple of the 512M partition alignment (e.g. --ram-size %s)",
 			units.FormatSize(p.RAMSize), units.FormatSize(units.AlignUp(p.RAMSize, PartitionAlign)))
+	case p.RAMSize%(ways*PartitionAlign) != 0:
+		// each endpoint gets RAMSize / ways, a multiple of the alignment
+		return cxlverr.Invalidf("--ram-size %s with --ways %d is not a multiple of %d x the 512M partition alignment (e.g. --ram-size %s)",
+			units.FormatSize(p.RAMSize), ways, ways, units.FormatSize(units.AlignUp(p.RAMSize, ways*PartitionAlign)))
 	}
 	return nil
 }

@@ -56,7 +56,8 @@ func TestValidate(t *testing.T) {
 	x8 := CreateSpec{Memstart: 16 * units.GiB, Memsize: 4 * units.GiB, Interleave: Interleave{Ways: 8, HostBridges: 4, Granularity: 4 * units.KiB}}
 	part := CreateSpec{Memstart: 6 * units.GiB, Memsize: 2 * units.GiB, Pmem: true, Partition: Partition{Set: true, RAMSize: units.GiB}}
 	qos := CreateSpec{Memstart: 6 * units.GiB, Memsize: units.GiB, QoSClass: QoSClass{Set: true, Class: MaxQoSClass}}
-	for _, s := range []CreateSpec{ok, borrow, set, x8, part, qos} {
+	partSet := CreateSpec{Memstart: 8 * units.GiB, Memsize: 4 * units.GiB, Pmem: true, Interleave: Interleave{Ways: 2, HostBridges: 2}, Partition: Partition{Set: true, RAMSize: 2 * units.GiB}}
+	for _, s := range []CreateSpec{ok, borrow, set, x8, part, qos, partSet} {
 		if err := s.Validate(); err != nil {
 			t.Fatalf("Validate(%+v) = %v", s, err)
 		}
@@ -94,8 +95,8 @@ func TestValidate(t *testing.T) {
 		{CreateSpec{Memstart: 6 * units.GiB, Memsize: units.GiB, Partition: Partition{Set: true}}, "--ram-size needs --pmem"},
 		{CreateSpec{Memstart: 6 * units.GiB, Memsize: units.GiB, Pmem: true, Partition: Partition{Set: true, RAMSize: 256 * units.MiB}},
 			"--ram-size 256M is not a multiple of the 512M partition alignment (e.g. --ram-size 512M)"},
-		{CreateSpec{Memstart: 8 * units.GiB, Memsize: 4 * units.GiB, Pmem: true, Interleave: Interleave{Ways: 2}, Partition: Partition{Set: true}},
-			"--ram-size with --ways 2: only a device of one endpoint has partitions"},
+		{CreateSpec{Memstart: 8 * units.GiB, Memsize: 4 * units.GiB, Pmem: true, Interleave: Interleave{Ways: 2}, Partition: Partition{Set: true, RAMSize: 512 * units.MiB}},
+			"--ram-size 512M with --ways 2 is not a multiple of 2 x the 512M partition alignment (e.g. --ram-size 1G)"},
 		{CreateSpec{Memstart: 6 * units.GiB, Memsize: units.GiB, QoSClass: QoSClass{Set: true, Class: MaxQoSClass + 1}},
 			"--qos-class 65536: a QoS class (QTG ID) is 0 to 65535"},
 	} {

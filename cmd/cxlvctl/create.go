@@ -46,9 +46,11 @@ func createCommand() *cli.Command {
 			"flash: the flags apply to a range whose firmware state is new or of\n" +
 			"another slot count.\n" +
 			"--ram-size N (with --pmem, a multiple of 512M below the capacity) makes the\n" +
-			"first N of the capacity volatile and the rest persistent; `cxl set-partition`\n" +
-			"moves the boundary in 512M steps, from the next remove and create on the\n" +
-			"range. Without --ram-size a range keeps the layout of its last device.\n" +
+			"first N of the capacity volatile and the rest persistent; in a set each\n" +
+			"endpoint's first N/ways (N a multiple of ways x 512M), and the set gets a root\n" +
+			"decoder for each kind. `cxl set-partition` moves a memdev's boundary in 512M\n" +
+			"steps, from the next remove and create on the range (a set's memdevs all\n" +
+			"alike). Without --ram-size a range keeps the layout of its last device.\n" +
 			"Partitions need RAM regions (Linux 6.3 and later): 6.1 refuses --ram-size.\n" +
 			"--qos-class N (0 to 65535, default 0) is the QoS Throttling Group the platform\n" +
 			"gives the device's root decoders and memory: `cxl list` shows it as qos_class\n" +

@@ -24,12 +24,12 @@
  *         4096, only with ways > 1). fw_slots (default 2) firmware
  *         slots, of which slot 1 runs fw_rev from the factory (default
  *         CXLV_FW_DEFAULT_REV): 1 to CXLV_FW_REV_LEN printable ASCII
- *         characters, no comma. ram_size (pmem=1, ways=1 only) makes the
- *         first ram_size bytes of the capacity volatile and the rest
- *         persistent, a multiple of CXLV_PARTITION_ALIGN below the
- *         capacity (the module checks that bound); without it the layout
- *         the device had at its last remove (after a Set Partition Info,
- *         its "next" one), or all persistent. qos_class (default 0) is the
+ *         characters, no comma. ram_size (pmem=1) makes the first
+ *         ram_size / ways bytes of each endpoint's capacity volatile and
+ *         the rest persistent, a multiple of ways x CXLV_PARTITION_ALIGN
+ *         below the capacity (the module checks that bound); without it
+ *         the layout the device had at its last remove (after a Set
+ *         Partition Info, its "next" one), or all persistent. qos_class (default 0) is the
  *         QoS Throttling Group of the device's root decoders and the one
  *         the platform's QTG method gives its memory, as ACPI's CFMWS QTG
  *         ID and QTG _DSM would (CXL r3.0 9.17.1.3 and 9.17.3.1); the module
@@ -67,13 +67,13 @@
  * -EINVAL    malformed token, unknown or repeated key, bad number or value,
  *            embedded NUL, memsize not a page multiple, a figure of 0,
  *            fw_slots out of 2..4, a fw_rev with a character not printable,
- *            ram_size not a multiple of CXLV_PARTITION_ALIGN or with pmem=0
+ *            ram_size not a multiple of ways x CXLV_PARTITION_ALIGN or with
+ *            pmem=0
  * -ENODATA   a required key missing
  * -ERANGE    a number that overflows its field, a fw_rev longer than
  *            CXLV_FW_REV_LEN, memstart + memsize wraps,
  *            serial + ways - 1 does, or a figure above CXLV_PERF_MAX
- * -EOPNOTSUPP cxltype other than 3, borrow=1 with ways > 1, or ram_size
- *            with ways > 1
+ * -EOPNOTSUPP cxltype other than 3, or borrow=1 with ways > 1
  *
  * borrow=1 with a memsize or memstart not a multiple of 256 MiB is -EINVAL
  * here. What the module answers once the text parses (cxlv_borrow.c):
@@ -185,7 +185,8 @@ struct cxlv_perf {
  * @granularity: interleave granularity in bytes; 256 when @ways is 1
  * @fw_slots: firmware slots
  * @fw_rev: the factory revision of slot 1, NUL-padded
- * @ram_size: volatile bytes at the start of the capacity (pmem=1)
+ * @ram_size: volatile bytes of the set, ram_size / ways at the start of
+ *	each endpoint's capacity (pmem=1)
  * @ram_size_given: ram_size= was given: the device is born with it
  * @qos_class: QoS Throttling Group of its root decoders and its memory
  * @qos_class_given: qos_class= was given

@@ -68,12 +68,12 @@ static const struct cxlv_emu_ops cxlv_emu_ops = {
 };
 
 /*
- * A persistent device of one endpoint can move its partition boundary,
- * where the kernel has RAM regions (cxlv_compat.h).
+ * A persistent device can move its partition boundary, where the kernel
+ * has RAM regions (cxlv_compat.h).
  */
 static bool cxlv_partitionable(const struct cxlv_dev *cxlv)
 {
-	return CXLV_PARTITIONS && cxlv->params.pmem && cxlv->params.ways == 1;
+	return CXLV_PARTITIONS && cxlv->params.pmem;
 }
 
 static int cxlv_emu_setup(struct cxlv_ep *ep)
@@ -120,6 +120,7 @@ static int cxlv_emu_setup(struct cxlv_ep *ep)
 static int cxlv_ep_init(struct cxlv_dev *cxlv)
 {
 	const struct cxlv_params *p = &cxlv->params;
+	u64 ep_ram = div_u64(p->ram_size, p->ways);
 	struct cxlv_ep *ep;
 	int rc;
 
@@ -128,7 +129,16 @@ static int cxlv_ep_init(struct cxlv_dev *cxlv)
 						    cxlv_ep_capacity(cxlv),
 						    cxlv_partitionable(cxlv),
 						    p->ram_size_given ?
-						    &p->ram_size : NULL);
+						    &ep_ram : NULL);
+		/* a set's windows take each partition across all endpoints */
+		if (ep->ram_bytes != cxlv->eps[0].ram_bytes) {
+			cxlv_set_error("create: %s: endpoint %u has %llu MiB volatile, endpoint 0 %llu MiB: give each memdev of the set the same cxl set-partition, or create with ram_size=",
+				       dev_name(&cxlv->dev), ep->pos,
+				       ep->ram_bytes / SZ_1M,
+				       cxlv->eps[0].ram_bytes / SZ_1M);
+			cxlv->probe_reported = true;
+			return -EINVAL;
+		}
 		rc = cxlv_bar_init(ep);
 		/* registered before the PCI domain so it stops after it is gone */
 		if (!rc)
@@ -199,6 +209,8 @@ int cxlv_probe(struct device *dev)
 		rc = cxlv_badrange_init(cxlv);
 	if (!rc)
 		rc = cxlv_ep_init(cxlv);
+	if (!rc)
+		rc = cxlv_window_split(cxlv);
 	if (rc)
 		goto out;
 	/* a PCI rescan must not add the devices before they are ready */
@@ -383,7 +395,7 @@ int cxlv_create(const struct cxlv_params *req)
 		if (rc == -EINPROGRESS) {
 			rc = -ENXIO;
 			cxlv_set_error("create: cxlv%u was not probed", id);
-		} else {
+		} else if (!cxlv->probe_reported) {
 			cxlv_set_error("create: cxlv%u did not probe: %pe (the kernel log says why)",
 				       id, ERR_PTR(rc));
 		}
@@ -392,7 +404,7 @@ int cxlv_create(const struct cxlv_params *req)
 	}
 	dev_info(&cxlv->dev, "%llu MiB %s (%llu MiB volatile) at %#llx, serial %#llx%s\n",
 		 layout.capacity / SZ_1M, p.pmem ? "persistent" : "volatile",
-		 p.pmem ? cxlv->eps[0].ram_bytes / SZ_1M : layout.capacity / SZ_1M,
+		 cxlv_ram_bytes(cxlv) / SZ_1M,
 		 layout.window_start, p.serial,
 		 borrow ? ", on borrowed memory" : "");
 	rc = id;
@@ -673,9 +685,15 @@ static ssize_t decoder_show(struct device *dev, struct device_attribute *attr,
 {
 	struct cxlv_dev *cxlv = to_cxlv_dev(dev);
 
+	unsigned int i;
+	int len = 0;
+
 	if (!cxlv_live(cxlv))
 		return sysfs_emit(buf, "\n");
-	return sysfs_emit(buf, "%s\n", dev_name(&cxlv->cxlrd->cxlsd.cxld.dev));
+	for (i = 0; i < cxlv->nr_windows; i++)
+		len += sysfs_emit_at(buf, len, "%s%s", i ? " " : "",
+				     dev_name(&cxlv->cxlrd[i]->cxlsd.cxld.dev));
+	return len + sysfs_emit_at(buf, len, "\n");
 }
 static DEVICE_ATTR_RO(decoder);
 

@@ -478,14 +478,15 @@ static int cxlv_parse_firmware(const u64 *vals, const struct cxlv_token *rev,
 }
 
 /*
- * The volatile part of a persistent device of one endpoint, in steps of
- * the Partition Alignment (cxlv_partition.c); the module checks it against
+ * The volatile part of a persistent device, in steps of the Partition
+ * Alignment (cxlv_partition.c) on each endpoint: a set's ram_size is the
+ * sum of its endpoints' equal volatile parts. The module checks it against
  * the capacity, which the text alone does not decide.
  */
 static int cxlv_parse_ram_size(const u64 *vals, unsigned long seen,
 			       struct cxlv_params *p, char *why, size_t why_len)
 {
-	u64 ram = vals[CXLV_KEY_RAM_SIZE];
+	u64 ram = vals[CXLV_KEY_RAM_SIZE], ways = vals[CXLV_KEY_WAYS];
 
 	p->ram_size = ram;
 	p->ram_size_given = seen & BIT(CXLV_KEY_RAM_SIZE);
@@ -497,17 +498,12 @@ static int cxlv_parse_ram_size(const u64 *vals, unsigned long seen,
 			 (unsigned long long)ram);
 		return -EINVAL;
 	}
-	if (vals[CXLV_KEY_WAYS] > 1) {
+	/* ways is 1, 2, 4 or 8 here (cxlv_parse_interleave()) */
+	if (ram % (CXLV_PARTITION_ALIGN * ways)) {
 		snprintf(why, why_len,
-			 "ram_size=%llu with ways=%llu: only a device of one endpoint has partitions",
-			 (unsigned long long)ram,
-			 (unsigned long long)vals[CXLV_KEY_WAYS]);
-		return -EOPNOTSUPP;
-	}
-	if (ram % CXLV_PARTITION_ALIGN) {
-		snprintf(why, why_len,
-			 "ram_size=%llu is not a multiple of the %llu MiB partition alignment",
-			 (unsigned long long)ram, CXLV_PARTITION_ALIGN >> 20);
+			 "ram_size=%llu is not a multiple of %llu endpoint(s) x the %llu MiB partition alignment",
+			 (unsigned long long)ram, (unsigned long long)ways,
+			 CXLV_PARTITION_ALIGN >> 20);
 		return -EINVAL;
 	}
 	return 0;

@@ -57,10 +57,12 @@
  *   and increase with n) and against the identity mapping the data relies
  *   on, for each decoder (HPA = hpa_base + DPA, one way, 256 MiB aligned,
  *   inside the capacity; for an endpoint of an interleave set, the set's
- *   whole window at its ways and granularity, DPA from 0, which the set's
- *   contiguous RAM serves as is: only decoder 0 of a set's endpoint or
- *   host bridge can commit, since any other range would need RAM that is
- *   not there), and only then shows COMMITTED or COMMIT_ERROR; a cleared
+ *   ways and granularity over whole ways x 256 MiB blocks of its window at
+ *   HPA = hpa_base + ways x DPA, which the set's contiguous RAM serves as
+ *   is, each endpoint's DPA in its stripes: so a region over the
+ *   persistent partition sits after the volatile partition's HPA, as the
+ *   device's two root windows place it, cxlv_window.c), and only then
+ *   shows COMMITTED or COMMIT_ERROR; a cleared
  *   COMMIT clears both, resets being taken top decoder first. A reset of a
  *   committed decoder while the one above it is committed is refused: the
  *   decoder keeps decoding, Committed set, until the one above is reset
@@ -287,39 +289,63 @@ static void cxlv_emu_hdm_read(struct cxlv_hdm_block *blk, int id,
 	d->skip = cxlv_emu_hdm_read64(blk, CXL_HDM_DECODER0_SKIP_LOW(id));
 }
 
-/* Does @d decode the set's whole window at ways @iw and granularity @ig? */
-static const char *cxlv_emu_hdm_check_interleave(struct cxlv_emu *emu,
-						const struct cxlv_hdm_decoder *d,
-						unsigned int iw,
-						unsigned int ig)
+/* Does @d interleave at ways @iw and granularity @ig? */
+static const char *cxlv_emu_hdm_check_interleave(const struct cxlv_hdm_decoder *d,
+						 unsigned int iw,
+						 unsigned int ig)
 {
-	const struct cxlv_emu_config *cfg = &emu->cfg;
-
 	/* CXL r3.0 8.2.4.19.7: IW is log2(ways), IG log2(bytes / 256) */
 	if (FIELD_GET(CXL_HDM_DECODER0_CTRL_IW_MASK, d->ctrl) != ilog2(iw))
 		return "interleave ways other than the set's";
 	if (FIELD_GET(CXL_HDM_DECODER0_CTRL_IG_MASK, d->ctrl) !=
 	    ilog2(ig / SZ_256))
 		return "interleave granularity other than the set's";
-	if (d->base != cfg->hpa_base || d->size != cfg->capacity * cfg->ways)
-		return "HPA range is not the set's window";
 	return NULL;
 }
 
 /*
- * A set's endpoint decoder: the whole window at the set's ways and
- * granularity, the DPA from 0. Returns NULL, or why it cannot commit.
+ * Does @d decode a part of the set's window that starts and ends on a
+ * boundary of ways x 256 MiB, where every endpoint's share is whole
+ * 256 MiB blocks?
+ */
+static const char *cxlv_emu_hdm_check_span(struct cxlv_emu *emu,
+					   const struct cxlv_hdm_decoder *d)
+{
+	const struct cxlv_emu_config *cfg = &emu->cfg;
+	u64 window = cfg->capacity * cfg->ways, off = d->base - cfg->hpa_base;
+	u64 unit = (u64)SZ_256M * cfg->ways, off_rem, size_rem;
+
+	if (!d->size || d->base < cfg->hpa_base || off > window ||
+	    d->size > window - off)
+		return "HPA range empty or outside the set's window";
+	div64_u64_rem(off, unit, &off_rem);
+	div64_u64_rem(d->size, unit, &size_rem);
+	if (off_rem || size_rem)
+		return "HPA range not in whole ways x 256 MiB blocks";
+	return NULL;
+}
+
+/*
+ * A set's endpoint decoder: the set's ways and granularity over a part of
+ * its window, and the DPA where the identity puts that part (HPA = hpa_base
+ * + ways x DPA: the set's contiguous RAM serves the window as it is, each
+ * endpoint's DPA in its stripes). Returns NULL, or why it cannot commit.
  */
 static const char *cxlv_emu_hdm_check_set(struct cxlv_emu *emu,
 					  const struct cxlv_hdm_decoder *d,
-					  u64 dpa_base)
+					  u64 dpa)
 {
 	const struct cxlv_emu_config *cfg = &emu->cfg;
-	const char *why = cxlv_emu_hdm_check_interleave(emu, d, cfg->ways,
+	const char *why = cxlv_emu_hdm_check_interleave(d, cfg->ways,
 							 cfg->granularity);
 
-	if (!why && (dpa_base || d->skip))
-		why = "DPA does not start at 0";
+	if (!why)
+		why = cxlv_emu_hdm_check_span(emu, d);
+	if (!why && d->base != cfg->hpa_base + dpa * cfg->ways)
+		why = "HPA is not hpa_base + ways x DPA";
+	if (!why && (dpa > cfg->capacity ||
+		     div_u64(d->size, cfg->ways) > cfg->capacity - dpa))
+		why = "DPA range beyond the device capacity";
 	return why;
 }
 
@@ -349,7 +375,9 @@ static const char *cxlv_emu_hdm_check_one_port(struct cxlv_emu *emu,
 /*
  * A host bridge's decoder, as cxl_port_setup_targets() programs it for a
  * region over the set (6.1: eig from the root's eig and eiw; 6.12 on:
- * ig = parent ig x parent iw): the whole window, one way per root port at
+ * ig = parent ig x parent iw): the region's part of the window, in whole
+ * ways x 256 MiB blocks (the endpoints' decoders hold the identity rule),
+ * one way per root port at
  * the set's granularity times its host bridges, target i the root port of
  * position h + i x host_bridges, which is root port i, port number i.
  */
@@ -362,8 +390,10 @@ static const char *cxlv_emu_hdm_check_bridge(struct cxlv_emu *emu,
 
 	if (cfg->bridge_ways == 1)
 		return cxlv_emu_hdm_check_one_port(emu, d);
-	why = cxlv_emu_hdm_check_interleave(emu, d, cfg->bridge_ways,
+	why = cxlv_emu_hdm_check_interleave(d, cfg->bridge_ways,
 					    cfg->granularity * host_bridges);
+	if (!why)
+		why = cxlv_emu_hdm_check_span(emu, d);
 	if (why)
 		return why;
 	for (i = 0; i < cfg->bridge_ways; i++)
@@ -417,7 +447,7 @@ static const char *cxlv_emu_hdm_check(struct cxlv_emu *emu,
 	if (READ_ONCE(emu->mbox_state.bg.running))
 		return "media being erased (cxlv_sanitize.c)";
 	if (emu->cfg.ways > 1)
-		return cxlv_emu_hdm_check_set(emu, d, dpa_base);
+		return cxlv_emu_hdm_check_set(emu, d, dpa);
 	if (FIELD_GET(CXL_HDM_DECODER0_CTRL_IW_MASK, d->ctrl))
 		return "interleave ways other than 1";
 	if (!d->size)
@@ -557,10 +587,14 @@ static bool cxlv_emu_hdm_poll_block(struct cxlv_emu *emu,
 		if ((d.ctrl & answer_bits) != answer)
 			writel((d.ctrl & ~answer_bits) | answer,
 			       blk->regs + CXL_HDM_DECODER0_CTRL_OFFSET(id));
-		/* The next decoder's DPA starts where this one's ends. */
+		/*
+		 * The next decoder's DPA starts where this one's ends: an
+		 * endpoint decoder of a set takes size / ways of its DPA.
+		 */
 		if (*state == CXLV_HDM_COMMITTED)
 			dpa_base += blk->checked[id].skip +
-				    blk->checked[id].size;
+				    div_u64(blk->checked[id].size,
+					    blk->bridge ? 1 : emu->cfg.ways);
 	}
 	return moved;
 }

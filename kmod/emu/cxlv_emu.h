@@ -129,8 +129,8 @@ struct cxlv_emu_ops {
  * @bridge_ways: root ports below that host bridge
  * @pmem: a persistent device: all capacity is persistent but the first
  *	@ram_bytes (else all volatile)
- * @partitionable: @pmem with one endpoint: Set Partition Info moves the
- *	boundary (cxlv_partition.c)
+ * @partitionable: @pmem where the kernel has RAM regions: Set Partition
+ *	Info moves the boundary (cxlv_partition.c)
  * @ram_bytes: the volatile bytes at DPA 0 of a partitionable device when
  *	it is created, from cxlv_partition_boot()
  * @fw_slots: firmware slots, CXLV_FW_MIN_SLOTS to CXLV_FW_MAX_SLOTS

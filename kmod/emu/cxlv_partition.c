@@ -11,14 +11,15 @@
 /**
  * DOC: cxl_virt volatile and persistent partitions
  *
- * On a kernel with RAM regions (6.3 on; not 6.1: cxlv_compat.h), a
- * persistent device of one endpoint (pmem=1, ways=1) has all of its
- * capacity partitionable between volatile and persistent (CXL r3.0
- * 8.2.9.8.1.1 Identify: no volatile-only nor persistent-only capacity) at
- * a Partition Alignment of CXLV_PARTITION_ALIGN: the first part of the DPA
- * is volatile, the rest persistent. A volatile device, or an endpoint of an
- * interleave set, is not partitionable (alignment 0): its one partition
- * spans the capacity.
+ * On a kernel with RAM regions (6.3 on; not 6.1: cxlv_compat.h), each
+ * endpoint of a persistent device (pmem=1) has all of its capacity
+ * partitionable between volatile and persistent (CXL r3.0 8.2.9.8.1.1
+ * Identify: no volatile-only nor persistent-only capacity) at a Partition
+ * Alignment of CXLV_PARTITION_ALIGN: the first part of the DPA is
+ * volatile, the rest persistent. A volatile device is not partitionable
+ * (alignment 0): its one partition spans the capacity. The endpoints of a
+ * set are partitioned one by one, as a set of real devices is; the module
+ * creates a set only when they agree (cxlv_device.c).
  *
  * Set Partition Info (8.2.9.8.2.2) takes the volatile capacity in 256 MiB
  * units: not a multiple of the alignment, above the capacity, or with a
@@ -105,7 +106,7 @@ static bool cxlv_partition_valid(u64 capacity, u64 ram)
  * cxlv_partition_boot() - the active layout of a device being created
  * @nv: the endpoint's non-volatile area (CXLV_NV_SIZE)
  * @capacity: its capacity in bytes
- * @partitionable: a persistent device of one endpoint
+ * @partitionable: a persistent device, where the kernel has RAM regions
  * @ram_size: the create request's ram_size=, or NULL if it has none
  *
  * The power cycle: the next layout saved before becomes the active one, or

@@ -227,6 +227,9 @@ static int cxlv_mem_tile(struct cxlv_dev *cxlv, const char *window_name)
 	rc = cxlv_res_add(cxlv, cxlv->range_res, cxlv->window_res);
 	if (rc)
 		return rc;
+	/* one root window until the probe knows the partitions */
+	cxlv->windows[0] = cxlv->window_res;
+	cxlv->nr_windows = 1;
 
 	cxlv->unused[0] = (struct resource)
 		DEFINE_RES_NAMED(meta_end, l->window_start - meta_end,
@@ -333,6 +336,8 @@ void cxlv_mem_unclaim(struct cxlv_dev *cxlv)
 		cxlv_borrow_close(cxlv->borrow);
 	if (cxlv->window_res) {
 		cxlv_window_exit(cxlv);
+		for (i = 0; i < ARRAY_SIZE(cxlv->parts); i++)
+			cxlv_res_remove(cxlv, &cxlv->parts[i]);
 		cxlv_res_remove(cxlv, cxlv->window_res);
 	}
 	for (i = 0; i < ARRAY_SIZE(cxlv->unused); i++)

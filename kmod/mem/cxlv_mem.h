@@ -49,6 +49,7 @@ void cxlv_window_exit(struct cxlv_dev *cxlv);
 void cxlv_window_region_added(struct cxlv_dev *cxlv);
 void cxlv_window_region_removed(struct cxlv_dev *cxlv, struct resource *hpa);
 int cxlv_window_check(struct cxlv_dev *cxlv);
+int cxlv_window_split(struct cxlv_dev *cxlv);
 
 /* cxlv_pm.c: hibernation refused while a device or borrowed range exists */
 int cxlv_pm_init(void);

@@ -13,8 +13,10 @@
  * The CXL window is the one part of a device's range where others may claim
  * memory: CXL regions insert their HPA range there, and nd_pmem, device-dax
  * and kmem claim below those. While the device has no region nobody has any
- * business there, so the window is fenced: one busy claim over all of it,
- * below which nobody can request anything. The first region takes the fence
+ * business there, so the window is fenced: one busy claim over all of it
+ * (over each of its two parts where the device has a root window for each
+ * kind of capacity, cxlv_window_split()), below which nobody can request
+ * anything. The first region takes the fence
  * down, and the module is pinned (a module reference) for as long as the
  * window is open. Once the last region has gone the fence goes up again and
  * the pin is dropped. When the fence cannot go up, the window holds memory
@@ -41,14 +43,14 @@ static void cxlv_window_unfence(struct cxlv_dev *cxlv)
 }
 
 /*
- * Puts the fence up over the whole window; the caller holds window_lock.
- * @hpa is the HPA range of a region that just went, which the CXL core
- * removes from the window right after: the fence then covers it from the
- * inside, and remove_resource() hands that piece up to the window.
+ * Puts the fence up over each root window (the whole CXL window, or its
+ * volatile and persistent parts); the caller holds window_lock. @hpa is the
+ * HPA range of a region that just went, which the CXL core removes from its
+ * root window right after: the fence then covers it from the inside, and
+ * remove_resource() hands that piece up to the root window.
  */
 static bool cxlv_window_fence(struct cxlv_dev *cxlv, struct resource *hpa)
 {
-	struct resource *w = cxlv->window_res;
 	struct resource *parent[ARRAY_SIZE(cxlv->fence)];
 	struct cxlv_span want[ARRAY_SIZE(cxlv->fence)];
 	unsigned int i, n = 0;
@@ -57,10 +59,15 @@ static bool cxlv_window_fence(struct cxlv_dev *cxlv, struct resource *hpa)
 		return true;
 	if (cxlv->regions)
 		return false;
-	if (!hpa || hpa->parent != w) {
-		parent[n] = w;
-		want[n++] = (struct cxlv_span){ w->start, resource_size(w) };
-	} else {
+	for (i = 0; i < cxlv->nr_windows; i++) {
+		struct resource *w = cxlv->windows[i];
+
+		if (!hpa || hpa->parent != w) {
+			parent[n] = w;
+			want[n++] = (struct cxlv_span){ w->start,
+							resource_size(w) };
+			continue;
+		}
 		if (hpa->start > w->start) {
 			parent[n] = w;
 			want[n++] = (struct cxlv_span){ w->start,
@@ -173,6 +180,56 @@ void cxlv_window_exit(struct cxlv_dev *cxlv)
 		module_put(THIS_MODULE);
 	cxlv->pinned = false;
 	mutex_unlock(&cxlv->window_lock);
+}
+
+/**
+ * cxlv_window_split() - a root window for each kind of capacity
+ * @cxlv: device being probed, its endpoints' partition layouts read
+ *
+ * A root decoder gives a region the lowest free HPA of its window, and the
+ * identity the data relies on (HPA = window start + ways x DPA,
+ * cxlv_emu.c) wants a region over the persistent partition after the
+ * volatile partition's HPA. So a device with both kinds gets two root
+ * windows, as a platform with a volatile and a persistent CFMWS has: the
+ * volatile part of the CXL window, then the persistent part, each a child
+ * of it in iomem and fenced on its own. Other devices keep the one window.
+ * A claim that slips into the window while the fence is down fails the
+ * split, and the probe with it.
+ *
+ * Return: 0, or a negative errno (logged).
+ */
+int cxlv_window_split(struct cxlv_dev *cxlv)
+{
+	struct resource *w = cxlv->window_res;
+	u64 ram = cxlv_ram_bytes(cxlv);
+	unsigned int i;
+	int rc = 0;
+
+	cxlv->windows[0] = w;
+	cxlv->nr_windows = 1;
+	if (!ram || ram >= resource_size(w))
+		return 0;
+	cxlv->parts[0] = (struct resource)
+		DEFINE_RES_MEM_NAMED(w->start, ram, "CXL volatile window");
+	cxlv->parts[1] = (struct resource)
+		DEFINE_RES_MEM_NAMED(w->start + ram, resource_size(w) - ram,
+				     "CXL persistent window");
+	mutex_lock(&cxlv->window_lock);
+	cxlv_window_unfence(cxlv);
+	for (i = 0; i < ARRAY_SIZE(cxlv->parts) && !rc; i++)
+		rc = request_resource(w, &cxlv->parts[i]);
+	if (!rc) {
+		for (i = 0; i < ARRAY_SIZE(cxlv->parts); i++)
+			cxlv->windows[i] = &cxlv->parts[i];
+		cxlv->nr_windows = ARRAY_SIZE(cxlv->parts);
+	}
+	if (!cxlv_window_fence(cxlv, NULL) && !rc)
+		rc = -EBUSY;
+	mutex_unlock(&cxlv->window_lock);
+	if (rc)
+		dev_err(&cxlv->dev, "cannot split %s into its volatile and persistent windows: %d (see /proc/iomem)\n",
+			w->name, rc);
+	return rc;
 }
 
 /**

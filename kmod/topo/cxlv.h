@@ -93,6 +93,12 @@ struct cxlv_cfg_func {
 	struct cxlv_doe *doe;
 };
 
+/*
+ * Root windows of a device: its CXL window, or the volatile and the
+ * persistent part of it (cxlv_window_split()).
+ */
+#define CXLV_MAX_WINDOWS	2
+
 /* A piece of physical address space. */
 struct cxlv_span {
 	u64 start;
@@ -191,10 +197,16 @@ struct cxlv_ep {
  * @eps: the endpoints by position, @params.ways of them
  * @hbs: the host bridges, @params.host_bridges of them
  * @root: CXL root port (rootN)
- * @cxlrd: root decoder over the device's window
- * @window_res: the root decoder's window published in iomem; allocated
- *	until the device is released, since the root decoder points at it
+ * @window_res: the device's CXL window published in iomem; allocated
+ *	until the device is released, since a root decoder may point at it
+ * @parts: the volatile and the persistent part of @window_res, children of
+ *	it, when the device has both (cxlv_window_split())
+ * @windows: where each root decoder allocates regions: @window_res, or
+ *	@parts; @nr_windows of them
+ * @nr_windows: 1, or 2 for a device with both kinds of capacity
+ * @cxlrd: the root decoder over each of @windows
  * @probe_rc: why probe failed, for the creator to report
+ * @probe_reported: probe said why in last_error, which the creator keeps
  * @borrow: the borrowed range the device is on, until its claim goes
  * @borrowed: the device was made on a borrowed range
  * @badrange: its poison on the nvdimm bus of its bridge (cxlv_badrange.c)
@@ -207,7 +219,7 @@ struct cxlv_dev {
 	struct resource *range_res;
 	struct resource unused[2];
 	struct mutex window_lock;
-	struct cxlv_span fence[3];
+	struct cxlv_span fence[CXLV_MAX_WINDOWS + 2];
 	unsigned int fenced;
 	unsigned int regions;
 	bool pinned;
@@ -217,9 +229,13 @@ struct cxlv_dev {
 	struct cxlv_ep *eps;
 	struct cxlv_hb *hbs;
 	struct cxl_port *root;
-	struct cxl_root_decoder *cxlrd;
 	struct resource *window_res;
+	struct resource parts[CXLV_MAX_WINDOWS];
+	struct resource *windows[CXLV_MAX_WINDOWS];
+	unsigned int nr_windows;
+	struct cxl_root_decoder *cxlrd[CXLV_MAX_WINDOWS];
 	int probe_rc;
+	bool probe_reported;
 	struct cxlv_borrow *borrow;
 	bool borrowed;
 	struct cxlv_badrange *badrange;
@@ -232,6 +248,17 @@ struct cxlv_dev {
 #define cxlv_for_each_hb(cxlv, hb)					\
 	for ((hb) = (cxlv)->hbs;					\
 	     (hb) < (cxlv)->hbs + (cxlv)->params.host_bridges; (hb)++)
+
+/*
+ * Volatile bytes of the set, at the start of its window: each endpoint's
+ * volatile partition (a persistent device) or all of a volatile one.
+ */
+static inline u64 cxlv_ram_bytes(const struct cxlv_dev *cxlv)
+{
+	if (!cxlv->params.pmem)
+		return cxlv->layout.capacity;
+	return cxlv->eps[0].ram_bytes * cxlv->params.ways;
+}
 
 /* Root ports per host bridge, one endpoint below each. */
 static inline unsigned int cxlv_root_ports(const struct cxlv_dev *cxlv)

@@ -22,9 +22,11 @@
  * - the device's window, published in iomem by cxlv_mem_setup() as an
  *   IORES_DESC_CXL resource, given to the root decoder for region
  *   allocation (cxl_acpi's pair_cxl_resource(), which 6.1 keeps static);
- * - one root decoder over the window, as many ways as host bridges, at the
- *   set's granularity (CXL r3.0 9.17.1.3 CFMWS), targeting the dports in
- *   order, so that position p of a region sits below target p mod H;
+ * - a root decoder over each root window (the window, or its volatile and
+ *   its persistent part: cxlv_window_split()), as many ways as host
+ *   bridges, at the set's granularity (CXL r3.0 9.17.1.3 CFMWS), targeting
+ *   the dports in order, so that position p of a region sits below target
+ *   p mod H;
  * - per host bridge, the PCI bus registration and the host-bridge port,
  *   whose probe finds the root ports as its dports (on kernels that add
  *   dports lazily the module adds them, cxlv_port_add_root_port()). Its
@@ -123,9 +125,8 @@ static int cxlv_root_qos_class(struct cxl_root *cxl_root,
 
 /**
  * cxlv_root_set_perf() - what a platform gives the CXL core for performance
- * @root: the CXL root port
- * @dport: its dport for the host bridge
- * @cxlrd: its root decoder over that host bridge
+ * @cxlv: the device, its root decoders added
+ * @dport: the root's dport for a host bridge
  * @latency: ns from the CPUs to the host bridge
  * @bandwidth: MB/s from the CPUs to the host bridge
  *
@@ -136,31 +137,38 @@ static int cxlv_root_qos_class(struct cxl_root *cxl_root,
  * port and CFMWS. The op sits behind a pointer in 6.x and is embedded in
  * struct cxl_root in 7.x; 6.1 has none of this and reads no CDAT figures.
  */
-static void cxlv_root_set_perf(struct cxl_port *root, struct cxl_dport *dport,
-			       struct cxl_root_decoder *cxlrd, u32 latency,
-			       u32 bandwidth)
+static void cxlv_root_set_perf(struct cxlv_dev *cxlv, struct cxl_dport *dport,
+			       u32 latency, u32 bandwidth)
 {
 #ifdef CXLV_HAVE_CXL_ROOT
 	static const struct cxl_root_ops ops = {
 		.qos_class = cxlv_root_qos_class,
 	};
+	unsigned int i;
 
-	cxlv_root_set_qos_class(root, &ops);
-	for (int i = 0; i < ACCESS_COORDINATE_MAX; i++)
+	cxlv_root_set_qos_class(cxlv->root, &ops);
+	for (i = 0; i < ACCESS_COORDINATE_MAX; i++)
 		dport->coord[i] = (struct access_coordinate) {
 			.read_latency = latency,
 			.write_latency = latency,
 			.read_bandwidth = bandwidth,
 			.write_bandwidth = bandwidth,
 		};
-	cxlrd->qos_class = to_cxlv_dev(root->uport_dev)->params.qos_class;
+	for (i = 0; i < cxlv->nr_windows; i++)
+		cxlv->cxlrd[i]->qos_class = cxlv->params.qos_class;
 #endif
 }
 
-static int cxlv_root_decoder_add(struct cxlv_dev *cxlv)
+/*
+ * The root decoder over root window @w (cxlv_window_split()): the volatile
+ * or the persistent part of a device with both kinds of capacity, else the
+ * whole window, capable of what it holds.
+ */
+static int cxlv_root_decoder_add(struct cxlv_dev *cxlv, unsigned int w)
 {
-	const struct cxlv_layout *l = &cxlv->layout;
+	struct resource *res = cxlv->windows[w];
 	int target_map[CXL_DECODER_MAX_INTERLEAVE] = { 0 };
+	u64 ram = cxlv_ram_bytes(cxlv);
 	struct cxl_root_decoder *cxlrd;
 	struct cxl_decoder *cxld;
 	unsigned int i;
@@ -171,21 +179,22 @@ static int cxlv_root_decoder_add(struct cxlv_dev *cxlv)
 		return PTR_ERR(cxlrd);
 
 	cxld = &cxlrd->cxlsd.cxld;
-	/* RAM-capable too where a persistent device has a volatile part */
-	cxld->flags = CXL_DECODER_F_ENABLE | CXL_DECODER_F_TYPE3 |
-		      (cxlv->params.pmem ? CXL_DECODER_F_PMEM :
-					   CXL_DECODER_F_RAM);
-	if (cxlv->params.pmem && cxlv->eps[0].ram_bytes)
+	cxld->flags = CXL_DECODER_F_ENABLE | CXL_DECODER_F_TYPE3;
+	/* the volatile part comes first in the window */
+	if (ram && res->start < cxlv->layout.window_start + ram)
 		cxld->flags |= CXL_DECODER_F_RAM;
+	if (ram < cxlv->layout.capacity &&
+	    res->end >= cxlv->layout.window_start + ram)
+		cxld->flags |= CXL_DECODER_F_PMEM;
 	cxld->target_type = CXLV_DECODER_TYPE3;
 	cxld->hpa_range = (struct range) {
-		.start = l->window_start,
-		.end = l->window_start + l->capacity - 1,
+		.start = res->start,
+		.end = res->end,
 	};
 	cxld->interleave_ways = cxlv->params.host_bridges;
 	cxld->interleave_granularity = cxlv->params.granularity;
 	/* what cxl_acpi's pair_cxl_resource() does: regions allocate here */
-	cxlrd->res = cxlv->window_res;
+	cxlrd->res = res;
 
 	/* the dports in id order: position p sits below target p mod H */
 	for (i = 0; i < cxlv->params.host_bridges; i++)
@@ -198,7 +207,7 @@ static int cxlv_root_decoder_add(struct cxlv_dev *cxlv)
 	rc = cxl_decoder_autoremove(&cxlv->dev, cxld);
 	if (rc)
 		return rc;
-	cxlv->cxlrd = cxlrd;
+	cxlv->cxlrd[w] = cxlrd;
 	return 0;
 }
 
@@ -259,6 +268,7 @@ int cxlv_port_setup(struct cxlv_dev *cxlv)
 {
 	struct device *host = &cxlv->dev;
 	struct cxlv_hb *hb;
+	unsigned int i;
 	int rc;
 
 	cxlv->root = devm_cxl_add_port(host, host, CXL_RESOURCE_NONE, NULL);
@@ -283,12 +293,15 @@ int cxlv_port_setup(struct cxlv_dev *cxlv)
 		}
 	}
 
-	rc = cxlv_root_decoder_add(cxlv);
-	if (rc)
-		return dev_err_probe(host, rc, "cannot add root decoder\n");
+	for (i = 0; i < cxlv->nr_windows; i++) {
+		rc = cxlv_root_decoder_add(cxlv, i);
+		if (rc)
+			return dev_err_probe(host, rc,
+					     "cannot add root decoder\n");
+	}
 	cxlv_for_each_hb(cxlv, hb)
-		cxlv_root_set_perf(cxlv->root, hb->dport, cxlv->cxlrd,
-				   CXLV_HB_LATENCY_NS, CXLV_HB_BANDWIDTH_MBS);
+		cxlv_root_set_perf(cxlv, hb->dport, CXLV_HB_LATENCY_NS,
+				   CXLV_HB_BANDWIDTH_MBS);
 
 	cxlv_for_each_hb(cxlv, hb) {
 		rc = cxlv_port_add_hb(hb);
@@ -332,17 +345,21 @@ static int cxlv_match_region(struct device *dev, void *data)
  * @cxlv: a device
  * @region: if not NULL, receives the name of one region
  *
- * Regions hang below the root decoder, and their teardown on unbind would
+ * Regions hang below the root decoders, and their teardown on unbind would
  * pull memory from under namespaces and mounts, so removal is refused
  * while one exists. Not atomic against a concurrent create_pmem_region,
  * which 6.1 gives modules no lock against.
  */
 bool cxlv_port_has_region(struct cxlv_dev *cxlv, const char **region)
 {
-	if (!cxlv->cxlrd)
-		return false;
-	return device_for_each_child(&cxlv->cxlrd->cxlsd.cxld.dev, region,
-				     cxlv_match_region);
+	unsigned int i;
+
+	for (i = 0; i < cxlv->nr_windows; i++)
+		if (cxlv->cxlrd[i] &&
+		    device_for_each_child(&cxlv->cxlrd[i]->cxlsd.cxld.dev,
+					  region, cxlv_match_region))
+			return true;
+	return false;
 }
 
 /* Is @dev a region below a root decoder of a cxl_virt device? */

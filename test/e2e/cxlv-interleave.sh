@@ -10,9 +10,10 @@
 # read back; x2 through one host bridge at 16 KiB (the kernel's extremes).
 # x2 through one host bridge, x4 as 2 x 2 and x8 as 2 x 4 (host bridges with
 # several root ports, whose HDM decoders interleave): through one host bridge
-# the kernel programs members swapped within the bridge, another
-# granularity and a region of one block of a three-block window: the
-# emulator refuses each commit and says why in dmesg; over
+# the kernel programs members swapped within the bridge and another
+# granularity: the emulator refuses each commit and says why in dmesg; two
+# regions of one block each of its three-block window commit, the second
+# through each endpoint's and the bridge's decoder 1; over
 # the 2 x 2 set, a region on two of the memdevs is refused in the wrong order
 # by the kernel and in position order at commit by the emulator. On x2
 # across 2, x2 through 1, 2 x 2 and 2 x 4: an fsdax namespace with ext4 -o
@@ -20,7 +21,10 @@
 # removed and created again, the region re-created with its old UUID: the
 # namespace and the files are back. On 6.12 and 7.3 a RAM region over an x2
 # set through one host bridge comes online as node 1 and a pattern bound to
-# the node reads back; 6.1 offers no RAM regions (no create_ram_region).
+# the node reads back; then the same set partitioned (ram_size=, issue 33):
+# from its two root decoders a RAM region online as node 1 and a pmem
+# region with an fsdax namespace, data read back from both. 6.1 offers no
+# RAM regions (no create_ram_region).
 . /cxlv/test/vm/guest/cxlv.sh
 # shellcheck source=test/e2e/cxlvctl-region-ram-lib.sh
 . "$CXLV/test/e2e/cxlvctl-region-ram-lib.sh"
@@ -164,6 +168,38 @@ ram_region() {
 	remove "$DEV"
 }
 
+# partitioned_regions RAM: over the partitioned set DEV (RAM bytes
+# volatile), a RAM region from its volatile root decoder online as node 1
+# (a pattern bound to the node reads back), then a pmem region from its
+# persistent one, at the start of that window (the identity puts the
+# persistent DPA after the volatile part's HPA), with an fsdax namespace
+# whose data reads back; then all of it and the set go.
+partitioned_regions() {
+	local rroot proot extra wstart out rregion pregion dax ns
+	read -r rroot proot extra <<<"$(attr "$DEV" decoder)"
+	[ -n "$proot" ] && [ -z "$extra" ] || fail "$DEV: root decoders '$(attr "$DEV" decoder)', want two"
+	wstart=$(attr "$DEV" window_start)
+	expect_eq "$proot starts after the volatile part" "$(cat "/sys/bus/cxl/devices/$proot/start")" "$(printf %#x $((wstart + $1)))"
+	sysw online_movable "$MEMDIR/auto_online_blocks"
+	out=$(cxl create-region -m -t ram -d "$rroot" -w "${#MEMS[@]}" -g "$(attr "$DEV" granularity)" \
+		-s "$1" "${MEMS[@]}") || fail "RAM region over $DEV: $out"
+	rregion=$(jq -r .region <<<"$out")
+	step "$rregion: system-ram on node 1" wait_for 30 json_has \
+		'length == 1 and .[0].mode == "system-ram" and .[0].target_node == 1' daxctl list
+	dax=$(daxctl list | jq -r '.[0].chardev')
+	wait_for 30 blocks_in online "$dax" || fail "memory of $rregion not online"
+	step "pattern through numactl --membind=1" membind_pattern 1 32
+	out=$(cxl create-region -m -t pmem -d "$proot" -w "${#MEMS[@]}" -g "$(attr "$DEV" granularity)" \
+		"${MEMS[@]}") || fail "pmem region over $DEV: $out"
+	pregion=$(jq -r .region <<<"$out")
+	step "$pregion at the start of $proot" json_has ".[0].resource == $((wstart + $1)) and
+		.[0].size == $(($(attr "$DEV" capacity) - $1))" cxl list -R -r "$pregion"
+	ns=$(make_namespace "$pregion" fsdax)
+	step "pattern through the namespace beside the online RAM" \
+		check_pattern "/dev/$(jq -r .blockdev <<<"$ns")" 31 --size $((32 << 20))
+	drop_partitioned "$ns" "$pregion" "$dax" "$rregion" "$DEV"
+}
+
 x2="memstart=0x100000000,memsize=$((1 << 30)),cxltype=3,pmem=1,ways=2,host_bridges=2,granularity=1024"
 # The kernel's least and greatest granularities: 256 B here, 16 KiB through one host bridge.
 x4="memstart=0x140000000,memsize=$((2 << 30)),cxltype=3,pmem=1,ways=4,host_bridges=4,granularity=256"
@@ -207,8 +243,19 @@ refused_region "x2 through 1: members swapped in one host bridge" "failed to com
 	"${MEMS[1]} ${MEMS[0]}" "host bridge 0 decoder 0: commit refused: target list is not the root ports in position order"
 G=1024 refused_region "x2 through 1: granularity 1024 under a 16384 set" "failed to commit decode" "$DEV" "" \
 	"commit refused: interleave granularity other than the set's"
-S=$((512 << 20)) refused_region "x2 through 1: a region of one block of the window" "failed to commit decode" "$DEV" "" \
-	"commit refused: HPA range is not the set's window"
+# Regions over part of the window: one block, then the next, each where
+# its DPA maps (HPA = window start + ways x DPA); the second through decoder
+# 1 of each endpoint and of the host bridge.
+partial=()
+for b in 0 1; do
+	out=$(S=$((512 << 20)) set_region "$DEV") || fail "x2 through 1: region over block $b: $out"
+	partial+=("$(jq -r .region <<<"$out")")
+	step "x2 through 1: ${partial[b]} committed over block $b" json_has ".[0].decode_state == \"commit\" and
+		.[0].resource == $(($(attr "$DEV" window_start) + b * (512 << 20)))" cxl list -R -r "${partial[b]}"
+done
+# the kernel frees an endpoint's DPA from the top: the second region first
+drop_region "${partial[1]}"
+drop_region "${partial[0]}"
 remove "$DEV"
 new_set "$x21" 1
 whole_region "$DEV"
@@ -237,6 +284,9 @@ if [[ $KVER == 6.1.* ]]; then
 	remove "$DEV"
 else
 	ram_region
+	# Partitions across a set (issue 33): each endpoint 512 MiB RAM + 256 MiB pmem.
+	new_set "$x21,ram_size=$((1 << 30))" 1
+	partitioned_regions $((1 << 30))
 fi
 rmmod cxl_virt
 no_kernel_complaints

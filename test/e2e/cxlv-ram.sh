@@ -20,7 +20,9 @@
 # cycle), then the memdev has 512 MiB ram + 512 MiB pmem, each with the
 # root decoder's qos_class from its own DSMAS; on the one memdev a RAM
 # region comes online as node 1 memory and a pmem region carries an fsdax
-# namespace whose data reads back (two endpoint decoders, ram then pmem);
+# namespace whose data reads back, through the device's two root decoders
+# (the volatile, then the persistent part of its window; two endpoint
+# decoders, ram then pmem);
 # ram_size= sets the factory layout and is refused misaligned, past the
 # capacity and without pmem=1, in one line each.
 . /cxlv/test/vm/guest/cxlv.sh
@@ -95,17 +97,29 @@ wait_ready "$pdev"
 pmem=$(attr "$pdev" memdev)
 step "after remove and create: ram + pmem" json_has ".ram_size == $half and .pmem_size == $((pcap - half))" cxl_one -m "$pmem"
 step "nothing pending" json_has ".active_volatile_size == $half and (.next_volatile_size // 0) == 0" part_info "$pmem"
-proot=$(attr "$pdev" decoder)
+# A root decoder for each kind: the volatile part of the window, then the
+# persistent part, as a platform's two CFMWS would give them.
+read -r rroot proot extra <<<"$(attr "$pdev" decoder)"
+[ -n "$proot" ] && [ -z "$extra" ] || fail "$pdev: root decoders '$(attr "$pdev" decoder)', want two"
+step "$rroot makes RAM regions only" sh -c "test -e /sys/bus/cxl/devices/$rroot/create_ram_region && ! test -e /sys/bus/cxl/devices/$rroot/create_pmem_region"
+step "$proot makes pmem regions only" sh -c "test -e /sys/bus/cxl/devices/$proot/create_pmem_region && ! test -e /sys/bus/cxl/devices/$proot/create_ram_region"
+wstart=$(attr "$pdev" window_start)
+expect_eq "$rroot starts the window" "$(cat "/sys/bus/cxl/devices/$rroot/start")" "$(printf %#x "$wstart")"
+expect_eq "$proot starts after the volatile part" "$(cat "/sys/bus/cxl/devices/$proot/start")" "$(printf %#x $((wstart + half)))"
+for root in "$rroot" "$proot"; do
+	expect_eq "$root qos_class" "$(cat "/sys/bus/cxl/devices/$root/qos_class")" "$(cat "/sys/bus/cxl/devices/$rroot/qos_class")"
+done
 qos=$(cat "/sys/bus/cxl/devices/$proot/qos_class")
 expect_eq "$pmem ram qos_class (its DSMAS)" "$(cat "/sys/bus/cxl/devices/$pmem/ram/qos_class")" "$qos"
 expect_eq "$pmem pmem qos_class (its DSMAS)" "$(cat "/sys/bus/cxl/devices/$pmem/pmem/qos_class")" "$qos"
-# RAM first: regions take the window's HPA in order, as the DPA is laid out.
-# Debian 12's cxl-cli (ndctl 76.1) makes no RAM region: there through sysfs,
-# as libcxl does it.
+# RAM first: an endpoint's decoders take DPA in increasing order (CXL r3.0
+# 8.2.4.19), and the volatile partition comes first; each region takes the
+# start of its own root window. Debian 12's cxl-cli (ndctl 76.1) makes no
+# RAM region: there through sysfs, as libcxl does it.
 if [ "$(cxl --version | cut -d. -f1)" -gt 76 ]; then
-	rregion=$(cxl create-region -t ram -m -d "$proot" -w 1 -s "$half" "$pmem" | jq -r .region)
+	rregion=$(cxl create-region -t ram -m -d "$rroot" -w 1 -s "$half" "$pmem" | jq -r .region)
 else
-	rregion=$(make_sysfs_region "$proot" "$(endpoint_decoder "$pmem")" ram "$half")
+	rregion=$(make_sysfs_region "$rroot" "$(endpoint_decoder "$pmem")" ram "$half")
 fi
 [ -n "$rregion" ] && [ "$rregion" != null ] || fail "no RAM region on $pmem"
 pdax=$(daxctl list | jq -r '.[0].chardev')
@@ -114,19 +128,14 @@ step "daxctl: $pdax system-ram on node 1" json_has '.[0].mode == "system-ram" an
 step "pattern in the ram partition through numactl --membind=1" membind_pattern 1 16
 pregion=$(cxl create-region -t pmem -m -d "$proot" -w 1 -s $((pcap - half)) "$pmem" | jq -r .region)
 [ -n "$pregion" ] && [ "$pregion" != null ] || fail "cxl create-region -t pmem on $pmem"
+step "$pregion at the start of $proot" json_has ".[0].resource == $((wstart + half))" cxl list -R -r "$pregion"
 ep=$(endpoint_decoder "$pmem")
 expect_eq "${ep} mode" "$(cat "/sys/bus/cxl/devices/$ep/mode")" ram
 expect_eq "${ep%.0}.1 mode" "$(cat "/sys/bus/cxl/devices/${ep%.0}.1/mode")" pmem
 ns=$(make_namespace "$pregion" fsdax)
 blk=/dev/$(jq -r .blockdev <<<"$ns")
 step "pattern through $blk" check_pattern "$blk" 21 --size $((16 << 20))
-step "destroy the namespace" ndctl destroy-namespace -f "$(jq -r .dev <<<"$ns")"
-drop_region "$pregion"
-for b in $(blocks_of "$pdax"); do
-	sysw offline "$MEMDIR/$b/state"
-done
-drop_region "$rregion"
-remove "$pdev"
+drop_partitioned "$ns" "$pregion" "$pdax" "$rregion" "$pdev"
 # ram_size= is what the device is born with, refused in one line otherwise
 expect_eq "ram_size misaligned" "$(ctl "$CXLV_DBG/create" "$pspec,ram_size=$((align / 2))")" EINVAL
 has "partition alignment" "$CXLV_SYS/last_error" || fail "last_error: $(cat "$CXLV_SYS/last_error")"

@@ -62,6 +62,20 @@ blocks_in() {
 	done
 }
 
+# drop_partitioned NS PREGION DAX RREGION DEV: what a partitioned device's
+# two regions leave goes, in reverse order: the namespace (its JSON NS), the
+# pmem region, the RAM region's memory (offline) and region, then DEV.
+drop_partitioned() {
+	local b
+	step "destroy the namespace" ndctl destroy-namespace -f "$(jq -r .dev <<<"$1")"
+	drop_region "$2"
+	for b in $(blocks_of "$3"); do
+		sysw offline "$MEMDIR/$b/state"
+	done
+	drop_region "$4"
+	remove "$5"
+}
+
 # zones_of DAX: "state zone" of each of its blocks, counted.
 zones_of() {
 	local b

@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm: --mem 3G --memmap 1G$0x100000000 --ndctl-tests --timeout 1200
+# vm: --mem 5632M --memmap 3584M$0x100000000 --ndctl-tests --timeout 1200
 # kernels: 6.12 7.3
 # ndctl's own CXL tests as the judge (issue 33): every test/cxl-*.sh of the
 # guest's ndctl (81 in trixie's user space; run-vm.sh --ndctl-tests brings
@@ -40,7 +40,10 @@ listed=$(awk -F'\t' '!/^#/ && NF {print $1}' "$table" | sort)
 [ "$have" = "$listed" ] || fail "expected.tsv and ndctl $version's tests differ: $(diff <(echo "$listed") <(echo "$have") | grep '^[<>]' | xargs)"
 
 export CXLV_KO CXLV_NDCTL_SETUP=/cxlv/test/ndctl/setup.sh
+# 1 GiB for most tests; the whole reservation for the one whose memdevs
+# need 1 GiB of RAM before their pmem (cxl-poison.sh injects at DPA 1 GiB).
 export CXLV_NDCTL_RANGE=memstart=0x100000000,memsize=0x40000000
+export CXLV_NDCTL_WIDE_RANGE=memstart=0x100000000,memsize=0xe0000000
 export NDCTL CXL DAXCTL PATH=/cxlv/test/ndctl/bin:$PATH
 NDCTL=$(command -v ndctl) CXL=$(command -v cxl) DAXCTL=$(command -v daxctl)
 

@@ -312,9 +312,9 @@ static void check_interleave(const struct cxlv_params *p)
 	      "accepted a host-bridge decoder granularity above 16384");
 	check(w > 1 || g == 256, "x1 device with a granularity other than 256");
 	check(w == 1 || !p->borrow, "accepted borrow=1 with ways > 1");
-	check(!p->ram_size_given || (p->pmem && w == 1 &&
-				     !(p->ram_size % CXLV_PARTITION_ALIGN)),
-	      "accepted a ram_size without pmem=1, with ways > 1 or misaligned");
+	check(!p->ram_size_given ||
+	      (p->pmem && !(p->ram_size % (CXLV_PARTITION_ALIGN * w))),
+	      "accepted a ram_size without pmem=1 or not ways x aligned");
 }
 
 static bool only_nuls(const char *p, const char *end)

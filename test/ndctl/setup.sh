@@ -21,15 +21,19 @@ cxlv_dbg=/sys/kernel/debug/cxl/cxlv
 
 # cxlv_ndctl_spec TEST: the create request for TEST. Tests that look for a
 # root decoder across two host bridges (nr_targets == 2) get a 2-way set over
-# two host bridges; the one that looks for a memdev with RAM capacity a RAM
-# device; the one that checks the platform's QoS class (test/common's
-# CXL_TEST_QOS_CLASS, which cxl_test's mock ACPI gives) a pmem device the
-# platform gives that class; the others one pmem device, the root decoder
-# and the host bridge of one target each.
+# two host bridges; the one that also wants memdevs with RAM and pmem
+# capacity, the pmem from DPA 1 GiB as cxl_test's mock memdevs have it
+# (cxl-poison.sh), such a set of partitioned memdevs of 1 GiB RAM + 512 MiB
+# pmem each (CXLV_NDCTL_WIDE_RANGE); the one that looks for a memdev with
+# RAM capacity a RAM device; the one that checks the platform's QoS class
+# (test/common's CXL_TEST_QOS_CLASS, which cxl_test's mock ACPI gives) a
+# pmem device the platform gives that class; the others one pmem device, the
+# root decoder and the host bridge of one target each.
 cxlv_ndctl_spec() {
 	case $1 in
+	cxl-poison.sh) echo "$CXLV_NDCTL_WIDE_RANGE,cxltype=3,pmem=1,ways=2,host_bridges=2,ram_size=$((2 << 30))" ;;
 	cxl-qos-class.sh) echo "$CXLV_NDCTL_RANGE,cxltype=3,pmem=1,qos_class=$CXL_TEST_QOS_CLASS" ;;
-	cxl-poison.sh | cxl-region-sysfs.sh | cxl-xor-region.sh)
+	cxl-region-sysfs.sh | cxl-xor-region.sh)
 		echo "$CXLV_NDCTL_RANGE,cxltype=3,pmem=1,ways=2,host_bridges=2" ;;
 	cxl-destroy-region.sh) echo "$CXLV_NDCTL_RANGE,cxltype=3,pmem=0" ;;
 	*) echo "$CXLV_NDCTL_RANGE,cxltype=3,pmem=1" ;;
