@@ -31,8 +31,10 @@
  * set-partition` gets). With Immediate the active layout changes at once;
  * the spec leaves an immediate change under a device in use to the caller,
  * and cxl_virt refuses it with Invalid Input while an endpoint HDM decoder
- * is committed. The CDAT (cxlv_cdat.c) is built at create from the active
- * layout, so it follows an immediate change at the next create.
+ * is committed. The CDAT (cxlv_cdat.c) and the root windows (cxlv_window.c)
+ * are built at create from the active layout, so they follow an immediate
+ * change at the next create; until then a region the change would misplace
+ * fails its commit (cxlv_emu.c checks each against the identity).
  *
  * The layout is non-volatile, as the passphrases (cxlv_security.c) and the
  * firmware slots (cxlv_fw.c) are: block CXLV_PART_NV_BLOCK of the

@@ -8,7 +8,9 @@
 # create --device makes its x4 region, a member's remove is refused (exit 2,
 # naming the set and its members: a set is removed as a set), the set's own
 # remove is refused while the region exists (exit 5), and the set stays
-# whole; region and set removed. On a device of one endpoint: list --json
+# whole; region and set removed. On 6.12 and 7.3 a set partitioned by
+# --ram-size (refused misaligned) gets a RAM and a pmem region from region
+# create, each from its own root decoder. On a device of one endpoint: list --json
 # shows the shape the module reports (ways, host_bridges, granularity) and
 # the table no INTERLEAVE column; region create says interleave_ways 1; a
 # memdev names its device for remove (refused with exit 5 naming the fix
@@ -64,6 +66,32 @@ expect_eq "$set4 whole" "$(attr "$set4" memdev)" "${members[*]}"
 step "region destroy $region" "$CXLVCTL" region destroy "$region"
 out=$("$CXLVCTL" remove "$set4") || fail "remove $set4: $out"
 step "the x4 set is gone" test -z "$(ls /sys/bus/cxl_virt/devices)"
+
+# A set partitioned by --ram-size (RAM regions: 6.3 and later): each
+# endpoint's first 512M volatile; region create --type ram and a pmem
+# region over the set, each from its own root decoder, the pmem one after
+# the volatile part of the window; destroyed pmem first (the kernel frees an
+# endpoint's DPA from the top).
+if [[ $KVER != 6.1.* ]]; then
+	part_args=(--memstart 4G --size 2G --pmem --ways 2 --host-bridges 2)
+	expect_fail 2 '--ram-size 512M with --ways 2 is not a multiple of 2 x the 512M partition alignment' \
+		create "${part_args[@]}" --ram-size 512M
+	out=$(cxlvctl --dry-run create "${part_args[@]}" --ram-size 1G) || fail "dry-run create --ram-size"
+	has ",ram_size=1073741824 >" <<<"$out" || fail "dry-run create --ram-size: $out"
+	json=$("$CXLVCTL" create "${part_args[@]}" --ram-size 1G --json) || fail "create --ram-size 1G over 2 ways"
+	setp=$(jq -r .device <<<"$json")
+	step "each member: 512M ram + 256M pmem" json_has "length == 2 and
+		all(.[]; .ram_size == $((512 << 20)) and .pmem_size == $((256 << 20)))" cxl list -M
+	json=$("$CXLVCTL" region create --device "$setp" --type ram --json) || fail "region create --type ram --device $setp"
+	rregion=$(jq -r .region <<<"$json")
+	json=$("$CXLVCTL" region create --device "$setp" --json) || fail "region create --device $setp (pmem)"
+	pregion=$(jq -r .region <<<"$json")
+	step "$pregion after the volatile part of the window" json_has ".[0].resource == $(($(attr "$setp" window_start) + (1 << 30))) and
+		.[0].interleave_ways == 2" cxl list -R -r "$pregion"
+	step "region destroy --force $pregion" "$CXLVCTL" region destroy --force "$pregion"
+	step "region destroy --force $rregion" "$CXLVCTL" region destroy --force "$rregion"
+	out=$("$CXLVCTL" remove "$setp") || fail "remove $setp: $out"
+fi
 
 # A device of one endpoint, with the shape the module gives it.
 json=$("$CXLVCTL" create --memstart 4G --size 1G --pmem --json) || fail "create"
