@@ -36,7 +36,7 @@ cxlv_state() {
 }
 
 region_setup
-load_stack
+load_stack --ram --pmem
 before=$(cxlv_state)
 expect_fail 2 '--ways 3: a set has 1, 2, 4 or 8 endpoints' create "${set_args[@]:0:5}" --ways 3
 expect_fail 2 '--host-bridges 4 does not divide --ways 2' create "${set_args[@]:0:5}" --ways 2 --host-bridges 4
