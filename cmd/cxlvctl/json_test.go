@@ -83,6 +83,7 @@ var fixtureTraits = map[string]string{
 	"cxlv-region-fsdax-busy":  "virt memmap pmem region",
 	"cxlv-region-fsdax-deb13": "virt memmap madt pmem region poison",
 	"cxlv-set-2x2":            "virt memmap madt pmem set region poison tracefs",
+	"cxlv-set-partitioned":    "virt memmap madt pmem set pmem-region ram-region poison",
 	"firmware-one-node":       "memmap madt no-memdev",
 	"qemu-bare":               "pmem",
 	"qemu-ram-bare":           "pmem kmem poison",
@@ -102,6 +103,7 @@ var traitMeaning = map[string]string{
 	"set":             "mem0 is one of the members of an interleave set",
 	"region":          "a region holds mem0's only endpoint decoder",
 	"ram-region":      "a RAM region holds all of mem0's volatile capacity (other decoders stay free)",
+	"pmem-region":     "a pmem region holds all of mem0's persistent capacity (other decoders stay free)",
 	"poison":          "mem0 offers the poison list (trigger_poison_list)",
 	"tracefs":         "the capture has tracefs (the global trace)",
 	"poison-instance": "the capture has the trace of the instance cxlvctl's poison list reads",
@@ -163,6 +165,7 @@ var (
 		noMemdev,
 		without("pmem", exitcode.Invalid, "mem0 has no persistent capacity"),
 		with("region", exitcode.Busy, "mem0 has no free endpoint decoder"),
+		with("pmem-region", exitcode.Failure, "mem0 has no free pmem capacity"),
 	}
 	ramRegion = []check{
 		noMemdev,
@@ -170,8 +173,9 @@ var (
 		with("region", exitcode.Busy, "mem0 has no free endpoint decoder"),
 		with("ram-region", exitcode.Failure, "mem0 has no free ram capacity"),
 	}
-	// `region create --memdev` refuses one memdev of a set first.
-	regionCreate = append([]check{with("set", exitcode.Invalid, "mem0 is one of the 4 memdevs of the interleave set cxlv0")}, pmemRegion...)
+	// `region create --memdev` refuses one memdev of a set first (the
+	// set's size in the message: TestListPartitionedSet).
+	regionCreate = append([]check{with("set", exitcode.Invalid, "mem0 is one of the ")}, pmemRegion...)
 )
 
 // jsonCommand is a command line whose JSON TestJSONSchema checks, and why

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cxlv/cxlv/cmd/cxlvctl/exitcode"
 	"github.com/cxlv/cxlv/cmd/cxlvctl/view"
 	"github.com/cxlv/cxlv/writer"
 )
@@ -490,5 +491,54 @@ func TestListSet(t *testing.T) {
 	if len(devices) != 1 || devices[0].Device != "cxlv0" || devices[0].Ways != 4 || devices[0].HostBridges != 2 ||
 		devices[0].Granularity != 4096 || len(devices[0].Members) != 4 {
 		t.Errorf("list --json: %+v, want cxlv0 alone, x4 across 2 host bridges at 4096 with 4 members", devices)
+	}
+}
+
+// A set partitioned at create (ram_size=) has a root decoder for each
+// kind: one row per region, each with its root decoder, and JSON whose
+// memdevs, root decoders and regions carry cxl list's values
+// (test/fixtures/cxlv-set-partitioned: an x2 set of two host bridges on 7.3,
+// a RAM region from decoder0.0 and a pmem region from decoder0.1).
+func TestListPartitionedSet(t *testing.T) {
+	const fixture = "cxlv-set-partitioned"
+	// The default table fits 80 columns: the set's memdevs after the
+	// first without "mem", a dax device none of whose memory is online
+	// as "offline" (the node in -v).
+	out, errOut, rc := cxlvctl(t, fixture, "list")
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if rc != 0 || len(lines) != 3 {
+		t.Fatalf("list: exit %d, %q, %q; want a row for each region", rc, out, errOut)
+	}
+	for i, want := range [][]string{{"cxlv0", "mem0,1", "ram", "1536M", "region0", "dax0.0", "devdax", "-", "offline"},
+		{"cxlv0", "mem0,1", "pmem", "1536M", "region1", "namespace1.0", "fsdax", "/dev/pmem1", "-"}} {
+		if got := strings.Fields(lines[i+1]); !reflect.DeepEqual(got, want) || len(lines[i+1]) > 80 {
+			t.Errorf("list row %d: %q (%d columns); want %v in 80 columns", i+1, lines[i+1], len(lines[i+1]), want)
+		}
+	}
+	_, errOut, rc = cxlvctl(t, fixture, "--dry-run", "region", "create", "--memdev", "mem0")
+	if want := "mem0 is one of the 2 memdevs of the interleave set cxlv0"; rc != exitcode.Invalid || !strings.Contains(errOut, want) {
+		t.Errorf("region create --memdev mem0: exit %d, %q; want exit %d, %q", rc, errOut, exitcode.Invalid, want)
+	}
+	out, errOut, rc = cxlvctl(t, fixture, "list", "-v")
+	lines = strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if rc != 0 || len(lines) != 3 {
+		t.Fatalf("list -v: exit %d, %q, %q; want a row for each region", rc, out, errOut)
+	}
+	for i, want := range [][]string{{"cxlv0", "mem0,mem1", "ram", "1536M", "decoder0.0", "region0"},
+		{"cxlv0", "mem0,mem1", "pmem", "1536M", "decoder0.1", "region1"}} {
+		if got := strings.Fields(lines[i+1]); len(got) < len(want) || !reflect.DeepEqual(got[:len(want)], want) {
+			t.Errorf("list -v row %d: %q; want it to start %v", i+1, lines[i+1], want)
+		}
+	}
+	js, errOut, rc := cxlvctl(t, fixture, "list", "--json")
+	if rc != 0 {
+		t.Fatalf("list --json: exit %d: %s", rc, errOut)
+	}
+	cxlList, err := os.ReadFile(filepath.Join(fixtureDir(fixture), "cxl-list-M-D-R.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := crossCheck(t, []byte(js), cxlList, fixtureNdctl(t, fixture)); n != 6 {
+		t.Errorf("compared %d objects with cxl list; want the 2 memdevs, decoder0.0, decoder0.1, region0 and region1", n)
 	}
 }

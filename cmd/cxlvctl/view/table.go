@@ -189,9 +189,10 @@ func linkRows(l sysfs.DeviceLink, verbose bool) []listRow {
 }
 
 // memdevCell is the MEMDEV column: the memdevs of a set in position
-// order, after the first without their "mem" (mem1,2,0,3) unless verbose.
+// order, after the first without their "mem" (mem1,0 or mem1,2,0,3)
+// unless verbose.
 func memdevCell(names []string, verbose bool) string {
-	if verbose || len(names) < 3 {
+	if verbose {
 		return strings.Join(names, ",")
 	}
 	short := slices.Clone(names)
@@ -269,7 +270,9 @@ func PerfCell(c sysfs.Coordinates) string {
 
 // memoryCell is the MEMORY column of a row: what the memory of the RAM
 // region it shows became, "-" for a row of another kind; the node and
-// what is offline unless verbose, which adds the blocks and zones.
+// what is offline, or "offline" for a dax device none of whose memory
+// is online, unless verbose, which adds the blocks and zones (and the
+// node of an offline one).
 func memoryCell(st *sysfs.RAMState, verbose bool) string {
 	switch {
 	case st == nil:
@@ -278,11 +281,11 @@ func memoryCell(st *sysfs.RAMState, verbose bool) string {
 		return memoryText(st)
 	}
 	s := st.Summary
+	if s.Online == 0 {
+		return "offline"
+	}
 	txt := "node " + memoryNode(st)
-	switch {
-	case s.Online == 0:
-		txt += ", offline"
-	case s.Offline > 0:
+	if s.Offline > 0 {
 		txt += ", " + units.FormatSize(s.OfflineBytes()) + " offline"
 	}
 	return txt
