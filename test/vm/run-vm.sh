@@ -229,9 +229,11 @@ boot_deadline=${BOOT_DEADLINE:-180}
 # The monitor, on two FIFOs that QEMU holds open: what each vCPU was
 # running when a boot hung (cpus_where).
 mkfifo "$tmp/monitor.in" "$tmp/monitor.out"
-# cpus_where: each vCPU's registers and the instructions at its RIP (a hlt
-# waits for an interrupt, a pause spins on a lock, an int3 is a text patch),
-# into $out/hang-cpus.txt; the RIP and instruction lines go to the log.
+# cpus_where: each vCPU's registers, the instructions at its RIP (a hlt
+# waits for an interrupt, a pause spins on a lock, an int3 is a text patch)
+# and its local APIC (a timer armed with its vector pending in IRR is an
+# interrupt QEMU never delivered), into $out/hang-cpus.txt; the RIP,
+# instruction and APIC timer lines go to the log.
 cpus_where() {
 	local cpu
 	{
@@ -239,11 +241,12 @@ cpus_where() {
 		for ((cpu = 0; cpu < smp; cpu++)); do
 			echo "cpu $cpu"
 			echo "x/4i \$pc"
+			echo "info lapic $cpu"
 		done
 	} >"$tmp/monitor.in"
 	# (the monitor echoes each typed key with cursor moves: dropped)
 	timeout 5 cat "$tmp/monitor.out" | sed 's/\x1b\[[0-9;]*[A-Za-z]//g; s/\r//g' >"$out/hang-cpus.txt" || true
-	grep -E '^(CPU#|RIP=|0x[0-9a-f]+:)' "$out/hang-cpus.txt" >&2 || true
+	grep -E '^(CPU#|RIP=|0x[0-9a-f]+:|dumping local APIC|LVTT|Timer|IRR|ISR)' "$out/hang-cpus.txt" >&2 || true
 }
 # watch_boot: stops QEMU, and leaves $tmp/boot-hung, when the console shows
 # no guest script within the deadline.
@@ -273,7 +276,8 @@ boot() {
 	local elapsed=$((SECONDS - start))
 
 	if [ -e "$tmp/boot-hung" ]; then
-		log "guest hung in early boot: its script had not begun ${boot_deadline}s after QEMU started (BOOT_DEADLINE). Last console lines:"
+		log "guest hung in early boot: its script had not begun ${boot_deadline}s after QEMU started (BOOT_DEADLINE). What the kernel said of it, then the last console lines:"
+		grep -m 30 -E 'rcu:|watchdog:|INFO:|BUG:|NMI backtrace|clocksource' "$out/console.log" >&2 || true
 		tail -n 40 "$out/console.log" >&2
 		exit 124
 	fi
