@@ -45,6 +45,12 @@ func NewFS(root string) (FS, error) {
 // Root is the directory this tree is rooted at.
 func (f FS) Root() string { return f.root }
 
+// DriverRegistered reports whether bus has a driver of that name: its
+// module is loaded (or built in).
+func (f FS) DriverRegistered(bus, driver string) bool {
+	return Exists(f.Path("bus", bus, "drivers", driver))
+}
+
 // Path joins elem onto the root.
 func (f FS) Path(elem ...string) string {
 	return filepath.Join(append([]string{f.root}, elem...)...)

@@ -48,6 +48,10 @@ type VirtDevice struct {
 	// Decoders are the root decoders over the device's window: one, or
 	// the volatile part's then the persistent part's.
 	Decoders []string
+	// AutoRegion is true for a device born with its regions committed
+	// (auto_region=1), Locked when their decoders are locked too; nil on
+	// a module without them.
+	AutoRegion, Locked *bool
 	// State is the module's view: probing, enumerating, ready, busy.
 	State  string
 	Driver string
@@ -152,6 +156,8 @@ func readVirtDevice(p string) (VirtDevice, error) {
 		HostBridges: a.optU64("host_bridges"),
 		Granularity: a.optU64("granularity"),
 		Decoders:    strings.Fields(a.str("decoder")),
+		AutoRegion:  a.optBool("auto_region"),
+		Locked:      a.optBool("locked"),
 		State:       a.str("state"),
 		Driver:      a.driver(),
 	}

@@ -395,39 +395,113 @@ func noDevice(err error) error {
 // progress, if not nil, is told each state change. A deadline gives
 // cxlverr.ErrTimeout; any other end of ctx gives its cause.
 func (c *Control) WaitMemdev(ctx context.Context, name string, progress func(string)) (string, error) {
-	last := ""
-	tell := func(s string) {
-		if s != last && progress != nil {
-			progress(s)
+	var memdev string
+	err := poll(ctx, progress, func() (string, bool, error) {
+		state, m, err := c.memdevState(name)
+		memdev = m
+		return state, state == "ready", err
+	}, func(state string, stopped error) error {
+		if stopped != nil {
+			return fmt.Errorf("%s: stopped waiting for its memdev (%s): %w; the device stays (cxlvctl remove %s)",
+				name, state, stopped, name)
 		}
-		last = s
-	}
+		return cxlverr.Errorf(cxlverr.ErrTimeout, "%s: memdev not ready (%s) after waiting: check dmesg for cxl_pci/cxl_mem errors", name, state)
+	})
+	return memdev, err
+}
+
+// WaitAutoRegions waits, for a device born with its regions committed,
+// until the kernel has assembled and bound a region under each of its root
+// decoders: where dax_cxl is loaded, until a RAM region's memory is a dax
+// device's with its driver (kmem's blocks all added), and where cxl_pmem
+// is, until a pmem region is an nd region.
+func (c *Control) WaitAutoRegions(ctx context.Context, name string, progress func(string)) error {
+	return poll(ctx, progress, func() (string, bool, error) {
+		return c.autoRegionState(name)
+	}, func(state string, stopped error) error {
+		if stopped != nil {
+			return fmt.Errorf("%s: stopped waiting for its regions (%s): %w; the device stays (cxlvctl remove %s)",
+				name, state, stopped, name)
+		}
+		return cxlverr.Errorf(cxlverr.ErrTimeout, "%s: regions not assembled (%s) after waiting: check dmesg for cxl_port and cxl_region errors", name, state)
+	})
+}
+
+// poll asks check every 100 ms until it says done, telling progress each
+// new state; when ctx ends first, fail makes the error from the last state
+// and, unless the deadline passed, the cause.
+func poll(ctx context.Context, progress func(string), check func() (string, bool, error),
+	fail func(state string, stopped error) error) error {
+	last := ""
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		state, memdev, err := c.memdevState(name)
+		state, done, err := check()
 		switch {
 		case errors.Is(err, syscall.ENODEV) || errors.Is(err, syscall.ENXIO):
 			// An attribute read while the probe adds or updates its
 			// group (seen on 7.3: memN/pmem/size gave ENODEV): look again.
 			state = "probing"
 		case err != nil:
-			return "", err
+			return err
 		}
-		tell(state)
-		if state == "ready" {
-			return memdev, nil
+		if state != last && progress != nil {
+			progress(state)
+		}
+		last = state
+		if done {
+			return nil
 		}
 		select {
 		case <-ctx.Done():
 			if ctx.Err() != context.DeadlineExceeded {
-				return "", fmt.Errorf("%s: stopped waiting for its memdev (%s): %w; the device stays (cxlvctl remove %s)",
-					name, state, context.Cause(ctx), name)
+				return fail(state, context.Cause(ctx))
 			}
-			return "", cxlverr.Errorf(cxlverr.ErrTimeout, "%s: memdev not ready (%s) after waiting: check dmesg for cxl_pci/cxl_mem errors", name, state)
+			return fail(state, nil)
 		case <-tick.C:
 		}
 	}
+}
+
+// autoRegionState says how far the kernel has come with the regions of a
+// device born with them.
+func (c *Control) autoRegionState(name string) (string, bool, error) {
+	sys := c.Host.Sys()
+	t, err := sys.Topology()
+	if err != nil {
+		return "", false, err
+	}
+	l, err := LinkOf(t, name)
+	if err != nil {
+		return "", false, err
+	}
+	daxLoaded, pmemLoaded := sys.DriverRegistered("cxl", "cxl_dax_region"), sys.DriverRegistered("cxl", "cxl_pmem_region")
+	for _, decoder := range l.Virt.Decoders {
+		r := regionUnder(l, decoder)
+		switch {
+		case r == nil:
+			return "waiting for a region under " + decoder, false, nil
+		case !r.Region.Committed || r.Region.Driver == "":
+			return "waiting for " + r.Region.Name + " to be bound", false, nil
+		case r.Region.RAM() && daxLoaded && (r.RAM == nil || r.RAM.Dax == nil || r.RAM.Dax.Driver == ""):
+			return "waiting for the dax device of " + r.Region.Name, false, nil
+		case r.RAM != nil && r.RAM.Dax != nil && r.RAM.Dax.Driver == "kmem" && !r.RAM.Added():
+			return "waiting for kmem to add the memory of " + r.Region.Name, false, nil
+		case !r.Region.RAM() && pmemLoaded && r.NDRegion == nil:
+			return "waiting for the nd region of " + r.Region.Name, false, nil
+		}
+	}
+	return "regions assembled", true, nil
+}
+
+// regionUnder is the device's region from root decoder decoder, or nil.
+func regionUnder(l sysfs.DeviceLink, decoder string) *sysfs.RegionLink {
+	for i := range l.Regions {
+		if l.Regions[i].Region.Decoder == decoder {
+			return &l.Regions[i]
+		}
+	}
+	return nil
 }
 
 // memdevState says how far the probe of a device has come.

@@ -58,6 +58,37 @@ type CreateSpec struct {
 	Partition Partition
 	// QoSClass is the device's QoS Throttling Group.
 	QoSClass QoSClass
+	// Auto has the device born with its regions committed.
+	Auto AutoRegion
+}
+
+// AutoRegion is a device born as platform firmware leaves one it set up
+// before the OS looks (create keys auto_region= and locked=,
+// kmod/emu/cxlv_emu.c): its decoders committed, a region over each
+// partition that the kernel assembles at probe (Linux 6.3 and later).
+// Locked sets their Lock On Commit: the kernel then refuses to destroy the
+// regions (Linux 7.x; the module refuses it where the kernel would not).
+type AutoRegion struct {
+	Set    bool
+	Locked bool
+}
+
+func (a AutoRegion) validate() error {
+	if a.Locked && !a.Set {
+		return cxlverr.Invalidf("--locked goes with --auto-region: only the decoders a device is born with can be locked")
+	}
+	return nil
+}
+
+// keys are the create-string keys; none when unset.
+func (a AutoRegion) keys() string {
+	switch {
+	case a.Locked:
+		return ",auto_region=1,locked=1"
+	case a.Set:
+		return ",auto_region=1"
+	}
+	return ""
 }
 
 // QoSClass is the QoS Throttling Group (QTG) of a device's root decoders
@@ -335,6 +366,9 @@ func (s CreateSpec) Validate() error {
 	if err := s.QoSClass.validate(); err != nil {
 		return err
 	}
+	if err := s.Auto.validate(); err != nil {
+		return err
+	}
 	return s.checkRange(s.Memstart, s.Memsize)
 }
 
@@ -360,7 +394,7 @@ func (s CreateSpec) String() string {
 			out += fmt.Sprintf(",%s=%d", k.key, k.v)
 		}
 	}
-	return out + s.keys() + s.Firmware.keys() + s.Partition.keys() + s.QoSClass.keys()
+	return out + s.keys() + s.Firmware.keys() + s.Partition.keys() + s.QoSClass.keys() + s.Auto.keys()
 }
 
 // RemoveString is the text written to the remove file for device id;

@@ -42,6 +42,10 @@ func TestCreateString(t *testing.T) {
 			"memstart=8589934592,memsize=1073741824,cxltype=3,pmem=1,qos_class=42"},
 		{CreateSpec{Memstart: 8 * units.GiB, Memsize: units.GiB, QoSClass: QoSClass{Set: true}},
 			"memstart=8589934592,memsize=1073741824,cxltype=3,pmem=0,qos_class=0"},
+		{CreateSpec{Memstart: 8 * units.GiB, Memsize: units.GiB, Auto: AutoRegion{Set: true}},
+			"memstart=8589934592,memsize=1073741824,cxltype=3,pmem=0,auto_region=1"},
+		{CreateSpec{Memstart: 8 * units.GiB, Memsize: units.GiB, Pmem: true, Auto: AutoRegion{Set: true, Locked: true}},
+			"memstart=8589934592,memsize=1073741824,cxltype=3,pmem=1,auto_region=1,locked=1"},
 	} {
 		if got := tc.spec.String(); got != tc.want {
 			t.Errorf("String() = %q; want %q", got, tc.want)
@@ -57,7 +61,8 @@ func TestValidate(t *testing.T) {
 	part := CreateSpec{Memstart: 6 * units.GiB, Memsize: 2 * units.GiB, Pmem: true, Partition: Partition{Set: true, RAMSize: units.GiB}}
 	qos := CreateSpec{Memstart: 6 * units.GiB, Memsize: units.GiB, QoSClass: QoSClass{Set: true, Class: MaxQoSClass}}
 	partSet := CreateSpec{Memstart: 8 * units.GiB, Memsize: 4 * units.GiB, Pmem: true, Interleave: Interleave{Ways: 2, HostBridges: 2}, Partition: Partition{Set: true, RAMSize: 2 * units.GiB}}
-	for _, s := range []CreateSpec{ok, borrow, set, x8, part, qos, partSet} {
+	locked := CreateSpec{Memstart: 6 * units.GiB, Memsize: units.GiB, Auto: AutoRegion{Set: true, Locked: true}}
+	for _, s := range []CreateSpec{ok, borrow, set, x8, part, qos, partSet, locked} {
 		if err := s.Validate(); err != nil {
 			t.Fatalf("Validate(%+v) = %v", s, err)
 		}
@@ -99,6 +104,8 @@ func TestValidate(t *testing.T) {
 			"--ram-size 512M with --ways 2 is not a multiple of 2 x the 512M partition alignment (e.g. --ram-size 1G)"},
 		{CreateSpec{Memstart: 6 * units.GiB, Memsize: units.GiB, QoSClass: QoSClass{Set: true, Class: MaxQoSClass + 1}},
 			"--qos-class 65536: a QoS class (QTG ID) is 0 to 65535"},
+		{CreateSpec{Memstart: 6 * units.GiB, Memsize: units.GiB, Auto: AutoRegion{Locked: true}},
+			"--locked goes with --auto-region"},
 	} {
 		err := tc.spec.Validate()
 		if err == nil || !strings.Contains(err.Error(), tc.reason) || !errors.Is(err, cxlverr.ErrInvalid) {

@@ -55,7 +55,16 @@ func createCommand() *cli.Command {
 			"--qos-class N (0 to 65535, default 0) is the QoS Throttling Group the platform\n" +
 			"gives the device's root decoders and memory: `cxl list` shows it as qos_class\n" +
 			"and `cxl create-region -Q` matches it. QoS classes need Linux 6.9 and later:\n" +
-			"6.1 refuses --qos-class.",
+			"6.1 refuses --qos-class.\n" +
+			"--auto-region has the device born as a server's firmware leaves it: every\n" +
+			"decoder from the root to the endpoints committed, a region over each partition\n" +
+			"(the volatile part, then the persistent part), which the kernel assembles at\n" +
+			"probe: a RAM region's memory goes to kmem and online as the kernel's\n" +
+			"auto_online_blocks says, a pmem region's namespaces come back from their labels.\n" +
+			"create waits for the regions too. A remove and create on the range is the\n" +
+			"device's reboot: the regions come back by themselves, with their data. Linux 6.3\n" +
+			"and later: 6.1 refuses it. --locked also sets the decoders' Lock On Commit:\n" +
+			"the kernel refuses to destroy the regions (Linux 7.x: 6.1 and 6.12 refuse it).",
 		Flags: []cli.Flag{
 			&cli.GenericFlag{Name: "memstart", Value: sizeValue("the first MiB of physical memory is never a reserved range; leave --memstart out to pick one, or give a start `cxlvctl ranges` lists"),
 				Usage: "start of the reserved or borrowed range (e.g. 6G, 0x180000000; default: one that fits, else borrowed)"},
@@ -77,7 +86,9 @@ func createCommand() *cli.Command {
 				Usage: "with --pmem: volatile bytes at the start of the capacity, a multiple of 512M (e.g. 512M; default: the range's last layout, else 0)"},
 			&cli.GenericFlag{Name: "qos-class", Value: &flagValue[uint64]{parse: qosClassValue},
 				Usage: "QoS Throttling Group of the device's root decoders and memory: 0 to 65535 (default 0)"},
-			&cli.BoolFlag{Name: "no-wait", Usage: "do not wait for the memdev"},
+			&cli.BoolFlag{Name: "auto-region", Usage: "born with its decoders committed: the kernel assembles a region over each partition at probe"},
+			&cli.BoolFlag{Name: "locked", Usage: "with --auto-region: its decoders locked (Lock On Commit), so the kernel keeps the regions"},
+			&cli.BoolFlag{Name: "no-wait", Usage: "do not wait for the memdev (and the regions of --auto-region)"},
 			// The default since issue 13; kept so that older scripts run.
 			&cli.BoolFlag{Name: "wait", Hidden: true},
 			timeoutFlag("how long to wait for the memdev"),
@@ -102,6 +113,7 @@ func runCreate(c *cli.Context) error {
 	spec.Firmware.Rev = c.String("firmware-rev")
 	spec.Partition.RAMSize, spec.Partition.Set = parsed[uint64](c, "ram-size")
 	spec.QoSClass.Class, spec.QoSClass.Set = parsed[uint64](c, "qos-class")
+	spec.Auto = virt.AutoRegion{Set: c.Bool("auto-region"), Locked: c.Bool("locked")}
 	if err := spec.Interleave.Validate(); err != nil {
 		return err
 	}
@@ -139,6 +151,11 @@ func runCreate(c *cli.Context) error {
 		defer cancel()
 		if made.Memdev, err = ctl.WaitMemdev(ctx, made.Name, e.progress(made.Name)); err != nil {
 			return err
+		}
+		if spec.Auto.Set {
+			if err := ctl.WaitAutoRegions(ctx, made.Name, e.progress(made.Name)); err != nil {
+				return err
+			}
 		}
 	}
 	if err := printDevice(e, c.Bool("json"), made.Name); err != nil || c.Bool("json") {

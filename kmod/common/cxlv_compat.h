@@ -64,6 +64,31 @@
 #endif
 
 /*
+ * Regions committed before the OS looks: from 6.3 (cxl_add_to_region(),
+ * drivers/cxl/core/region.c) the endpoint port's probe assembles a region
+ * from committed decoders. 6.1 only reports them, and refuses a region
+ * over a committed decoder: auto_region=1 is refused there.
+ */
+#ifdef CXLV_HAVE_AUTO_REGIONS
+#define CXLV_AUTO_REGIONS	1
+#else
+#define CXLV_AUTO_REGIONS	0
+#endif
+
+/*
+ * Locked regions: from 7.x a region over a decoder committed with Lock On
+ * Commit is locked (CXL_REGION_F_LOCK): the core refuses to reset it, and
+ * says so in the region's "locked". 6.12 resets it regardless, which the
+ * device would ignore while the core believes it: locked=1 is refused
+ * there.
+ */
+#ifdef CXLV_HAVE_REGION_LOCK
+#define CXLV_REGION_LOCKS	1
+#else
+#define CXLV_REGION_LOCKS	0
+#endif
+
+/*
  * An HDM port's driver claims its whole component register block in 6.1
  * (devm_cxl_setup_hdm()), only the HDM Decoder Capability in it from 6.12
  * on (cxl_map_component_regs() with the HDM bit).

@@ -13,7 +13,7 @@
  *         ``[,ways=<1|2|4|8>][,host_bridges=<1|2|4>]``
  *         ``[,granularity=<256..16384>]``
  *         ``[,fw_slots=<2..4>][,fw_rev=<revision>][,ram_size=<u64>]``
- *         ``[,qos_class=<0..65535>]``;
+ *         ``[,qos_class=<0..65535>][,auto_region=<0|1>][,locked=<0|1>]``;
  *         with ``borrow=1`` memstart may
  *         be left out (the module picks the range) and memsize must be a
  *         multiple of 256 MiB, as must memstart when given. The four
@@ -33,7 +33,13 @@
  *         QoS Throttling Group of the device's root decoders and the one
  *         the platform's QTG method gives its memory, as ACPI's CFMWS QTG
  *         ID and QTG _DSM would (CXL r3.0 9.17.1.3 and 9.17.3.1); the module
- *         refuses it on a kernel without QoS classes (6.1)
+ *         refuses it on a kernel without QoS classes (6.1). auto_region=1
+ *         has the device born with its decoders committed, as firmware
+ *         leaves them on a server, a region over each partition of the
+ *         set's capacity for the kernel to find at probe; locked=1 (only
+ *         with auto_region=1) sets their Lock On Commit. The module refuses
+ *         auto_region=1 on a kernel that cannot assemble such a region (6.1)
+ *         and locked=1 on one that resets locked regions anyway (6.12)
  * remove: ``cxlv_dev_id=<u32>[,release=<0|1>]``
  * release: ``memstart=<u64>`` (the start of a free borrowed range)
  * inject_event: ``cxlv_dev_id=<u32>,record=<0|1|2>[,pos=<endpoint>]``
@@ -68,7 +74,7 @@
  *            embedded NUL, memsize not a page multiple, a figure of 0,
  *            fw_slots out of 2..4, a fw_rev with a character not printable,
  *            ram_size not a multiple of ways x CXLV_PARTITION_ALIGN or with
- *            pmem=0
+ *            pmem=0, locked=1 without auto_region=1
  * -ENODATA   a required key missing
  * -ERANGE    a number that overflows its field, a fw_rev longer than
  *            CXLV_FW_REV_LEN, memstart + memsize wraps,
@@ -91,6 +97,8 @@
  * -ERANGE    ram_size not below the device's capacity
  * -EOPNOTSUPP ram_size= on a kernel without RAM regions (6.1)
  * -EOPNOTSUPP qos_class= on a kernel without QoS classes (6.1)
+ * -EOPNOTSUPP auto_region=1 on a kernel without auto regions (6.1)
+ * -EOPNOTSUPP locked=1 on a kernel that resets locked regions (6.1, 6.12)
  * -ENOENT    release: no borrowed range starts at memstart
  * -EBUSY     release: a device is on that range
  * -EINVAL    remove with release=1 of a device whose range is not borrowed
@@ -190,6 +198,9 @@ struct cxlv_perf {
  * @ram_size_given: ram_size= was given: the device is born with it
  * @qos_class: QoS Throttling Group of its root decoders and its memory
  * @qos_class_given: qos_class= was given
+ * @auto_region: born with its decoders committed, a region over each
+ *	partition (auto_region=1)
+ * @locked: those decoders have Lock On Commit set (locked=1)
  */
 struct cxlv_params {
 	u64 memstart;
@@ -209,6 +220,8 @@ struct cxlv_params {
 	bool ram_size_given;
 	u16 qos_class;
 	bool qos_class_given;
+	bool auto_region;
+	bool locked;
 };
 
 /* Records inject_event makes, CXL r3.0 8.2.9.2.1.1-3 */

@@ -93,6 +93,8 @@ static int cxlv_emu_setup(struct cxlv_ep *ep)
 		.pmem = cxlv->params.pmem,
 		.partitionable = cxlv_partitionable(cxlv),
 		.ram_bytes = ep->ram_bytes,
+		.auto_commit = cxlv->params.auto_region,
+		.lock_on_commit = cxlv->params.locked,
 		.fw_slots = cxlv->params.fw_slots,
 		.ops = &cxlv_emu_ops,
 	};
@@ -150,7 +152,11 @@ static int cxlv_ep_init(struct cxlv_dev *cxlv)
 	return 0;
 }
 
-/* The PCI domains, the CXL objects, the emulators, then the drivers. */
+/*
+ * The PCI domains, the emulators, the CXL objects, then the drivers: a host
+ * bridge's port reads its decoders as it is added, so those a device is
+ * born with (auto_region=1) are committed before.
+ */
 static int cxlv_build(struct cxlv_dev *cxlv)
 {
 	struct cxlv_ep *ep;
@@ -159,6 +165,11 @@ static int cxlv_build(struct cxlv_dev *cxlv)
 
 	cxlv_for_each_hb(cxlv, hb) {
 		rc = cxlv_pci_setup(hb);
+		if (rc)
+			return rc;
+	}
+	cxlv_for_each_ep(cxlv, ep) {
+		rc = cxlv_emu_setup(ep);
 		if (rc)
 			return rc;
 	}
@@ -171,11 +182,6 @@ static int cxlv_build(struct cxlv_dev *cxlv)
 		if (IS_ERR(nvb))
 			return PTR_ERR(nvb);
 		rc = cxlv_badrange_attach(cxlv, nvb);
-		if (rc)
-			return rc;
-	}
-	cxlv_for_each_ep(cxlv, ep) {
-		rc = cxlv_emu_setup(ep);
 		if (rc)
 			return rc;
 	}
@@ -299,6 +305,14 @@ int cxlv_create(const struct cxlv_params *req)
 	}
 	if (p.qos_class_given && !CXLV_QOS_CLASSES) {
 		cxlv_set_error("create: qos_class= needs QoS classes (Linux 6.9 and later); leave it out on this kernel");
+		return -EOPNOTSUPP;
+	}
+	if (p.auto_region && !CXLV_AUTO_REGIONS) {
+		cxlv_set_error("create: auto_region=1 needs a kernel that assembles committed regions at probe (Linux 6.3 and later); create regions with cxl create-region on this kernel");
+		return -EOPNOTSUPP;
+	}
+	if (p.locked && !CXLV_REGION_LOCKS) {
+		cxlv_set_error("create: locked=1 needs a kernel that keeps locked regions (CXL_REGION_F_LOCK, Linux 7.x); leave it out on this kernel");
 		return -EOPNOTSUPP;
 	}
 	mutex_lock(&cxlv_devices_lock);
@@ -801,6 +815,8 @@ CXLV_U64_ATTR(ways, "%llu", cxlv->params.ways, 0444);
 CXLV_U64_ATTR(host_bridges, "%llu", cxlv->params.host_bridges, 0444);
 CXLV_U64_ATTR(granularity, "%llu", cxlv->params.granularity, 0444);
 CXLV_U64_ATTR(capacity, "%llu", cxlv->layout.capacity, 0444);
+CXLV_U64_ATTR(auto_region, "%llu", cxlv->params.auto_region, 0444);
+CXLV_U64_ATTR(locked, "%llu", cxlv->params.locked, 0444);
 CXLV_U64_ATTR(window_start, "%#llx", cxlv->layout.window_start, 0400);
 CXLV_U64_ATTR(read_latency, "%llu", cxlv->params.perf.read_latency, 0444);
 CXLV_U64_ATTR(write_latency, "%llu", cxlv->params.perf.write_latency, 0444);
@@ -828,6 +844,8 @@ static struct attribute *cxlv_dev_attrs[] = {
 	&dev_attr_host_bridges.attr,
 	&dev_attr_granularity.attr,
 	&dev_attr_capacity.attr,
+	&dev_attr_auto_region.attr,
+	&dev_attr_locked.attr,
 	&dev_attr_window_start.attr,
 	&dev_attr_label_offset.attr,
 	&dev_attr_label_size.attr,

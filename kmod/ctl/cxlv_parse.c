@@ -51,6 +51,8 @@ enum cxlv_key {
 	CXLV_KEY_HEALTH_STATUS,
 	CXLV_KEY_MEDIA_STATUS,
 	CXLV_KEY_QOS_CLASS,
+	CXLV_KEY_AUTO_REGION,
+	CXLV_KEY_LOCKED,
 	CXLV_NR_KEYS,
 };
 
@@ -88,6 +90,8 @@ static const char * const cxlv_key_names[CXLV_NR_KEYS] = {
 	[CXLV_KEY_HEALTH_STATUS] = "health_status",
 	[CXLV_KEY_MEDIA_STATUS] = "media_status",
 	[CXLV_KEY_QOS_CLASS] = "qos_class",
+	[CXLV_KEY_AUTO_REGION] = "auto_region",
+	[CXLV_KEY_LOCKED] = "locked",
 };
 
 /* Keys whose value is text, not a number: handed back as tokens. */
@@ -531,7 +535,8 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 		BIT(CXLV_KEY_WAYS) | BIT(CXLV_KEY_HOST_BRIDGES) |
 		BIT(CXLV_KEY_GRANULARITY) | BIT(CXLV_KEY_FW_SLOTS) |
 		BIT(CXLV_KEY_FW_REV) | BIT(CXLV_KEY_RAM_SIZE) |
-		BIT(CXLV_KEY_QOS_CLASS);
+		BIT(CXLV_KEY_QOS_CLASS) | BIT(CXLV_KEY_AUTO_REGION) |
+		BIT(CXLV_KEY_LOCKED);
 	const u64 max[CXLV_NR_KEYS] = {
 		[CXLV_KEY_MEMSTART] = U64_MAX,
 		[CXLV_KEY_MEMSIZE] = U64_MAX,
@@ -549,6 +554,8 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 		[CXLV_KEY_FW_SLOTS] = U32_MAX,
 		[CXLV_KEY_RAM_SIZE] = U64_MAX,
 		[CXLV_KEY_QOS_CLASS] = CXLV_QOS_CLASS_MAX,
+		[CXLV_KEY_AUTO_REGION] = U32_MAX,
+		[CXLV_KEY_LOCKED] = U32_MAX,
 	};
 	u64 vals[CXLV_NR_KEYS] = {
 		[CXLV_KEY_WAYS] = 1,
@@ -579,8 +586,17 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 	rc = cxlv_parse_flag(vals, CXLV_KEY_PMEM, why, why_len);
 	if (!rc)
 		rc = cxlv_parse_flag(vals, CXLV_KEY_BORROW, why, why_len);
+	if (!rc)
+		rc = cxlv_parse_flag(vals, CXLV_KEY_AUTO_REGION, why, why_len);
+	if (!rc)
+		rc = cxlv_parse_flag(vals, CXLV_KEY_LOCKED, why, why_len);
 	if (rc)
 		return rc;
+	if (vals[CXLV_KEY_LOCKED] && !vals[CXLV_KEY_AUTO_REGION]) {
+		snprintf(why, why_len,
+			 "locked=1 without auto_region=1: only decoders committed at create are locked");
+		return -EINVAL;
+	}
 	/* only a borrow may leave the choice of the range to the module */
 	if (!vals[CXLV_KEY_BORROW])
 		rc = cxlv_require(seen, BIT(CXLV_KEY_MEMSTART), why, why_len);
@@ -650,6 +666,8 @@ int cxlv_parse_create(const char *buf, size_t len, struct cxlv_params *p,
 				       CXLV_MIN_GRANULARITY;
 	p->qos_class = vals[CXLV_KEY_QOS_CLASS];
 	p->qos_class_given = seen & BIT(CXLV_KEY_QOS_CLASS);
+	p->auto_region = vals[CXLV_KEY_AUTO_REGION];
+	p->locked = vals[CXLV_KEY_LOCKED];
 	return 0;
 }
 

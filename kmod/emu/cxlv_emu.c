@@ -74,6 +74,15 @@
  *   again. cxlv_hint.c runs the state machine just before the kernel
  *   reads the Control register to commit, so a reset the poller has not seen
  *   leaves no stale COMMITTED for the commit to take as its answer.
+ * - a committed decoder with Lock On Commit set keeps the programming it
+ *   committed with: CXL r3.0 8.2.4.19.7 makes all its RW bits read-only,
+ *   COMMIT too, so a write to it is undone on the next tick (and said
+ *   once) and a cleared COMMIT resets nothing.
+ *
+ * A device born with auto_commit is what platform firmware leaves before
+ * the OS looks (cxlv_emu_hdm_firmware()): its decoders are programmed
+ * through the same registers and validated by the same state machine
+ * before the emulator returns, so the kernel finds them committed.
  *
  * The period is poll_busy_us while the device was used in the last
  * CXLV_POLL_BUSY_WINDOW, then doubles per tick up to poll_idle_us, so an idle
@@ -518,6 +527,49 @@ static u32 cxlv_emu_hdm_answer(enum cxlv_hdm_state state)
 	}
 }
 
+/* Is decoder @id committed with Lock On Commit (CXL r3.0 8.2.4.19.7)? */
+static bool cxlv_emu_hdm_locked(const struct cxlv_hdm_block *blk, int id)
+{
+	return blk->state[id] == CXLV_HDM_COMMITTED &&
+	       (blk->checked[id].ctrl & CXL_HDM_DECODER0_CTRL_LOCK);
+}
+
+static void cxlv_emu_hdm_write(struct cxlv_hdm_block *blk, int id,
+			       const struct cxlv_hdm_decoder *d)
+{
+	void __iomem *regs = blk->regs;
+
+	lo_hi_writeq(d->base, regs + CXL_HDM_DECODER0_BASE_LOW_OFFSET(id));
+	lo_hi_writeq(d->size, regs + CXL_HDM_DECODER0_SIZE_LOW_OFFSET(id));
+	lo_hi_writeq(d->skip, regs + CXL_HDM_DECODER0_SKIP_LOW(id));
+	writel(d->ctrl, regs + CXL_HDM_DECODER0_CTRL_OFFSET(id));
+}
+
+/*
+ * A locked decoder's registers are read-only: puts back what it committed
+ * with over whatever software wrote. True if something had changed.
+ */
+static bool cxlv_emu_hdm_keep_locked(struct cxlv_emu *emu,
+				     struct cxlv_hdm_block *blk, int id,
+				     const struct cxlv_hdm_decoder *d)
+{
+	const u32 answer_bits = CXL_HDM_DECODER0_CTRL_COMMITTED |
+				CXL_HDM_DECODER0_CTRL_COMMIT_ERROR;
+	struct cxlv_hdm_decoder keep = blk->checked[id];
+
+	keep.ctrl = (keep.ctrl & ~answer_bits) |
+		    CXL_HDM_DECODER0_CTRL_COMMITTED;
+	if (d->ctrl == keep.ctrl && d->base == keep.base &&
+	    d->size == keep.size && d->skip == keep.skip)
+		return false;
+	cxlv_emu_hdm_write(blk, id, &keep);
+	if (!test_and_set_bit(id, &blk->lock_reported))
+		dev_err_ratelimited(emu->cfg.dev,
+				    "%s %u decoder %d: locked (Lock On Commit): a write to it was undone\n",
+				    cxlv_emu_hdm_owner(blk), emu->cfg.pos, id);
+	return true;
+}
+
 /*
  * Resets, top decoder first, so that the kernel's teardown in reverse order
  * lands in one poll however many decoders it resets. CXL r3.0 8.2.4.19
@@ -538,7 +590,7 @@ static bool cxlv_emu_hdm_poll_resets(struct cxlv_emu *emu,
 			     blk->state[id + 1] == CXLV_HDM_COMMITTED;
 
 		if ((ctrl & CXL_HDM_DECODER0_CTRL_COMMIT) ||
-		    *state == CXLV_HDM_IDLE)
+		    *state == CXLV_HDM_IDLE || cxlv_emu_hdm_locked(blk, id))
 			continue;
 		if (*state == CXLV_HDM_COMMITTED && above) {
 			/* once per refused reset, not once per tick */
@@ -576,17 +628,23 @@ static bool cxlv_emu_hdm_poll_block(struct cxlv_emu *emu,
 		u32 answer;
 
 		cxlv_emu_hdm_read(blk, id, &d);
-		if ((d.ctrl & CXL_HDM_DECODER0_CTRL_COMMIT) &&
-		    (*state == CXLV_HDM_IDLE ||
-		     cxlv_emu_hdm_reprogrammed(blk, id, &d))) {
-			cxlv_emu_hdm_validate(emu, blk, id, &d, dpa_base);
-			moved = true;
+		if (cxlv_emu_hdm_locked(blk, id)) {
+			moved |= cxlv_emu_hdm_keep_locked(emu, blk, id, &d);
+		} else {
+			if ((d.ctrl & CXL_HDM_DECODER0_CTRL_COMMIT) &&
+			    (*state == CXLV_HDM_IDLE ||
+			     cxlv_emu_hdm_reprogrammed(blk, id, &d))) {
+				cxlv_emu_hdm_validate(emu, blk, id, &d,
+						      dpa_base);
+				moved = true;
+			}
+			/* Read-only bits: what software left is overwritten. */
+			answer = cxlv_emu_hdm_answer(*state);
+			if ((d.ctrl & answer_bits) != answer)
+				writel((d.ctrl & ~answer_bits) | answer,
+				       blk->regs +
+				       CXL_HDM_DECODER0_CTRL_OFFSET(id));
 		}
-		/* Read-only bits: what software left there is overwritten. */
-		answer = cxlv_emu_hdm_answer(*state);
-		if ((d.ctrl & answer_bits) != answer)
-			writel((d.ctrl & ~answer_bits) | answer,
-			       blk->regs + CXL_HDM_DECODER0_CTRL_OFFSET(id));
 		/*
 		 * The next decoder's DPA starts where this one's ends: an
 		 * endpoint decoder of a set takes size / ways of its DPA.
@@ -684,6 +742,85 @@ void cxlv_emu_for_each(void (*act)(struct cxlv_emu *emu))
 	rcu_read_unlock();
 }
 
+/* CXL r3.0 8.2.4.19.7: Target Device Type 1, a host-only (type 3) device */
+#define CXLV_HDM_CTRL_HOSTONLY	BIT(12)
+
+/*
+ * Programs decoder @id of @blk over @size bytes of HPA at @hpa, @iw ways at
+ * @ig bytes, with @skip (an endpoint's DPA skip, or a bridge's target
+ * list), Commit set: as firmware does before the OS looks.
+ */
+static void cxlv_emu_hdm_program(struct cxlv_hdm_block *blk, int id, u64 hpa,
+				 u64 size, unsigned int iw, unsigned int ig,
+				 u64 skip, bool lock)
+{
+	struct cxlv_hdm_decoder d = {
+		.ctrl = FIELD_PREP(CXL_HDM_DECODER0_CTRL_IW_MASK, ilog2(iw)) |
+			FIELD_PREP(CXL_HDM_DECODER0_CTRL_IG_MASK,
+				   ilog2(ig / SZ_256)) |
+			CXLV_HDM_CTRL_HOSTONLY | CXL_HDM_DECODER0_CTRL_COMMIT |
+			(lock ? CXL_HDM_DECODER0_CTRL_LOCK : 0),
+		.base = hpa,
+		.size = size,
+		.skip = skip,
+	};
+	u32 global = readl(blk->regs + CXL_HDM_DECODER_CTRL_OFFSET);
+
+	cxlv_emu_hdm_write(blk, id, &d);
+	writel(global | CXL_HDM_DECODER_ENABLE,
+	       blk->regs + CXL_HDM_DECODER_CTRL_OFFSET);
+}
+
+/*
+ * A device born as platform firmware leaves it (@cfg.auto_commit): decoder
+ * i of the endpoint, and of its host bridge if this emulator answers that,
+ * over partition i across the set (the volatile part of the window, then
+ * the persistent part; one of them when the other is empty), DPA skip 0,
+ * the bridge's targets its root ports in position order; then the state
+ * machine validates them like any commit. Returns 0, or -EINVAL if one
+ * did not commit (a layout the emulator itself refuses: a bug).
+ */
+static int cxlv_emu_hdm_firmware(struct cxlv_emu *emu)
+{
+	const struct cxlv_emu_config *cfg = &emu->cfg;
+	unsigned int host_bridges = cfg->bridge_ways ?
+				    cfg->ways / cfg->bridge_ways : 1;
+	u64 parts[2], dpa = 0, targets = 0;
+	int i, id = 0;
+
+	parts[0] = cfg->pmem ? cfg->ram_bytes : cfg->capacity;
+	parts[1] = cfg->capacity - parts[0];
+	for (i = 0; i < cfg->bridge_ways; i++)
+		targets |= (u64)i << (8 * i);
+	for (i = 0; i < ARRAY_SIZE(parts); i++) {
+		u64 hpa = cfg->hpa_base + dpa * cfg->ways;
+
+		if (!parts[i])
+			continue;
+		cxlv_emu_hdm_program(&emu->ep_hdm, id, hpa,
+				     parts[i] * cfg->ways, cfg->ways,
+				     cfg->granularity, 0, cfg->lock_on_commit);
+		if (emu->hb_hdm.regs)
+			cxlv_emu_hdm_program(&emu->hb_hdm, id, hpa,
+					     parts[i] * cfg->ways,
+					     cfg->bridge_ways,
+					     cfg->granularity * host_bridges,
+					     targets, cfg->lock_on_commit);
+		dpa += parts[i];
+		id++;
+	}
+	raw_spin_lock_irq(&emu->lock);
+	cxlv_emu_hdm_poll(emu);
+	raw_spin_unlock_irq(&emu->lock);
+	while (id--) {
+		if (emu->ep_hdm.state[id] != CXLV_HDM_COMMITTED ||
+		    (emu->hb_hdm.regs &&
+		     emu->hb_hdm.state[id] != CXLV_HDM_COMMITTED))
+			return -EINVAL;
+	}
+	return 0;
+}
+
 /**
  * cxlv_emu_start() - lay out the registers and start answering them
  * @cfg: the device; copied, the mappings must outlive cxlv_emu_stop()
@@ -732,6 +869,13 @@ struct cxlv_emu *cxlv_emu_start(const struct cxlv_emu_config *cfg)
 			   HRTIMER_MODE_REL_HARD);
 	hrtimer_start(&emu->timer, 0, HRTIMER_MODE_REL_HARD);
 	cxlv_emu_list_add(emu);
+	if (cfg->auto_commit && cxlv_emu_hdm_firmware(emu)) {
+		dev_err(cfg->dev,
+			"endpoint %u: the decoders it is born with did not commit\n",
+			cfg->pos);
+		cxlv_emu_stop(emu);
+		return ERR_PTR(-EINVAL);
+	}
 
 	return emu;
 }

@@ -119,9 +119,10 @@ struct cxlv_emu_ops {
  *	commit that breaks this identity mapping (HPA = @hpa_base + DPA, for
  *	each decoder) gets COMMIT_ERROR. In a set of more than one way, the
  *	start of the set's window
- * @ways: endpoints in the set; with more than one, the only decoder that
- *	commits is decoder 0, over the whole window (@ways x @capacity from
- *	@hpa_base) at @ways ways and @granularity, DPA from 0
+ * @ways: endpoints in the set; with more than one, a decoder commits at
+ *	@ways ways and @granularity over a whole @ways x 256 MiB part of the
+ *	window (@ways x @capacity from @hpa_base) at HPA = @hpa_base + @ways x
+ *	its DPA
  * @granularity: the set's interleave granularity in bytes
  * @bridge_regs: mapping of the component block (CXLV_BRIDGE_REGS_SIZE) of
  *	a host bridge with HDM decoders, whose decoders this emulator answers
@@ -133,6 +134,11 @@ struct cxlv_emu_ops {
  *	Info moves the boundary (cxlv_partition.c)
  * @ram_bytes: the volatile bytes at DPA 0 of a partitionable device when
  *	it is created, from cxlv_partition_boot()
+ * @auto_commit: born as platform firmware leaves a device it set up
+ *	before the OS: HDM decoding enabled, and in the endpoint's block (and
+ *	the host bridge's, with @bridge_regs) a decoder committed over each
+ *	partition, the volatile then the persistent part of the window
+ * @lock_on_commit: those decoders have Lock On Commit set
  * @fw_slots: firmware slots, CXLV_FW_MIN_SLOTS to CXLV_FW_MAX_SLOTS
  * @fw_rev: the revision slot 1 holds from the factory, NUL-padded
  * @ops: the callbacks of the layer above
@@ -153,6 +159,8 @@ struct cxlv_emu_config {
 	bool pmem;
 	bool partitionable;
 	u64 ram_bytes;
+	bool auto_commit;
+	bool lock_on_commit;
 	unsigned int fw_slots;
 	char fw_rev[CXLV_FW_REV_LEN];
 	const struct cxlv_emu_ops *ops;

@@ -276,6 +276,8 @@ enum cxlv_hdm_state {
  * @checked: each decoder's programming when it was last validated
  * @reset_refused: bit n set once a reset of committed decoder n was
  *	refused because decoder n + 1 is committed, so it is reported once
+ * @lock_reported: bit n set once a write to locked decoder n was undone,
+ *	so it is reported once
  */
 struct cxlv_hdm_block {
 	void __iomem *regs;
@@ -283,6 +285,7 @@ struct cxlv_hdm_block {
 	enum cxlv_hdm_state state[CXLV_HDM_DECODERS];
 	struct cxlv_hdm_decoder checked[CXLV_HDM_DECODERS];
 	unsigned long reset_refused;
+	unsigned long lock_reported;
 };
 
 /**

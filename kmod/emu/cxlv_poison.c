@@ -266,7 +266,14 @@ static bool cxlv_poison_page_clean(const struct cxlv_emu_config *cfg,
 	return true;
 }
 
-/* CXL r3.0 8.2.9.8.4.1 Get Poison List: the records inside the range */
+/*
+ * CXL r3.0 8.2.9.8.4.1 Get Poison List: the records inside the range. A
+ * misaligned address is Invalid Input; a range reaching past the capacity
+ * is Invalid Physical Address, as on QEMU's device: the kernel asks for
+ * the volatile capacity left after its last committed decoder even when
+ * none is left (6.12's cxl_get_poison_unmapped(), a zero length at the
+ * capacity), and takes that answer as no records.
+ */
 u16 cxlv_poison_get_list(const struct cxlv_emu_config *cfg,
 			 struct cxlv_mbox_cmd *cmd)
 {
@@ -277,9 +284,11 @@ u16 cxlv_poison_get_list(const struct cxlv_emu_config *cfg,
 	u64 length = le64_to_cpu(in->length);
 	unsigned int i, n = 0;
 
-	if (!IS_ALIGNED(start, CXLV_POISON_LINE) || start >= cfg->capacity ||
-	    length > (cfg->capacity - start) / CXLV_POISON_LINE)
+	if (!IS_ALIGNED(start, CXLV_POISON_LINE))
 		return CXL_MBOX_CMD_RC_INPUT;
+	if (start >= cfg->capacity ||
+	    length > (cfg->capacity - start) / CXLV_POISON_LINE)
+		return CXL_MBOX_CMD_RC_PADDR;
 
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < poison->count; i++) {

@@ -160,6 +160,8 @@ feature() {	# feature MACRO PATTERN FILE...: PATTERN in any FILE there is
 	feature CXLV_HAVE_SINGLE_DPORT_HDM 'Fallback to passthrough decoder' drivers/cxl/port.c drivers/cxl/core/hdm.c
 	feature CXLV_HAVE_SPLIT_REPARENT 'reparent_children_after_split\(res, new_res' kernel/resource.c
 	feature CXLV_HAVE_CXL_ROOT '^struct cxl_root \{' drivers/cxl/cxl.h
+	feature CXLV_HAVE_AUTO_REGIONS '^int cxl_add_to_region\(' drivers/cxl/core/region.c
+	feature CXLV_HAVE_REGION_LOCK 'define CXL_REGION_F_LOCK[[:space:]]' drivers/cxl/cxl.h
 	feature CXLV_HAVE_ROOT_OPS_PTR '^	const struct cxl_root_ops \*ops;' drivers/cxl/cxl.h
 	feature CXLV_HAVE_IMPORT_NS_STRING 'define MODULE_IMPORT_NS\(ns\)[[:space:]]+MODULE_INFO\(import_ns, ns\)' include/linux/module.h
 	# The kernel's own mailbox, event, poison and CDAT definitions

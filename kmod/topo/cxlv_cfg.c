@@ -344,7 +344,9 @@ void cxlv_cfg_init_ep(struct cxlv_cfg_func *f, struct cxlv_ep *ep)
 	cxlv_cfg_set(f, d + CXL_DVSEC_CAP_OFFSET, 2, CXLV_DVSEC_IO_CAPABLE |
 		     CXL_DVSEC_MEM_CAPABLE |
 		     FIELD_PREP(CXL_DVSEC_HDM_COUNT_MASK, CXLV_DVSEC_HDM_RANGES));
-	cxlv_cfg_set(f, d + CXL_DVSEC_CTRL_OFFSET, 2, CXLV_DVSEC_IO_ENABLE);
+	/* CXL.mem already on where firmware set the device up (auto_region) */
+	cxlv_cfg_set(f, d + CXL_DVSEC_CTRL_OFFSET, 2, CXLV_DVSEC_IO_ENABLE |
+		     (p->auto_region ? CXL_DVSEC_MEM_ENABLE : 0));
 	cxlv_cfg_rw(f, d + CXL_DVSEC_CTRL_OFFSET, 2, CXL_DVSEC_MEM_ENABLE);
 	size_lo = (lower_32_bits(capacity) & CXL_DVSEC_MEM_SIZE_LOW_MASK) |
 		  CXL_DVSEC_MEM_INFO_VALID | CXL_DVSEC_MEM_ACTIVE |

@@ -190,6 +190,15 @@ int cxlv_pci_setup(struct cxlv_hb *hb)
 			      &cxlv->params.perf);
 		cxlv_cfg_init_ep(&ep->ep_cfg, ep);
 	}
+	/*
+	 * The host bridge's component block, in its first endpoint's PCI
+	 * window: HDM decoders when cxlv_hb_decodes() says so, laid out
+	 * before that endpoint's emulator starts answering them.
+	 */
+	cxlv_emu_init_bridge_regs(cxlv_hb_ep(hb, 0)->meta +
+				  CXLV_BRIDGE_REGS_OFFSET,
+				  cxlv_hb_decodes(cxlv_hb_ep(hb, 0)) ?
+				  root_ports : 0);
 
 	domain = cxlv_pci_find_domain();
 	if (domain < 0)

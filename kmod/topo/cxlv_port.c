@@ -214,8 +214,8 @@ static int cxlv_root_decoder_add(struct cxlv_dev *cxlv, unsigned int w)
 /*
  * Host bridge @hb, once it is the root's dport: the PCI bus and the
  * host-bridge port with its root ports as dports. Its component block,
- * in the PCI window of its first endpoint, has HDM decoders when
- * cxlv_hb_decodes() says so.
+ * in the PCI window of its first endpoint, is laid out already
+ * (cxlv_pci_setup()).
  */
 static int cxlv_port_add_hb(struct cxlv_hb *hb)
 {
@@ -232,9 +232,6 @@ static int cxlv_port_add_hb(struct cxlv_hb *hb)
 		return dev_err_probe(host, rc,
 				     "cannot register PCI bus with CXL\n");
 
-	cxlv_emu_init_bridge_regs(first->meta + CXLV_BRIDGE_REGS_OFFSET,
-				  cxlv_hb_decodes(first) ?
-				  cxlv_root_ports(cxlv) : 0);
 	port = devm_cxl_add_port(host, bridge,
 				 first->bar0 + CXLV_BRIDGE_REGS_OFFSET,
 				 hb->dport);

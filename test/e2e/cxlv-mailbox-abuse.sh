@@ -183,7 +183,8 @@ expect_eq "security state after the abuse" "$sec" 0
 # not; Get Partition Info still reads all persistent, nothing pending.
 # On 6.1 (no RAM regions) the device is not partitionable: alignment 0,
 # Set Partition Info Unsupported at any length, ram_size= refused (and
-# qos_class=: no QoS classes before 6.9).
+# qos_class=: no QoS classes before 6.9; auto_region=: no regions assembled
+# at probe before 6.3).
 raw_expect "rc=0 out_len=67 " 0x4000 0
 id_u64() { $probe phys-read $((bar + 0x1000 + 0x20 + $1)) 8 | od -An -tu8 | tr -d ' '; }
 total_units=$(id_u64 0x10) align_units=$(id_u64 0x28)
@@ -199,6 +200,9 @@ case $(uname -r) in
 	# 6.1 has no QoS classes either (6.9 on)
 	expect_eq "qos_class= on 6.1" "$(ctl "$CXLV_DBG/create" "memstart=$start,memsize=$size,cxltype=3,pmem=1,qos_class=1")" EOPNOTSUPP
 	has "needs QoS classes" "$CXLV_SYS/last_error" || fail "last_error: $(cat "$CXLV_SYS/last_error")"
+	# nor auto regions (6.3 on)
+	expect_eq "auto_region= on 6.1" "$(ctl "$CXLV_DBG/create" "memstart=$start,memsize=$size,cxltype=3,pmem=1,auto_region=1")" EOPNOTSUPP
+	has "auto_region=1 needs a kernel that assembles committed regions" "$CXLV_SYS/last_error" || fail "last_error: $(cat "$CXLV_SYS/last_error")"
 	;;
 *)
 	[ "$align_units" -ge 2 ] || fail "Identify: partition alignment $align_units units: not partitionable in halves"

@@ -5,7 +5,7 @@
 # were. Also: 16 devices at once work, the 17th hits the limit; the
 # interleave-set keys (issue 18) are checked and, in this version, a set of
 # more than one way is refused with nothing made; so are the firmware keys
-# (issue 33).
+# (issue 33) and the auto-region ones (issue 34).
 . /cxlv/test/vm/guest/cxlv.sh
 
 G=$((1 << 30)) M=$((1 << 20))
@@ -73,6 +73,11 @@ for f in "$CXLV_DBG/create" "$CXLV_SYS/create"; do
 		fail "granularity x host_bridges: $(cat "$CXLV_SYS/last_error")"
 	reject ERANGE "$f" "memstart=$base,$ok,ways=2,serial=0xffffffffffffffff"
 	reject EOPNOTSUPP "$f" "borrow=1,$ok,ways=2"
+	# auto regions: flags only, and locked only with auto_region
+	reject EINVAL "$f" "memstart=$base,$ok,auto_region=2"
+	reject EINVAL "$f" "memstart=$base,$ok,locked=1"
+	grep -q "locked=1 without auto_region=1" "$CXLV_SYS/last_error" ||
+		fail "locked=1 alone: $(cat "$CXLV_SYS/last_error")"
 	reject ENOSPC "$f" "memstart=$base,$ok,ways=4"
 	grep -q "ways=4: need a 1024 MiB (ways x 256 MiB) aligned block" "$CXLV_SYS/last_error" ||
 		fail "ways=4 in 1 GiB: $(cat "$CXLV_SYS/last_error")"

@@ -114,6 +114,8 @@ static bool same(char kind, const struct outcome *a, const struct outcome *b)
 	       a->p.ram_size_given == b->p.ram_size_given &&
 	       a->p.qos_class == b->p.qos_class &&
 	       a->p.qos_class_given == b->p.qos_class_given &&
+	       a->p.auto_region == b->p.auto_region &&
+	       a->p.locked == b->p.locked &&
 	       !memcmp(a->p.fw_rev, b->p.fw_rev, sizeof(a->p.fw_rev)) &&
 	       !memcmp(&a->p.perf, &b->p.perf, sizeof(a->p.perf));
 }
@@ -283,6 +285,12 @@ static void render_back(const struct outcome *o, char kind, char *s,
 		snprintf(s + strlen(s), n - strlen(s),
 			 hex ? ",qos_class=%#x" : "\nqos_class=%u",
 			 o->p.qos_class);
+	if (o->p.auto_region)
+		snprintf(s + strlen(s), n - strlen(s),
+			 hex ? ",auto_region=0x1" : "\nauto_region=1");
+	if (o->p.locked)
+		snprintf(s + strlen(s), n - strlen(s),
+			 hex ? ",locked=0x1" : "\nlocked=1");
 }
 
 /* What accepted firmware slots must be (cxlv_parse.h). */
@@ -376,6 +384,8 @@ static void properties(const struct cxlv_rec *r)
 		      "accepted a figure past its CDAT field");
 		check_interleave(&o.p);
 		check_firmware(&o.p);
+		check(!o.p.locked || o.p.auto_region,
+		      "accepted locked=1 without auto_region=1");
 	} else if (r->kind == 'r') {
 		check(o.id <= INT32_MAX, "accepted id above S32_MAX");
 	} else if (r->kind == 'e') {

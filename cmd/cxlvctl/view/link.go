@@ -14,11 +14,15 @@ import (
 // memdev's (as `cxl list -M` prints them, flat, so that "memdev" is the
 // memdev's name here as everywhere else), then what it leads to.
 type LinkJSON struct {
-	Device      string  `json:"device,omitempty"`
-	Memstart    *uint64 `json:"memstart,omitempty"`
-	Memsize     *uint64 `json:"memsize,omitempty"`
-	Pmem        *bool   `json:"pmem,omitempty"`
-	Borrowed    *bool   `json:"borrowed,omitempty"`
+	Device   string  `json:"device,omitempty"`
+	Memstart *uint64 `json:"memstart,omitempty"`
+	Memsize  *uint64 `json:"memsize,omitempty"`
+	Pmem     *bool   `json:"pmem,omitempty"`
+	Borrowed *bool   `json:"borrowed,omitempty"`
+	// AutoRegion and Locked: born with its regions committed (and their
+	// decoders locked), on a module that makes such devices.
+	AutoRegion  *bool   `json:"auto_region,omitempty"`
+	Locked      *bool   `json:"locked,omitempty"`
 	Capacity    *uint64 `json:"capacity,omitempty"`
 	WindowStart *uint64 `json:"window_start,omitempty"`
 	DeviceState string  `json:"device_state,omitempty"`
@@ -131,6 +135,7 @@ func (d *Details) link(l sysfs.DeviceLink, regions []sysfs.Region) LinkJSON {
 	var j LinkJSON
 	if v := l.Virt; v != nil {
 		j.Device, j.Memstart, j.Memsize, j.Pmem, j.Borrowed = v.Name, v.Memstart, v.Memsize, v.Pmem, v.Borrowed
+		j.AutoRegion, j.Locked = v.AutoRegion, v.Locked
 		j.Capacity, j.WindowStart, j.DeviceState = v.Capacity, v.WindowStart, v.State
 		j.Performance = Coordinates(v.Perf)
 		j.Ways, j.HostBridges, j.Granularity = v.Ways, v.HostBridges, v.Granularity
