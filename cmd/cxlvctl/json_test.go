@@ -73,6 +73,7 @@ func jsonType(v any) string {
 // traitMeaning, from its setup script (test/vm/fixture-setup/<name>.sh) and
 // what the capture kept. They decide which commands succeed on it.
 var fixtureTraits = map[string]string{
+	"cxlv-auto-locked":        "virt memmap madt pmem set pmem-region ram-region poison",
 	"cxlv-bare":               "virt memmap pmem",
 	"cxlv-borrowed":           "virt pmem kmem",
 	"cxlv-kmem-bare":          "virt memmap pmem kmem",

@@ -40,8 +40,10 @@ func listCommand() *cli.Command {
 			"each read through the memdev's mailbox (/dev/cxl/memN, root);\n" +
 			"--media-errors adds the poison list to each memdev and region as\n" +
 			"\"media_errors\" (`cxl list --media-errors`, Linux 6.4+) and a\n" +
-			"MEDIA_ERRORS column. -v adds the wide columns to the table, and health,\n" +
-			"partition_info and firmware to the JSON.",
+			"MEDIA_ERRORS column. -v adds the wide columns to the table (STATE ends in\n" +
+			",auto for a device born with its regions committed, create --auto-region,\n" +
+			"and ,locked for one with --locked), and health, partition_info and firmware\n" +
+			"to the JSON.",
 		Flags: []cli.Flag{
 			jsonFlag(),
 			&cli.BoolFlag{Name: "human", Aliases: []string{"u"}, Usage: "JSON with sizes and hex as cxl list -u"},

@@ -542,3 +542,42 @@ func TestListPartitionedSet(t *testing.T) {
 		t.Errorf("compared %d objects with cxl list; want the 2 memdevs, decoder0.0, decoder0.1, region0 and region1", n)
 	}
 }
+
+// A set born with its regions committed and locked (auto_region=1,
+// locked=1): the kernel's two regions, one per root decoder, each a row;
+// -v marks the device auto and locked, --json says so, and its memdevs,
+// root decoders and regions carry cxl list's values
+// (test/fixtures/cxlv-auto-locked: an x2 set of two host bridges on 7.3,
+// ram_size=1G).
+func TestListAutoRegions(t *testing.T) {
+	const fixture = "cxlv-auto-locked"
+	out, errOut, rc := cxlvctl(t, fixture, "list", "-v")
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if rc != 0 || len(lines) != 3 {
+		t.Fatalf("list -v: exit %d, %q, %q; want a row for each region", rc, out, errOut)
+	}
+	for i, want := range [][]string{{"ram", "decoder0.0", "region0"}, {"pmem", "decoder0.1", "region1"}} {
+		got := strings.Fields(lines[i+1])
+		if len(got) < 14 || !reflect.DeepEqual([]string{got[2], got[4], got[5]}, want) || got[13] != "busy,auto,locked" {
+			t.Errorf("list -v row %d: %q; want %v and STATE busy,auto,locked", i+1, lines[i+1], want)
+		}
+	}
+	js, errOut, rc := cxlvctl(t, fixture, "list", "--json")
+	if rc != 0 {
+		t.Fatalf("list --json: exit %d: %s", rc, errOut)
+	}
+	var links []map[string]any
+	if err := json.Unmarshal([]byte(js), &links); err != nil || len(links) != 1 {
+		t.Fatalf("list --json: %v, %d objects; want the set", err, len(links))
+	}
+	if l := links[0]; l["auto_region"] != true || l["locked"] != true {
+		t.Errorf("list --json: auto_region %v, locked %v; want both true", l["auto_region"], l["locked"])
+	}
+	cxlList, err := os.ReadFile(filepath.Join(fixtureDir(fixture), "cxl-list-M-D-R.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := crossCheck(t, []byte(js), cxlList, fixtureNdctl(t, fixture)); n != 6 {
+		t.Errorf("compared %d objects with cxl list; want the 2 memdevs, decoder0.0, decoder0.1, region0 and region1", n)
+	}
+}

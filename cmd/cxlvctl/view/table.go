@@ -226,13 +226,26 @@ func interleaveCell(l sysfs.DeviceLink) string {
 	return "x" + strconv.FormatUint(*v.Ways, 10) + ", " + strconv.FormatUint(*v.HostBridges, 10) + " host bridges, " + units.FormatSize(*v.Granularity)
 }
 
+// autoMarks are what the STATE column adds for a device born with its
+// regions committed (",auto") and their decoders locked (",locked").
+func autoMarks(v *sysfs.VirtDevice) string {
+	marks := ""
+	if v.AutoRegion != nil && *v.AutoRegion {
+		marks += ",auto"
+	}
+	if v.Locked != nil && *v.Locked {
+		marks += ",locked"
+	}
+	return marks
+}
+
 func verboseColumns(l sysfs.DeviceLink) []string {
 	memstart, serial, host, state, perf, firmware := "-", "-", "-", "-", "-", "-"
 	if v := l.Virt; v != nil {
 		if v.Memstart != nil {
 			memstart = "0x" + strconv.FormatUint(*v.Memstart, 16)
 		}
-		state = Dash(v.State)
+		state = Dash(v.State) + autoMarks(v)
 		if v.Perf != nil {
 			perf = PerfCell(*v.Perf)
 		}
